@@ -1,0 +1,42 @@
+import type { Storage } from '../storage/types.js';
+import type { Document } from '../query/types.js';
+
+/** Per-connection facts a command may need (hello, connectionStatus, cursors). */
+export interface ConnectionInfo {
+  id: number;
+  remoteAddress: string;
+  /** Client metadata from the first hello/isMaster. */
+  client?: Document;
+}
+
+/** Process-wide engine state shared by all connections. */
+export interface EngineState {
+  storage: Storage;
+  startedAt: Date;
+  /** Number of open client connections. */
+  connections(): number;
+  /** Version string reported by buildInfo/hello (what we claim to be). */
+  version: string;
+}
+
+export interface CommandContext {
+  engine: EngineState;
+  connection: ConnectionInfo;
+  /** `$db` of the message. */
+  db: string;
+}
+
+/**
+ * One wire command. `body` is the OP_MSG kind-0 document with every kind-1
+ * sequence merged in as an array field (e.g. `documents`, `updates`), or the
+ * OP_QUERY query document. The handler returns the reply body WITHOUT `ok`
+ * (the dispatcher adds `ok: 1`), or throws a MongoCommandError.
+ */
+export interface CommandHandler {
+  /** Canonical name, as the first key of the body (e.g. "findAndModify"). */
+  name: string;
+  /** Other spellings accepted as the first key (e.g. "ismaster", "isMaster"). */
+  aliases?: string[];
+  help: string;
+  handle(body: Document, ctx: CommandContext): Promise<Document> | Document;
+}

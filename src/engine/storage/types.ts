@@ -1,0 +1,100 @@
+import type { Binary } from 'bson';
+import type { Document } from '../query/types.js';
+
+/**
+ * The narrow storage interface the command layer uses (FerretDB's backend
+ * idea). Two implementations: durable (lmdb) and in-memory. Both keep the
+ * live data in memory; the durable one also writes every change to lmdb.
+ *
+ * Writes are SYNCHRONOUS in memory, so a command's read-modify-write runs
+ * without interleaving (Node is single-threaded): that is what makes
+ * single-document writes and findAndModify atomic. A command awaits
+ * `flush()` before it acknowledges, so an acknowledged write is on disk.
+ *
+ * Every failure is a MongoCommandError (../errors.ts) with mongod's code:
+ * DuplicateKey 11000 (with keyPattern, keyValue and the E11000 message),
+ * NamespaceExists 48, NamespaceNotFound 26, IndexNotFound 27,
+ * IndexOptionsConflict 85, IndexKeySpecsConflict 86, ...
+ */
+
+export interface IndexSpec {
+  /** e.g. "email_1" */
+  name: string;
+  key: Record<string, number | string>;
+  v?: number;
+  unique?: boolean;
+  sparse?: boolean;
+  partialFilterExpression?: Document;
+  expireAfterSeconds?: number;
+  collation?: { locale: string; strength?: number; [k: string]: unknown };
+  [option: string]: unknown;
+}
+
+export interface CollectionInfo {
+  db: string;
+  name: string;
+  uuid: Binary;
+  /** Options given to `create` (capped, validator, ...), stored as given. */
+  options: Document;
+  /** Always starts with the `_id_` index. */
+  indexes: IndexSpec[];
+}
+
+/**
+ * How a read may be narrowed by an index; made by query/planner.ts from a
+ * filter. Bounds apply to the index's FIRST key field. The storage returns a
+ * superset of the matching documents; the caller still applies the filter.
+ */
+export interface ScanPlan {
+  index: string;
+  /** Equality values (an `$in` gives several). */
+  equals?: unknown[];
+  /** A range; either side may be open. */
+  range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean };
+}
+
+export interface Storage {
+  readonly durable: boolean;
+
+  // --- catalog (reads are synchronous) ---
+  databases(): string[];
+  collections(db: string): CollectionInfo[];
+  collection(db: string, name: string): CollectionInfo | undefined;
+  /** Throws NamespaceExists (48) when it exists. */
+  createCollection(db: string, name: string, options?: Document): CollectionInfo;
+  /** Creates the collection with its `_id_` index when absent (implicit create on insert). */
+  ensureCollection(db: string, name: string): CollectionInfo;
+  /** false when it did not exist. */
+  dropCollection(db: string, name: string): boolean;
+  dropDatabase(db: string): void;
+  /**
+   * Builds indexes over existing data. An identical existing index is a no-op
+   * (returns false for it); same name or key with other options is 85/86; a
+   * unique index over duplicate data is 11000 and nothing is created.
+   */
+  createIndex(db: string, coll: string, spec: IndexSpec): boolean;
+  /** Throws IndexNotFound (27); the `_id_` index cannot be dropped (72). */
+  dropIndex(db: string, coll: string, name: string): void;
+
+  // --- documents (synchronous) ---
+  /** Lookup through the `_id` index; the returned document is a private copy. */
+  findById(db: string, coll: string, id: unknown): Document | undefined;
+  /**
+   * Candidate documents in `_id` order (full scan) or in index order (plan).
+   * Each is a private copy the caller may mutate. Safe against concurrent
+   * modification: the set is fixed when scan() is called.
+   */
+  scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document>;
+  count(db: string, coll: string): number;
+  /** Throws DuplicateKey on any unique index (incl. `_id`); nothing is changed then. */
+  insert(db: string, coll: string, doc: Document): void;
+  /** Replaces the document with this `_id` (the `_id` must be unchanged); unique checks as insert. */
+  replace(db: string, coll: string, doc: Document): void;
+  /** false when no such document. */
+  remove(db: string, coll: string, id: unknown): boolean;
+
+  // --- durability ---
+  /** Resolves when every change applied so far is durable (no-op in memory). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
