@@ -1,0 +1,157 @@
+import { ObjectId } from 'bson';
+import { mongoError } from '../errors.js';
+import { bsonType } from '../query/index.js';
+import type { Document } from '../query/index.js';
+import { decodeDocument, encodeDocument } from './bson-codec.js';
+import { canonicalKey } from './canonical-key.js';
+import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
+import { IndexRuntime } from './index-runtime.js';
+import type { DocKeys } from './index-runtime.js';
+import type { IndexSpec, ScanPlan } from './types.js';
+
+/** The `_id` key of a document in the document map and in lmdb. */
+export const idKeyOf = (id: unknown): string => canonicalKey(id);
+
+/**
+ * One collection's live data: BSON bytes by `_id` key, plus its indexes.
+ * Every write checks all unique indexes before it changes anything, so a
+ * DuplicateKey leaves the collection exactly as it was.
+ */
+export class CollectionData {
+  private readonly docs = new Map<string, Buffer>();
+  private readonly indexes = new Map<string, IndexRuntime>();
+
+  constructor(
+    private readonly ns: string,
+    specs: readonly IndexSpec[],
+  ) {
+    for (const spec of specs) this.indexes.set(spec.name, new IndexRuntime(spec));
+  }
+
+  get count(): number {
+    return this.docs.size;
+  }
+
+  /** Loads stored documents and builds every index in one pass each (startup). */
+  restore(stored: Iterable<Buffer>): Array<[string, Buffer]> {
+    const decoded: Array<[string, Document]> = [];
+    const loaded: Array<[string, Buffer]> = [];
+    for (const bytes of stored) {
+      const doc = decodeDocument(bytes);
+      const idKey = idKeyOf(doc._id);
+      this.docs.set(idKey, bytes);
+      decoded.push([idKey, doc]);
+      loaded.push([idKey, bytes]);
+    }
+    for (const index of this.indexes.values()) index.build(this.ns, decoded, false);
+    return loaded;
+  }
+
+  /** Builds a new index over the data; DuplicateKey leaves the collection unchanged. */
+  addIndex(spec: IndexSpec): void {
+    const index = new IndexRuntime(spec);
+    index.build(this.ns, this.decodedDocs());
+    this.indexes.set(spec.name, index);
+  }
+
+  dropIndex(name: string): void {
+    this.indexes.delete(name);
+  }
+
+  private *decodedDocs(): Iterable<[string, Document]> {
+    for (const [idKey, bytes] of this.docs) yield [idKey, decodeDocument(bytes)];
+  }
+
+  get(idKey: string): Buffer | undefined {
+    return this.docs.get(idKey);
+  }
+
+  /** Returns the stored key and bytes (for the journal). */
+  insert(doc: Document): [string, Buffer] {
+    if (doc._id === undefined) doc._id = new ObjectId();
+    checkIdValue(doc._id);
+    const idKey = idKeyOf(doc._id);
+    if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.index('_id_').spec, [doc._id]);
+    const bytes = encodeDocument(doc);
+    const keys = this.keysFor(doc);
+    for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
+    this.docs.set(idKey, bytes);
+    for (const [name, k] of keys) this.index(name).add(k, idKey);
+    return [idKey, bytes];
+  }
+
+  replace(doc: Document): [string, Buffer] {
+    const idKey = idKeyOf(doc._id);
+    const oldBytes = this.docs.get(idKey);
+    if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
+    const bytes = encodeDocument(doc);
+    const newKeys = this.keysFor(doc);
+    const oldKeys = this.keysFor(decodeDocument(oldBytes));
+    for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
+    this.docs.set(idKey, bytes);
+    for (const [name, index] of this.indexes) {
+      const before = oldKeys.get(name);
+      const after = newKeys.get(name);
+      if (sameKeys(before, after)) continue;
+      index.remove(before, idKey);
+      index.add(after, idKey);
+    }
+    return [idKey, bytes];
+  }
+
+  remove(idKey: string): boolean {
+    const bytes = this.docs.get(idKey);
+    if (!bytes) return false;
+    const keys = this.keysFor(decodeDocument(bytes));
+    for (const [name, k] of keys) this.index(name).remove(k, idKey);
+    this.docs.delete(idKey);
+    return true;
+  }
+
+  /** Bytes of the candidates of a scan, fixed now (later writes do not affect them). */
+  scan(plan?: ScanPlan): Buffer[] {
+    const ids = this.candidateIds(plan);
+    const out: Buffer[] = [];
+    for (const idKey of ids) {
+      const bytes = this.docs.get(idKey);
+      if (bytes) out.push(bytes);
+    }
+    return out;
+  }
+
+  private candidateIds(plan?: ScanPlan): string[] {
+    if (!plan) return this.index('_id_').all();
+    const index = this.indexes.get(plan.index);
+    if (!index) throw mongoError('BadValue', `hint provided does not correspond to an existing index: ${plan.index}`);
+    if (plan.equals) return index.lookup(plan.equals);
+    if (plan.range) return index.range(plan.range);
+    return index.all();
+  }
+
+  allIdKeys(): IterableIterator<string> {
+    return this.docs.keys();
+  }
+
+  private index(name: string): IndexRuntime {
+    return this.indexes.get(name)!;
+  }
+
+  private keysFor(doc: Document): Map<string, DocKeys | undefined> {
+    const out = new Map<string, DocKeys | undefined>();
+    for (const [name, index] of this.indexes) out.set(name, index.keysOf(doc));
+    return out;
+  }
+}
+
+/** mongod refuses arrays, regexes and undefined as `_id` (they cannot be unique keys). */
+function checkIdValue(id: unknown): void {
+  if (Array.isArray(id)) throw mongoError('InvalidIdField', "can't use an array for _id");
+  if (id instanceof RegExp || bsonType(id) === 'BSONRegExp') throw mongoError('InvalidIdField', "can't use a regex for _id");
+}
+
+function sameKeys(a: DocKeys | undefined, b: DocKeys | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
+  for (const k of a.tuples.keys()) if (!b.tuples.has(k)) return false;
+  return a.first.every((v, i) => canonicalKey(v) === canonicalKey(b.first[i]));
+}

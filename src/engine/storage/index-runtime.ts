@@ -1,0 +1,174 @@
+import { getIndexKeyValues, pathExists } from '../query/index.js';
+import type { Collation, Document } from '../query/index.js';
+import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
+import { duplicateKeyError } from './dup-key-error.js';
+import { SortedEntries } from './index-sorted-entries.js';
+import type { IndexEntry, RangeBounds } from './index-sorted-entries.js';
+import { compilePartialFilter } from './partial-filter.js';
+import type { IndexSpec } from './types.js';
+
+/** The keys one document contributes to one index. */
+export interface DocKeys {
+  /** Distinct values of the first key field (one sorted entry each). */
+  first: unknown[];
+  /** Distinct full key tuples, by canonical key (unique checks). */
+  tuples: Map<string, unknown[]>;
+}
+
+/**
+ * One live index: entries sorted on the first key field (equality and range
+ * scans) and, when unique, a hash map from the full key to its document.
+ * Sparse and partial indexes skip the documents they do not cover; missing
+ * fields are keyed as null, so two documents missing a unique field collide.
+ */
+export class IndexRuntime {
+  readonly fields: string[];
+  readonly collation?: Collation;
+  /** Fields split once: key extraction runs on every write. */
+  private readonly paths: string[][];
+  /** Only `_id` can never hold an array, so its scans need no de-duplication. */
+  private readonly multikey: boolean;
+  private readonly sorted: SortedEntries;
+  private readonly uniqueKeys?: Map<string, string>;
+  private readonly covers?: (doc: Document) => boolean;
+
+  constructor(readonly spec: IndexSpec) {
+    this.fields = Object.keys(spec.key);
+    this.paths = this.fields.map((f) => f.split('.'));
+    this.multikey = spec.name !== '_id_';
+    this.collation = spec.collation as Collation | undefined;
+    this.sorted = new SortedEntries(this.collation);
+    if (spec.unique || spec.name === '_id_') this.uniqueKeys = new Map();
+    if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** The document's keys, or undefined when this index does not cover it. */
+  keysOf(doc: Document): DocKeys | undefined {
+    if (this.spec.sparse && !this.paths.some((p) => pathExists(doc, p))) return undefined;
+    if (this.covers && !this.covers(doc)) return undefined;
+    const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
+    const first = distinct(perField[0]!, this.collation);
+    const tuples = new Map<string, unknown[]>();
+    if (this.uniqueKeys) {
+      for (const tuple of cartesian(perField)) tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
+    }
+    return { first, tuples };
+  }
+
+  /** Throws DuplicateKey when another document already holds one of these keys. */
+  check(ns: string, keys: DocKeys | undefined, idKey: string): void {
+    if (!this.uniqueKeys || !keys) return;
+    for (const [key, tuple] of keys.tuples) {
+      const owner = this.uniqueKeys.get(key);
+      if (owner !== undefined && owner !== idKey) throw duplicateKeyError(ns, this.spec, tuple);
+    }
+  }
+
+  add(keys: DocKeys | undefined, idKey: string): void {
+    if (!keys) return;
+    for (const value of keys.first) this.sorted.insert({ value, idKey });
+    if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.uniqueKeys.set(key, idKey);
+  }
+
+  remove(keys: DocKeys | undefined, idKey: string): void {
+    if (!keys) return;
+    for (const value of keys.first) this.sorted.remove({ value, idKey });
+    if (this.uniqueKeys) {
+      for (const key of keys.tuples.keys()) if (this.uniqueKeys.get(key) === idKey) this.uniqueKeys.delete(key);
+    }
+  }
+
+  /**
+   * Builds the index over existing documents in one sort; throws DuplicateKey
+   * (leaving this runtime unusable, the caller discards it) on a conflict.
+   * A restore from disk passes `enforceUnique: false`: data accepted once
+   * must never stop the engine from starting.
+   */
+  build(ns: string, docs: Iterable<[string, Document]>, enforceUnique = true): void {
+    const entries: IndexEntry[] = [];
+    for (const [idKey, doc] of docs) {
+      const keys = this.keysOf(doc);
+      if (!keys) continue;
+      if (enforceUnique) this.check(ns, keys, idKey);
+      for (const value of keys.first) entries.push({ value, idKey });
+      if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.uniqueKeys.set(key, idKey);
+    }
+    this.sorted.load(entries);
+  }
+
+  /** Document keys in index order for equality values, deduplicated (multikey). */
+  lookup(values: readonly unknown[]): string[] {
+    const seen = new Set<string>();
+    const out: string[] = [];
+    for (const v of expandEqualityValues(values)) {
+      for (const e of this.sorted.equal(v)) if (!seen.has(e.idKey)) seen.add(e.idKey), out.push(e.idKey);
+    }
+    return out;
+  }
+
+  range(bounds: RangeBounds): string[] {
+    return this.ids(this.sorted.range(bounds));
+  }
+
+  all(): string[] {
+    return this.ids(this.sorted.all());
+  }
+
+  private ids(entries: readonly IndexEntry[]): string[] {
+    return this.multikey ? dedupe(entries) : entries.map((e) => e.idKey);
+  }
+
+  get entryCount(): number {
+    return this.sorted.size;
+  }
+}
+
+function dedupe(entries: readonly IndexEntry[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const e of entries) {
+    if (seen.has(e.idKey)) continue;
+    seen.add(e.idKey);
+    out.push(e.idKey);
+  }
+  return out;
+}
+
+/**
+ * An array equality value matches documents whose field IS that array (its
+ * entries are the elements: look up the first one; an empty array is keyed
+ * undefined) or CONTAINS it (an entry equal to the array itself).
+ */
+function expandEqualityValues(values: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const v of values) {
+    out.push(v);
+    if (Array.isArray(v)) out.push(v.length === 0 ? undefined : v[0]);
+  }
+  return out;
+}
+
+function distinct(values: unknown[], collation?: Collation): unknown[] {
+  if (values.length < 2) return values;
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const k = canonicalKey(v, collation);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function cartesian(lists: unknown[][]): unknown[][] {
+  let out: unknown[][] = [[]];
+  for (const list of lists) {
+    const next: unknown[][] = [];
+    for (const prefix of out) for (const v of list) next.push([...prefix, v]);
+    out = next;
+  }
+  return out;
+}

@@ -1,0 +1,7 @@
+/** The storage layer's public face: the interface and its two implementations. */
+export type { CollectionInfo, IndexSpec, ScanPlan, Storage } from './types.js';
+export { createMemoryStorage } from './memory-storage.js';
+export { openLmdbStorage } from './lmdb-storage.js';
+export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
+export type { TtlSweeper } from './ttl-sweeper.js';
+export { canonicalKey } from './canonical-key.js';

@@ -1,0 +1,188 @@
+import { UUID } from 'bson';
+import { mongoError } from '../errors.js';
+import type { Document } from '../query/index.js';
+import { decodeDocument } from './bson-codec.js';
+import { CollectionData, idKeyOf } from './collection-data.js';
+import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
+import type { StorageJournal } from './storage-journal.js';
+import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from './types.js';
+
+interface CollectionState {
+  info: CollectionInfo;
+  data: CollectionData;
+}
+
+/**
+ * The Storage both implementations share: catalog and documents in memory,
+ * every change reported to an optional journal (lmdb) in the order applied.
+ */
+export class LiveStorage implements Storage {
+  private readonly dbs = new Map<string, Map<string, CollectionState>>();
+  private closed = false;
+
+  constructor(
+    readonly durable: boolean,
+    private readonly journal?: StorageJournal,
+  ) {}
+
+  // ------------------------------------------------------------ catalog
+
+  databases(): string[] {
+    return [...this.dbs.keys()].filter((db) => this.dbs.get(db)!.size > 0).sort();
+  }
+
+  collections(db: string): CollectionInfo[] {
+    return [...(this.dbs.get(db)?.values() ?? [])].map((s) => copyInfo(s.info));
+  }
+
+  collection(db: string, name: string): CollectionInfo | undefined {
+    const state = this.state(db, name);
+    return state && copyInfo(state.info);
+  }
+
+  createCollection(db: string, name: string, options: Document = {}): CollectionInfo {
+    if (this.state(db, name)) throw mongoError('NamespaceExists', `Collection ${db}.${name} already exists.`);
+    return copyInfo(this.create(db, name, options).info);
+  }
+
+  ensureCollection(db: string, name: string): CollectionInfo {
+    const state = this.state(db, name) ?? this.create(db, name, {});
+    return copyInfo(state.info);
+  }
+
+  private create(db: string, name: string, options: Document): CollectionState {
+    validateNamespace(db, name);
+    const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
+    const state = this.attach(info);
+    this.journal?.collectionSaved(info);
+    return state;
+  }
+
+  /** Registers a collection (creation, or restore from disk). */
+  attach(info: CollectionInfo): CollectionState {
+    const state = { info, data: new CollectionData(`${info.db}.${info.name}`, info.indexes) };
+    let colls = this.dbs.get(info.db);
+    if (!colls) this.dbs.set(info.db, (colls = new Map()));
+    colls.set(info.name, state);
+    return state;
+  }
+
+  dropCollection(db: string, name: string): boolean {
+    const state = this.state(db, name);
+    if (!state) return false;
+    this.dbs.get(db)!.delete(name);
+    this.journal?.collectionDropped(state.info, state.data.allIdKeys());
+    return true;
+  }
+
+  dropDatabase(db: string): void {
+    for (const name of [...(this.dbs.get(db)?.keys() ?? [])]) this.dropCollection(db, name);
+    this.dbs.delete(db);
+  }
+
+  createIndex(db: string, coll: string, requested: IndexSpec): boolean {
+    const state = this.state(db, coll) ?? this.create(db, coll, {});
+    const spec = withDefaultCollation(normalizeIndexSpec(requested), state.info.options.collation);
+    if (checkIndexConflict(state.info.indexes, spec)) return false;
+    state.data.addIndex(spec);
+    state.info.indexes.push(spec);
+    this.journal?.collectionSaved(state.info);
+    return true;
+  }
+
+  dropIndex(db: string, coll: string, name: string): void {
+    const state = this.required(db, coll);
+    if (name === '_id_') throw mongoError('InvalidOptions', 'cannot drop _id index');
+    const i = state.info.indexes.findIndex((s) => s.name === name);
+    if (i < 0) throw mongoError('IndexNotFound', `index not found with name [${name}]`);
+    state.info.indexes.splice(i, 1);
+    state.data.dropIndex(name);
+    this.journal?.collectionSaved(state.info);
+  }
+
+  // ------------------------------------------------------------ documents
+
+  findById(db: string, coll: string, id: unknown): Document | undefined {
+    const bytes = this.state(db, coll)?.data.get(idKeyOf(id));
+    return bytes && decodeDocument(bytes);
+  }
+
+  scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document> {
+    const snapshot = this.state(db, coll)?.data.scan(plan) ?? [];
+    return (function* () {
+      for (const bytes of snapshot) yield decodeDocument(bytes);
+    })();
+  }
+
+  count(db: string, coll: string): number {
+    return this.state(db, coll)?.data.count ?? 0;
+  }
+
+  insert(db: string, coll: string, doc: Document): void {
+    const state = this.state(db, coll) ?? this.create(db, coll, {});
+    const [idKey, bytes] = state.data.insert(doc);
+    this.journal?.documentSaved(state.info, idKey, bytes);
+  }
+
+  replace(db: string, coll: string, doc: Document): void {
+    const state = this.required(db, coll);
+    const [idKey, bytes] = state.data.replace(doc);
+    this.journal?.documentSaved(state.info, idKey, bytes);
+  }
+
+  remove(db: string, coll: string, id: unknown): boolean {
+    const state = this.state(db, coll);
+    if (!state) return false;
+    const idKey = idKeyOf(id);
+    if (!state.data.remove(idKey)) return false;
+    this.journal?.documentRemoved(state.info, idKey);
+    return true;
+  }
+
+  // ------------------------------------------------------------ durability
+
+  async flush(): Promise<void> {
+    await this.journal?.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.journal?.close();
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  private state(db: string, name: string): CollectionState | undefined {
+    return this.dbs.get(db)?.get(name);
+  }
+
+  private required(db: string, name: string): CollectionState {
+    const state = this.state(db, name);
+    if (!state) throw mongoError('NamespaceNotFound', `ns not found: ${db}.${name}`);
+    return state;
+  }
+}
+
+/**
+ * An index without a collation inherits the collection's default one (as in
+ * mongod); an explicit `{locale: "simple"}` means binary comparison.
+ */
+function withDefaultCollation(spec: IndexSpec, collectionCollation: unknown): IndexSpec {
+  const collation = spec.collation ?? (collectionCollation as IndexSpec['collation']);
+  const { collation: _drop, ...rest } = spec;
+  if (!collation || collation.locale === 'simple') return rest as IndexSpec;
+  return { ...rest, collation };
+}
+
+/** Catalog reads hand out copies: callers cannot edit the live catalog. */
+function copyInfo(info: CollectionInfo): CollectionInfo {
+  return { ...info, options: { ...info.options }, indexes: info.indexes.map((s) => ({ ...s })) };
+}
+
+function validateNamespace(db: string, name: string): void {
+  if (db === '' || /[/\\. "$\0]/.test(db)) throw mongoError('InvalidNamespace', `Invalid database name: '${db}'`);
+  if (name === '' || name.includes('\0') || name.startsWith('.') || name.includes('$')) {
+    throw mongoError('InvalidNamespace', `Invalid collection name: ${name}`);
+  }
+}

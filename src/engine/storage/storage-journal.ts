@@ -1,0 +1,17 @@
+import type { CollectionInfo } from './types.js';
+
+/**
+ * Where the live storage reports each change, in the order it applies them
+ * in memory. The durable storage writes them to lmdb; the in-memory one
+ * has no journal.
+ */
+export interface StorageJournal {
+  collectionSaved(info: CollectionInfo): void;
+  /** `idKeys`: the documents the collection held. */
+  collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void;
+  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer): void;
+  documentRemoved(info: CollectionInfo, idKey: string): void;
+  /** Resolves when every change reported so far is durable. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

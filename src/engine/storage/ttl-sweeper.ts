@@ -1,0 +1,44 @@
+import { isNumeric, toDouble } from '../query/index.js';
+import type { Storage } from './types.js';
+
+/**
+ * mongod's TTL monitor: every `intervalMs`, documents whose TTL-indexed date
+ * is older than now - expireAfterSeconds are deleted. An array expires by its
+ * earliest date; documents without a date there never expire.
+ */
+export interface TtlSweeper {
+  stop(): void;
+}
+
+const MIN_DATE = new Date(-8.64e15);
+
+/** One pass over every TTL index; returns how many documents it removed. */
+export function sweepOnce(storage: Storage, now: Date = new Date()): number {
+  let removed = 0;
+  for (const db of storage.databases()) {
+    for (const info of storage.collections(db)) {
+      for (const spec of info.indexes) {
+        if (!isNumeric(spec.expireAfterSeconds)) continue;
+        const seconds = toDouble(spec.expireAfterSeconds);
+        if (!Number.isFinite(seconds)) continue;
+        const cutoff = new Date(now.getTime() - seconds * 1000);
+        // The index holds one entry per array element, so a range over dates
+        // below the cutoff finds exactly the documents whose earliest date expired.
+        const plan = { index: spec.name, range: { min: MIN_DATE, max: cutoff, maxInclusive: false } };
+        const ids = [...storage.scan(db, info.name, plan)].map((doc) => doc._id);
+        for (const id of ids) if (storage.remove(db, info.name, id)) removed++;
+      }
+    }
+  }
+  return removed;
+}
+
+export function startTtlSweeper(storage: Storage, { intervalMs = 60_000 }: { intervalMs?: number } = {}): TtlSweeper {
+  const timer = setInterval(() => {
+    sweepOnce(storage);
+    // Nobody awaits a sweep: a failed flush surfaces on the next acknowledged write.
+    void storage.flush().catch(() => undefined);
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
