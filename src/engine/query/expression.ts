@@ -1,0 +1,132 @@
+import { Context, evalExpr } from 'mingo/core';
+import * as accumulatorOps from 'mingo/operators/accumulator';
+import * as expressionOps from 'mingo/operators/expression';
+import { mongoError } from '../errors.js';
+import { arithmetic } from './arithmetic.js';
+import { isNumeric, isPlainObject, makeDouble, toDouble, toPlainNumbers } from './values.js';
+import type { Document } from './types.js';
+
+/**
+ * Aggregation expressions. Field references, variables, literals and
+ * sub-documents are resolved here so values keep their exact types; operator
+ * expressions ({$add: ...}) go to mingo on a copy whose numbers are plain JS
+ * numbers (mingo does not know Long/Decimal128/Double), and its numeric
+ * results come back into the value model.
+ */
+
+const CONTEXT = Context.init({ expression: expressionOps, accumulator: accumulatorOps });
+
+export type Variables = Document;
+
+/** `$a.b` over arrays: maps through arrays of sub-documents as mongod does. */
+export function resolveFieldRef(doc: unknown, path: string[]): unknown {
+  let cur: unknown = doc;
+  for (let i = 0; i < path.length; i++) {
+    if (Array.isArray(cur)) {
+      const rest = path.slice(i);
+      const out: unknown[] = [];
+      for (const el of cur) {
+        if (!isPlainObject(el) && !Array.isArray(el)) continue;
+        const v = resolveFieldRef(el, rest);
+        if (v !== undefined) out.push(v);
+      }
+      return out;
+    }
+    if (!isPlainObject(cur)) return undefined;
+    cur = cur[path[i]!];
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+function resolveVariable(name: string, doc: unknown, variables?: Variables): unknown {
+  const [head, ...rest] = name.split('.');
+  let base: unknown;
+  if (head === 'ROOT' || head === 'CURRENT') base = doc;
+  else if (variables && head! in variables) base = variables[head!];
+  else if (head === 'NOW') base = new Date();
+  else if (head === 'REMOVE') return undefined;
+  else if (variables && head! in variables) base = variables[head!];
+  else throw mongoError('FailedToParse', `Use of undefined variable: ${head}`);
+  return rest.length ? resolveFieldRef(base, rest) : base;
+}
+
+/** Converts mingo's plain numbers back: integral -> int32 (or Double beyond int32). */
+export function fromMingo(value: unknown): unknown {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && Math.abs(value) <= 2147483647 && !Object.is(value, -0)) return value;
+    return makeDouble(value);
+  }
+  if (Array.isArray(value)) return value.map(fromMingo);
+  if (isPlainObject(value)) {
+    const out: Document = {};
+    for (const k of Object.keys(value)) out[k] = fromMingo(value[k]);
+    return out;
+  }
+  return value;
+}
+
+function isOperatorObject(value: Document): boolean {
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys[0]!.startsWith('$');
+}
+
+export function evaluateExpression(doc: unknown, expr: unknown, variables?: Variables): unknown {
+  if (typeof expr === 'string') {
+    if (expr.startsWith('$$')) return resolveVariable(expr.slice(2), doc, variables);
+    if (expr.startsWith('$')) return resolveFieldRef(doc, expr.slice(1).split('.'));
+    return expr;
+  }
+  if (Array.isArray(expr)) return expr.map((e) => evaluateExpression(doc, e, variables));
+  if (!isPlainObject(expr)) return expr;
+  if (!isOperatorObject(expr)) {
+    const out: Document = {};
+    for (const k of Object.keys(expr)) {
+      const v = evaluateExpression(doc, expr[k], variables);
+      if (v !== undefined) out[k] = v;
+    }
+    return out;
+  }
+  if ('$literal' in expr) return expr.$literal;
+  const name = Object.keys(expr)[0]!;
+  if (!(name in expressionOps) && !(name in accumulatorOps)) {
+    throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
+  }
+  const typed = typedArithmetic(doc, name, expr[name], variables);
+  if (typed !== undefined) return typed;
+  try {
+    const result = evalExpr(toPlainNumbers(doc), toPlainNumbers(expr), {
+      context: CONTEXT,
+      variables: variables ? (toPlainNumbers(variables) as Document) : undefined,
+    } as never);
+    return fromMingo(result);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw mongoError('BadValue', message);
+  }
+}
+
+/** MongoDB truthiness for expression results ($expr, $cond): false, null, missing and 0 are false. */
+export function isTruthy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (isNumeric(value)) return toDouble(value) !== 0;
+  return true;
+}
+
+
+/**
+ * `$add` / `$multiply` over numbers only: computed here so int/long/double/
+ * decimal result types follow mongod (mingo would turn them into doubles).
+ * Undefined when another operand type (dates, null, ...) needs mingo.
+ */
+function typedArithmetic(doc: unknown, name: string, args: unknown, variables?: Variables): unknown {
+  if ((name !== '$add' && name !== '$multiply') || !Array.isArray(args) || args.length === 0) return undefined;
+  const values = args.map((a) => evaluateExpression(doc, a, variables));
+  if (!values.every(isNumeric)) return undefined;
+  let acc = values[0];
+  for (const v of values.slice(1)) {
+    acc = arithmetic(acc, v, name === '$add' ? 'add' : 'mul');
+    if (acc === undefined) return undefined;
+  }
+  return acc;
+}

@@ -1,0 +1,33 @@
+/**
+ * The query layer's public face. Everything works on the value model of
+ * types.ts (int32 -> number, integral double -> Double, int64 -> Long,
+ * Decimal128) and throws MongoCommandError with mongod's codes.
+ */
+
+// Value model, BSON order, paths
+export * from './types.js';
+export * from './values.js';
+export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8, typeRank, TypeRank, isSimpleCollation } from './compare.js';
+export { getPath, getPathValues, getMatchCandidates, getIndexKeyValues, pathExists, splitPath, isArrayIndex } from './path.js';
+export { bsonTypeName, BSON_TYPE_NUMBERS } from './type-names.js';
+export { toRegExp } from './regex.js';
+
+// Filters, expressions, sort, projection
+export { compileFilter, isOperatorObject } from './filter/compile-filter.js';
+export type { FilterOptions, Predicate } from './filter/filter-types.js';
+export { evaluateExpression, isTruthy } from './expression.js';
+export { compileSort, naturalDirection, parseSort, sortKey } from './sort.js';
+export type { SortSpec, SortDirection } from './sort.js';
+export { compileProjection } from './projection.js';
+export type { ProjectionOptions } from './projection.js';
+
+// Updates
+export { applyUpdate, isOperatorUpdate } from './update/apply-update.js';
+export { upsertSeed } from './update/upsert-seed.js';
+export type { UpdateOptions, UpdateResult } from './update/update-types.js';
+
+// Planning and aggregation
+export { planQuery } from './planner.js';
+export { runPipeline } from './pipeline/run-pipeline.js';
+export { splitOutputStage } from './pipeline/stages.js';
+export type { PipelineContext } from './pipeline/pipeline-types.js';

@@ -1,0 +1,97 @@
+import { mongoError } from '../errors.js';
+import { compareValues } from './compare.js';
+import { getPathValues } from './path.js';
+import { isNumeric, isPlainObject, toDouble } from './values.js';
+import type { Collation, Document } from './types.js';
+
+/**
+ * Sort specifications, mongod semantics: an array field sorts by its smallest
+ * element ascending and its largest descending; missing sorts as null; an
+ * empty array sorts below null.
+ */
+
+export type SortDirection = 1 | -1;
+export type SortSpec = Array<[path: string, direction: SortDirection]>;
+
+/** Validates a sort document into (path, direction) pairs. */
+export function parseSort(sort: Document): SortSpec {
+  const out: SortSpec = [];
+  for (const key of Object.keys(sort)) {
+    const value = sort[key];
+    if (isPlainObject(value)) {
+      if ('$meta' in value) throw mongoError('BadValue', `$meta sort by '${String(value.$meta)}' is not supported`);
+      throw mongoError('Location17312', '$meta is the only expression supported by $sort right now');
+    }
+    if (!isNumeric(value)) {
+      throw mongoError('Location15974', `Illegal key in $sort specification: ${key}: ${JSON.stringify(value)}`);
+    }
+    const n = toDouble(value);
+    if (n !== 1 && n !== -1) {
+      throw mongoError('Location15975', '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+    }
+    out.push([key, n]);
+  }
+  return out;
+}
+
+/** Marks an empty array in a sort key: below null, as mongod orders it. */
+const EMPTY_ARRAY = Symbol('emptyArray');
+
+function compareKeys(a: unknown, b: unknown, collation?: Collation): number {
+  if (a === EMPTY_ARRAY || b === EMPTY_ARRAY) return a === b ? 0 : a === EMPTY_ARRAY ? -1 : 1;
+  return compareValues(a, b, collation);
+}
+
+/** The sort key of one document for one path and direction. */
+export function sortKey(doc: Document, path: string, direction: SortDirection, collation?: Collation): unknown {
+  let best: unknown;
+  let has = false;
+  const consider = (v: unknown) => {
+    if (!has || direction * compareKeys(v, best, collation) < 0) {
+      best = v;
+      has = true;
+    }
+  };
+  for (const leaf of getPathValues(doc, path)) {
+    if (Array.isArray(leaf)) {
+      if (leaf.length === 0) consider(EMPTY_ARRAY);
+      else for (const el of leaf) consider(el === undefined ? null : el);
+    } else {
+      consider(leaf === undefined ? null : leaf);
+    }
+  }
+  return has ? best : null;
+}
+
+/** A comparator for Array.prototype.sort (stable: ties keep input order). */
+/**
+ * `$natural` only asks for storage order: it is validated and then ignored
+ * here (see `naturalDirection` for callers that honour `$natural: -1`).
+ */
+export function naturalDirection(sort: Document | undefined): SortDirection | undefined {
+  if (!sort || !('$natural' in sort)) return undefined;
+  return parseSort({ $natural: sort.$natural })[0]![1];
+}
+
+export function compileSort(sort: Document, collation?: Collation): (a: Document, b: Document) => number {
+  const spec = parseSort(sort).filter(([path]) => path !== '$natural');
+  if (spec.length === 0) return () => 0;
+  const cache = new WeakMap<Document, unknown[]>();
+  const keysOf = (doc: Document): unknown[] => {
+    let keys = cache.get(doc);
+    if (!keys) {
+      keys = spec.map(([path, dir]) => sortKey(doc, path, dir, collation));
+      cache.set(doc, keys);
+    }
+    return keys;
+  };
+  return (a, b) => {
+    const ka = keysOf(a);
+    const kb = keysOf(b);
+    for (let i = 0; i < spec.length; i++) {
+      const c = compareKeys(ka[i], kb[i], collation);
+      if (c !== 0) return c * spec[i]![1];
+    }
+    return 0;
+  };
+}

@@ -1,0 +1,81 @@
+import { mongoError } from '../../errors.js';
+import { formatValue } from '../format.js';
+import { isArrayIndex } from '../path.js';
+import { isPlainObject } from '../values.js';
+import type { Document } from '../types.js';
+
+/**
+ * Concrete-path access for updates: locating (and creating) the slot a path
+ * names, and writing or removing a value there. Positional tokens are
+ * resolved before (apply-update.ts); these paths hold only field names and
+ * array indexes.
+ */
+
+export interface Slot {
+  container: Document | unknown[];
+  key: string;
+  exists: boolean;
+  value: unknown;
+}
+
+function notViable(key: string, parentKey: string, parent: unknown): Error {
+  return mongoError('PathNotViable', `Cannot create field '${key}' in element {${parentKey}: ${formatValue(parent)}}`);
+}
+
+/** The slot at `parts`; with `create`, missing intermediate documents are made. Undefined when unreachable. */
+export function locate(doc: Document, parts: string[], create: boolean): Slot | undefined {
+  let container: Document | unknown[] = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const key = parts[i]!;
+    let next: unknown;
+    if (Array.isArray(container)) {
+      if (!isArrayIndex(key)) {
+        if (create) throw notViable(key, parts[i - 1] ?? '', container);
+        return undefined;
+      }
+      next = container[Number(key)];
+    } else {
+      next = container[key];
+    }
+    if (next === undefined || (next === null && create)) {
+      if (!create) return undefined;
+      if (next === null) throw notViable(parts[i + 1]!, key, null);
+      next = {};
+      writeSlot(container, key, next);
+    } else if (!isPlainObject(next) && !Array.isArray(next)) {
+      if (create) throw notViable(parts[i + 1]!, key, next);
+      return undefined;
+    }
+    container = next as Document | unknown[];
+  }
+  const key = parts[parts.length - 1]!;
+  if (Array.isArray(container)) {
+    if (!isArrayIndex(key)) {
+      if (create) throw notViable(key, parts[parts.length - 2] ?? '', container);
+      return undefined;
+    }
+    const idx = Number(key);
+    return { container, key, exists: idx < container.length, value: container[idx] };
+  }
+  return { container, key, exists: Object.hasOwn(container, key), value: container[key] };
+}
+
+function writeSlot(container: Document | unknown[], key: string, value: unknown): void {
+  if (Array.isArray(container)) {
+    const idx = Number(key);
+    while (container.length < idx) container.push(null);
+    container[idx] = value;
+  } else {
+    container[key] = value;
+  }
+}
+
+export function writeValue(slot: Slot, value: unknown): void {
+  writeSlot(slot.container, slot.key, value);
+}
+
+/** `$unset` semantics: an array element becomes null, a field is removed. */
+export function removeValue(slot: Slot): void {
+  if (Array.isArray(slot.container)) slot.container[Number(slot.key)] = null;
+  else delete slot.container[slot.key];
+}

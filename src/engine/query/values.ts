@@ -1,0 +1,153 @@
+import { Double, Long } from 'bson';
+import type { Decimal128 } from 'bson';
+import type { Document } from './types.js';
+
+/**
+ * The value model (see types.ts): conversion from what `BSON.deserialize(...,
+ * { promoteValues: false })` yields, and the numeric helpers every operator
+ * shares. Values are recognised by `_bsontype` rather than `instanceof` so a
+ * second copy of the bson package (the driver's) still works.
+ */
+
+export type NumericType = 'int' | 'long' | 'double' | 'decimal';
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+export function bsonType(value: unknown): string | undefined {
+  if (value !== null && typeof value === 'object') {
+    const t = (value as { _bsontype?: unknown })._bsontype;
+    return typeof t === 'string' ? t : undefined;
+  }
+  return undefined;
+}
+
+/** A plain sub-document (not an array, not a bson value class, not a Date). */
+export function isPlainObject(value: unknown): value is Document {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  if (value instanceof Date || value instanceof RegExp) return false;
+  if (bsonType(value) !== undefined) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Converts a deserialized (promoteValues: false) value into the value model, recursively. */
+export function fromBson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(fromBson);
+  switch (bsonType(value)) {
+    case 'Int32':
+      return (value as { value: number }).value;
+    case 'Double':
+      return makeDouble((value as { value: number }).value);
+    case undefined:
+      break;
+    default:
+      return value;
+  }
+  if (!isPlainObject(value)) return value;
+  const out: Document = {};
+  for (const key of Object.keys(value)) out[key] = fromBson(value[key]);
+  return out;
+}
+
+/** Converts a deserialized document into the value model. */
+export function fromBsonDocument(doc: Document): Document {
+  return fromBson(doc) as Document;
+}
+
+/**
+ * A double in the value model: integral values (and -0) keep a `Double`
+ * wrapper so they serialize back as doubles rather than int32.
+ */
+export function makeDouble(n: number): number | Double {
+  if (Number.isInteger(n) || Object.is(n, -0)) return new Double(n);
+  return n;
+}
+
+export function isNumeric(value: unknown): boolean {
+  if (typeof value === 'number') return true;
+  const t = bsonType(value);
+  return t === 'Double' || t === 'Long' || t === 'Decimal128' || t === 'Int32';
+}
+
+/** The BSON numeric type a value serializes as; undefined when not a number. */
+export function numericType(value: unknown): NumericType | undefined {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX && !Object.is(value, -0)
+      ? 'int'
+      : 'double';
+  }
+  switch (bsonType(value)) {
+    case 'Int32':
+      return 'int';
+    case 'Double':
+      return 'double';
+    case 'Long':
+      return 'long';
+    case 'Decimal128':
+      return 'decimal';
+    default:
+      return undefined;
+  }
+}
+
+/** Lossy conversion to a JS number (for arithmetic in double and for mingo). */
+export function toDouble(value: unknown): number {
+  if (typeof value === 'number') return value;
+  switch (bsonType(value)) {
+    case 'Int32':
+    case 'Double':
+      return (value as { value: number }).value;
+    case 'Long':
+      return (value as Long).toNumber();
+    case 'Decimal128':
+      return Number((value as Decimal128).toString());
+    default:
+      return Number.NaN;
+  }
+}
+
+/** Exact integer value of an int/long, or of an integral double within safe range. */
+export function toBigInt(value: unknown): bigint | undefined {
+  const t = numericType(value);
+  if (t === 'long') return (value as Long).toBigInt();
+  if (t === 'int' || t === 'double') {
+    const n = toDouble(value);
+    return Number.isInteger(n) ? BigInt(n) : undefined;
+  }
+  return undefined;
+}
+
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** An integer result typed by mongod's rules: int32 when it fits and allowed, else long. */
+export function makeInteger(n: bigint, atLeast: 'int' | 'long'): number | Long | undefined {
+  if (n < LONG_MIN || n > LONG_MAX) return undefined;
+  if (atLeast === 'int' && n >= BigInt(INT32_MIN) && n <= BigInt(INT32_MAX)) return Number(n);
+  return Long.fromBigInt(n);
+}
+
+/** Converts value-model numbers into plain JS numbers, deeply (input for mingo). */
+export function toPlainNumbers(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(toPlainNumbers);
+  if (isNumeric(value)) return toDouble(value);
+  if (!isPlainObject(value)) return value;
+  const out: Document = {};
+  for (const key of Object.keys(value)) out[key] = toPlainNumbers(value[key]);
+  return out;
+}
+
+/** Deep copy of a value-model value (bson value classes are immutable and shared). */
+export function cloneValue<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(cloneValue) as T;
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (!isPlainObject(value)) return value;
+  const out: Document = {};
+  for (const key of Object.keys(value)) out[key] = cloneValue(value[key]);
+  return out as T;
+}
+

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { planQuery } from '../../../src/engine/query/index.js';
+import type { IndexSpec } from '../../../src/engine/storage/types.js';
+
+const indexes: IndexSpec[] = [
+  { name: '_id_', key: { _id: 1 } },
+  { name: 'email_1', key: { email: 1 }, unique: true },
+  { name: 'age_1', key: { age: 1 } },
+  { name: 'nick_1', key: { nick: 1 }, sparse: true },
+  { name: 'name_1', key: { name: 1 }, collation: { locale: 'en', strength: 2 } },
+];
+
+describe('planQuery', () => {
+  it.each([
+    ['_id equality', { _id: 5 }, { index: '_id_', equals: [5] }],
+    ['_id preferred over unique', { email: 'x', _id: 5 }, { index: '_id_', equals: [5] }],
+    ['unique preferred over plain', { age: 3, email: 'x' }, { index: 'email_1', equals: ['x'] }],
+    ['$in gives several equals', { age: { $in: [1, 2] } }, { index: 'age_1', equals: [1, 2] }],
+    ['range', { age: { $gte: 18, $lt: 65 } }, { index: 'age_1', range: { min: 18, minInclusive: true, max: 65, maxInclusive: false } }],
+    ['inside $and', { $and: [{ age: 3 }] }, { index: 'age_1', equals: [3] }],
+    ['no usable condition', { other: 1 }, undefined],
+    ['regex not planned', { email: /x/ }, undefined],
+    ['null not planned', { email: null }, undefined],
+    ['sparse index skipped', { nick: 'n' }, undefined],
+    ['collated index skipped without the same collation', { name: 'n' }, undefined],
+  ] as Array<[string, Record<string, unknown>, unknown]>)('%s', (_n, filter, expected) => {
+    expect(planQuery(filter, indexes)).toEqual(expected);
+  });
+
+  it('uses a collated index when the query collation matches', () => {
+    expect(planQuery({ name: 'n' }, indexes, { locale: 'en', strength: 2 })).toEqual({ index: 'name_1', equals: ['n'] });
+  });
+});
