@@ -1,4 +1,4 @@
-import { isPlainObject } from './values.js';
+import { isPlainObject, ownField } from './values.js';
 import type { Document } from './types.js';
 
 /**
@@ -32,7 +32,7 @@ export function getPath(doc: unknown, path: string | string[]): unknown {
       if (!isArrayIndex(part)) return undefined;
       cur = cur[Number(part)];
     } else if (isPlainObject(cur)) {
-      cur = cur[part];
+      cur = ownField(cur, part);
     } else {
       return undefined;
     }
@@ -56,12 +56,12 @@ function collect(value: unknown, parts: string[], i: number, out: unknown[]): vo
     // ... and the path also applies to each sub-document element (mongod does both).
     // Scalars and nested arrays inside the array are not traversed.
     for (const el of value) {
-      if (isPlainObject(el)) collect(el[part], parts, i + 1, out);
+      if (isPlainObject(el)) collect(ownField(el, part), parts, i + 1, out);
     }
     return;
   }
   if (isPlainObject(value)) {
-    const next = value[part];
+    const next = ownField(value, part);
     if (next === undefined) out.push(undefined);
     else collect(next, parts, i + 1, out);
     return;

@@ -31,6 +31,23 @@ export function isPlainObject(value: unknown): value is Document {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A document's own field, never an inherited property: a field named
+ * `__proto__` or `constructor` must not reach Object.prototype.
+ */
+export function ownField(doc: Document, key: string): unknown {
+  return Object.hasOwn(doc, key) ? doc[key] : undefined;
+}
+
+/** Sets a document field; `__proto__` becomes a plain field, not the prototype. */
+export function setField(doc: Document, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(doc, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    doc[key] = value;
+  }
+}
+
 /** Converts a deserialized (promoteValues: false) value into the value model, recursively. */
 export function fromBson(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -47,7 +64,7 @@ export function fromBson(value: unknown): unknown {
   }
   if (!isPlainObject(value)) return value;
   const out: Document = {};
-  for (const key of Object.keys(value)) out[key] = fromBson(value[key]);
+  for (const key of Object.keys(value)) setField(out, key, fromBson(value[key]));
   return out;
 }
 
@@ -136,7 +153,7 @@ export function toPlainNumbers(value: unknown): unknown {
   if (isNumeric(value)) return toDouble(value);
   if (!isPlainObject(value)) return value;
   const out: Document = {};
-  for (const key of Object.keys(value)) out[key] = toPlainNumbers(value[key]);
+  for (const key of Object.keys(value)) setField(out, key, toPlainNumbers(value[key]));
   return out;
 }
 
@@ -147,7 +164,7 @@ export function cloneValue<T>(value: T): T {
   if (value instanceof Date) return new Date(value.getTime()) as T;
   if (!isPlainObject(value)) return value;
   const out: Document = {};
-  for (const key of Object.keys(value)) out[key] = cloneValue(value[key]);
+  for (const key of Object.keys(value)) setField(out, key, cloneValue(value[key]));
   return out as T;
 }
 

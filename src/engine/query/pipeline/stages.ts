@@ -6,7 +6,7 @@ import { formatValue } from '../format.js';
 import { getMatchCandidates } from '../path.js';
 import { compileProjection } from '../projection.js';
 import { compileSort } from '../sort.js';
-import { cloneValue, isNumeric, isPlainObject, toDouble } from '../values.js';
+import { cloneValue, isNumeric, isPlainObject, ownField, setField, toDouble } from '../values.js';
 import { locate, removeValue, writeValue } from '../update/update-paths.js';
 import type { Document } from '../types.js';
 import { compileAccumulator } from './accumulators.js';
@@ -39,10 +39,10 @@ export function addFields(doc: Document, spec: Document, root: Document, variabl
     // $addFields replaces a non-document on the way rather than failing.
     let node = target;
     for (const p of parts.slice(0, -1)) {
-      if (!isPlainObject(node[p])) node[p] = {};
-      node = node[p] as Document;
+      if (!isPlainObject(ownField(node, p))) setField(node, p, {});
+      node = ownField(node, p) as Document;
     }
-    node[parts[parts.length - 1]!] = value;
+    setField(node, parts[parts.length - 1]!, value);
   };
   for (const key of Object.keys(spec)) assign(out, key, spec[key]);
   return out;

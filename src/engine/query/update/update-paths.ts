@@ -1,7 +1,7 @@
 import { mongoError } from '../../errors.js';
 import { formatValue } from '../format.js';
 import { isArrayIndex } from '../path.js';
-import { isPlainObject } from '../values.js';
+import { isPlainObject, ownField, setField } from '../values.js';
 import type { Document } from '../types.js';
 
 /**
@@ -35,7 +35,7 @@ export function locate(doc: Document, parts: string[], create: boolean): Slot | 
       }
       next = container[Number(key)];
     } else {
-      next = container[key];
+      next = ownField(container, key);
     }
     if (next === undefined || (next === null && create)) {
       if (!create) return undefined;
@@ -57,7 +57,7 @@ export function locate(doc: Document, parts: string[], create: boolean): Slot | 
     const idx = Number(key);
     return { container, key, exists: idx < container.length, value: container[idx] };
   }
-  return { container, key, exists: Object.hasOwn(container, key), value: container[key] };
+  return { container, key, exists: Object.hasOwn(container, key), value: ownField(container, key) };
 }
 
 function writeSlot(container: Document | unknown[], key: string, value: unknown): void {
@@ -66,7 +66,7 @@ function writeSlot(container: Document | unknown[], key: string, value: unknown)
     while (container.length < idx) container.push(null);
     container[idx] = value;
   } else {
-    container[key] = value;
+    setField(container, key, value);
   }
 }
 
