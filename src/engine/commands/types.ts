@@ -1,5 +1,6 @@
 import type { Storage } from '../storage/types.js';
 import type { Document } from '../query/types.js';
+import type { CursorStore } from './cursor-store.js';
 
 /** Per-connection facts a command may need (hello, connectionStatus, cursors). */
 export interface ConnectionInfo {
@@ -12,6 +13,8 @@ export interface ConnectionInfo {
 /** Process-wide engine state shared by all connections. */
 export interface EngineState {
   storage: Storage;
+  /** Open cursors of all connections (find/aggregate/listCollections/listIndexes). */
+  cursors: CursorStore;
   startedAt: Date;
   /** Number of open client connections. */
   connections(): number;

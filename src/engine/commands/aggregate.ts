@@ -1,0 +1,82 @@
+import { mongoError } from '../errors.js';
+import { runPipeline, splitOutputStage } from '../query/index.js';
+import type { Collation, Document } from '../query/types.js';
+import { isPlainObject } from '../query/values.js';
+import { writeOutput } from './aggregate-output.js';
+import { firstBatchReply } from './cursor-store.js';
+import { assertValidCollectionName, namespaceOf } from './namespace.js';
+import { nonNegativeInteger, optionalDocument, requiredArray } from './params.js';
+import { collationFor, readDocuments } from './read-helpers.js';
+import type { CommandHandler } from './types.js';
+import { flushWrites } from './write-helpers.js';
+
+/** Stages that need no input collection (`{aggregate: 1}`). */
+const COLLECTIONLESS_STAGES = new Set(['$documents']);
+
+/**
+ * aggregate: a leading $match is answered through the planner (so it can use
+ * an index); the rest runs in the query layer; a trailing $out/$merge writes
+ * through storage and the cursor is then empty.
+ */
+export const aggregateCommand: CommandHandler = {
+  name: 'aggregate',
+  help: 'run a pipeline: {aggregate: <collection> | 1, pipeline: [...], cursor: {batchSize}}',
+  async handle(body, ctx) {
+    // 1. parameters
+    const target = body.aggregate;
+    const collectionless = typeof target !== 'string';
+    if (collectionless && target !== 1 && !(typeof target === 'object' && target !== null)) {
+      throw mongoError('InvalidNamespace', 'aggregate: collection name must be a string or 1');
+    }
+    if (!collectionless) assertValidCollectionName(target);
+    const pipeline = requiredArray(body, 'aggregate', 'pipeline');
+    if (!pipeline.every(isPlainObject)) throw mongoError('TypeMismatch', 'Each element of the \'pipeline\' array must be an object');
+    if (body.explain) throw mongoError('CommandNotSupported', 'explain is not supported by this engine');
+    const cursorOpts = optionalDocument(body, 'aggregate', 'cursor');
+    if (cursorOpts === undefined) {
+      throw mongoError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
+    }
+    const batchSize = nonNegativeInteger(cursorOpts, 'aggregate.cursor', 'batchSize');
+    const requested = optionalDocument(body, 'aggregate', 'collation') as Collation | undefined;
+    const variables = optionalDocument(body, 'aggregate', 'let');
+    const { stages, output } = splitOutputStage(pipeline as Document[]);
+    const first = stages[0] && Object.keys(stages[0])[0];
+    if (collectionless && !(first && COLLECTIONLESS_STAGES.has(first))) {
+      throw mongoError('InvalidNamespace', `{aggregate: 1} is not valid for '${first ?? 'an empty pipeline'}'; a collection is required.`);
+    }
+
+    // 2. storage: the input documents, narrowed by a leading $match
+    const storage = ctx.engine.storage;
+    const collation = collectionless ? requested : collationFor(storage, ctx.db, target, requested);
+    let input: Document[] = [];
+    let rest = stages;
+    if (collectionless) {
+      // $documents (a literal array) is the only collection-less source the engine has.
+      const docs = stages[0]!.$documents;
+      if (!Array.isArray(docs) || !docs.every(isPlainObject)) {
+        throw mongoError('TypeMismatch', '$documents must evaluate to an array of objects');
+      }
+      input = docs;
+      rest = stages.slice(1);
+    } else {
+      const leadingMatch = first === '$match' && isPlainObject(stages[0]!.$match) ? (stages[0]!.$match as Document) : undefined;
+      if (leadingMatch) rest = stages.slice(1);
+      input = [
+        ...readDocuments(storage, ctx.db, target, { filter: leadingMatch, collation, hint: body.hint, variables }),
+      ];
+    }
+
+    // 3. query step
+    const lookup = (coll: string): Document[] => [...readDocuments(storage, ctx.db, coll, {})];
+    const results = rest.length > 0 ? runPipeline(input, rest, { collation, variables, lookup }) : input;
+
+    // 4. output and reply
+    const ns = collectionless ? `${ctx.db}.$cmd.aggregate` : namespaceOf(ctx.db, target);
+    if (output) {
+      writeOutput(storage, ctx.db, output, results, body.bypassDocumentValidation);
+      await flushWrites(ctx);
+      return firstBatchReply(ns, { batch: [], id: 0n });
+    }
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize }));
+  },
+};

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { BSON, Long } from 'bson';
+import { mongoError } from '../errors.js';
+import type { Document } from '../query/types.js';
+
+/**
+ * Open cursors of every connection. A cursor is a lazy iterator over the
+ * remaining results of one find/aggregate/listCollections/listIndexes, owned
+ * by a namespace; ids are non-zero int64s (the driver rejects int32 ids).
+ * Idle cursors are dropped after `idleTimeoutMs` (mongod: 10 minutes) by an
+ * unref'd timer, so an open cursor never keeps the process alive.
+ */
+
+/** mongod caps a batch at 16 MiB of documents. */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60 * 1000;
+
+export interface BatchResult {
+  batch: Document[];
+  /** 0n when the cursor is exhausted (or was never opened). */
+  id: bigint;
+}
+
+interface OpenCursor {
+  ns: string;
+  source: Iterator<Document>;
+  /** One document read ahead, to know whether more remain. */
+  lookahead: IteratorResult<Document>;
+  lastUsed: number;
+  /** `noCursorTimeout`: never dropped for idleness. */
+  noTimeout: boolean;
+}
+
+export interface KillCursorsResult {
+  cursorsKilled: Long[];
+  cursorsNotFound: Long[];
+  cursorsAlive: Long[];
+  cursorsUnknown: Long[];
+}
+
+export class CursorStore {
+  private readonly cursors = new Map<bigint, OpenCursor>();
+  private readonly idleTimeoutMs: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(opts: { idleTimeoutMs?: number } = {}) {
+    this.idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    const sweepEvery = Math.max(10, Math.min(this.idleTimeoutMs, 60_000));
+    this.timer = setInterval(() => this.sweep(), sweepEvery);
+    this.timer.unref();
+  }
+
+  /** Number of open cursors (serverStatus, tests). */
+  get size(): number {
+    return this.cursors.size;
+  }
+
+  /**
+   * Takes the first batch from `results`; when documents remain (and the
+   * caller did not ask for a single batch) the rest becomes a cursor.
+   */
+  open(
+    ns: string,
+    results: Iterable<Document>,
+    opts: { batchSize?: number; singleBatch?: boolean; noTimeout?: boolean } = {},
+  ): BatchResult {
+    const source = results[Symbol.iterator]();
+    const cursor: OpenCursor = {
+      ns,
+      source,
+      lookahead: source.next(),
+      lastUsed: Date.now(),
+      noTimeout: opts.noTimeout ?? false,
+    };
+    const batch = takeBatch(cursor, opts.batchSize ?? 101);
+    if (cursor.lookahead.done || opts.singleBatch) {
+      closeSource(cursor);
+      return { batch, id: 0n };
+    }
+    const id = this.allocateId();
+    this.cursors.set(id, cursor);
+    return { batch, id };
+  }
+
+  /** The next batch of cursor `id` in namespace `ns`; batchSize undefined = up to 16 MiB. */
+  getMore(id: bigint, ns: string, batchSize?: number): BatchResult {
+    const cursor = this.cursors.get(id);
+    if (!cursor) throw mongoError('CursorNotFound', `cursor id ${id} not found`);
+    if (cursor.ns !== ns) {
+      throw mongoError(
+        'Unauthorized',
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+      );
+    }
+    cursor.lastUsed = Date.now();
+    const batch = takeBatch(cursor, batchSize && batchSize > 0 ? batchSize : Infinity);
+    if (cursor.lookahead.done) {
+      this.cursors.delete(id);
+      return { batch, id: 0n };
+    }
+    return { batch, id };
+  }
+
+  /** Kills the listed cursors of namespace `ns` (others count as not found). */
+  kill(ns: string, ids: bigint[]): KillCursorsResult {
+    const result: KillCursorsResult = { cursorsKilled: [], cursorsNotFound: [], cursorsAlive: [], cursorsUnknown: [] };
+    for (const id of ids) {
+      const cursor = this.cursors.get(id);
+      if (cursor && cursor.ns === ns) {
+        closeSource(cursor);
+        this.cursors.delete(id);
+        result.cursorsKilled.push(Long.fromBigInt(id));
+      } else {
+        result.cursorsNotFound.push(Long.fromBigInt(id));
+      }
+    }
+    return result;
+  }
+
+  /** Drops every cursor of a collection (drop) or, with `wholeDb`, of a database. */
+  killNamespace(db: string, coll?: string): void {
+    for (const [id, cursor] of this.cursors) {
+      if (coll === undefined ? cursor.ns.startsWith(`${db}.`) : cursor.ns === `${db}.${coll}`) {
+        closeSource(cursor);
+        this.cursors.delete(id);
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const cursor of this.cursors.values()) closeSource(cursor);
+    this.cursors.clear();
+  }
+
+  private sweep(): void {
+    const deadline = Date.now() - this.idleTimeoutMs;
+    for (const [id, cursor] of this.cursors) {
+      if (!cursor.noTimeout && cursor.lastUsed <= deadline) {
+        closeSource(cursor);
+        this.cursors.delete(id);
+      }
+    }
+  }
+
+  /**
+   * Random positive int64 ids, as mongod's, always above 2^53 so that a
+   * client promoting Longs to numbers (db.command) cannot lose precision.
+   */
+  private allocateId(): bigint {
+    for (;;) {
+      const id = (randomBytes(8).readBigUInt64BE() & 0x3fffffffffffffffn) | 0x4000000000000000n;
+      if (!this.cursors.has(id)) return id;
+    }
+  }
+}
+
+function takeBatch(cursor: OpenCursor, batchSize: number): Document[] {
+  const batch: Document[] = [];
+  let bytes = 0;
+  while (!cursor.lookahead.done && batch.length < batchSize) {
+    const doc = cursor.lookahead.value;
+    const size = BSON.calculateObjectSize(doc);
+    // Always return at least one document, even an oversized one.
+    if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
+    batch.push(doc);
+    bytes += size;
+    cursor.lookahead = cursor.source.next();
+  }
+  return batch;
+}
+
+function closeSource(cursor: OpenCursor): void {
+  cursor.source.return?.();
+}
+
+/** The reply of a command that opens a cursor. */
+export function firstBatchReply(ns: string, result: BatchResult): Document {
+  return { cursor: { firstBatch: result.batch, id: Long.fromBigInt(result.id), ns } };
+}
+
+export function nextBatchReply(ns: string, result: BatchResult): Document {
+  return { cursor: { nextBatch: result.batch, id: Long.fromBigInt(result.id), ns } };
+}

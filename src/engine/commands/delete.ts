@@ -1,0 +1,68 @@
+import { mongoError } from '../errors.js';
+import type { Collation, Document } from '../query/types.js';
+import { isPlainObject, toDouble } from '../query/values.js';
+import { collectionParam } from './namespace.js';
+import { missingField, optionalDocument, requiredArray } from './params.js';
+import { readDocuments } from './read-helpers.js';
+import type { CommandHandler } from './types.js';
+import { flushWrites, isOrdered, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
+
+interface DeleteStatement {
+  q: Document;
+  limit: 0 | 1;
+  collation?: Collation;
+  hint?: unknown;
+}
+
+function parseStatement(raw: unknown): DeleteStatement {
+  if (!isPlainObject(raw)) throw mongoError('TypeMismatch', "BSON field 'delete.deletes' must contain only objects");
+  const q = optionalDocument(raw, 'delete.deletes', 'q');
+  if (q === undefined) throw missingField('delete.deletes', 'q');
+  if (raw.limit === undefined) throw missingField('delete.deletes', 'limit');
+  const limit = toDouble(raw.limit);
+  if (limit !== 0 && limit !== 1) {
+    throw mongoError('FailedToParse', `The limit field in delete objects must be 0 or 1. Got ${limit}`);
+  }
+  return {
+    q,
+    limit,
+    collation: optionalDocument(raw, 'delete.deletes', 'collation') as Collation | undefined,
+    hint: raw.hint,
+  };
+}
+
+/** delete: each statement removes one (limit 1) or all (limit 0) matches. */
+export const deleteCommand: CommandHandler = {
+  name: 'delete',
+  help: 'delete documents: {delete: <collection>, deletes: [{q, limit: 0|1, collation}], ordered}',
+  async handle(body, ctx) {
+    const coll = collectionParam(body, 'delete');
+    const statements = requiredArray(body, 'delete', 'deletes');
+    const ordered = isOrdered(body);
+    const variables = optionalDocument(body, 'delete', 'let');
+    const storage = ctx.engine.storage;
+
+    let n = 0;
+    const writeErrors: WriteErrorEntry[] = [];
+    // Malformed statements fail the whole command (mongod parses them all first).
+    const parsed = statements.map(parseStatement);
+    for (let index = 0; index < parsed.length; index++) {
+      try {
+        const st = parsed[index]!;
+        const matches = readDocuments(storage, ctx.db, coll, {
+          filter: st.q,
+          collation: st.collation,
+          hint: st.hint,
+          variables,
+          limit: st.limit,
+        });
+        for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id)) n++;
+      } catch (err) {
+        writeErrors.push(toWriteError(index, err));
+        if (ordered) break;
+      }
+    }
+    await flushWrites(ctx);
+    return withWriteErrors({ n }, writeErrors);
+  },
+};

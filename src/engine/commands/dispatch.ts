@@ -1,0 +1,52 @@
+import { ErrorCodes, isMongoCommandError, mongoError } from '../errors.js';
+import type { Document } from '../query/types.js';
+import { findCommand } from './registry.js';
+import { hasTransactionFields, transactionsRefused } from './standalone-transactions.js';
+import type { CommandContext } from './types.js';
+
+/**
+ * Runs one command body and always resolves to the reply body: `ok: 1` is
+ * added to a handler's result, a MongoCommandError becomes its `{ok: 0, ...}`
+ * form, and anything else is logged and answered as InternalError (code 1)
+ * without a stack. Session fields (`lsid`, `$clusterTime`, `$readPreference`,
+ * `readConcern`) are accepted and ignored by leaving them to the handlers.
+ */
+export type Dispatch = (body: Document, ctx: CommandContext) => Promise<Document>;
+
+export interface DispatcherOptions {
+  /** Where unexpected handler errors are reported (one line each). */
+  log?: (line: string) => void;
+}
+
+export function createDispatcher({ log = (line) => process.stderr.write(`${line}\n`) }: DispatcherOptions = {}): Dispatch {
+  return async function dispatch(body, ctx) {
+    const name = firstKey(body);
+    try {
+      const handler = name === undefined ? undefined : findCommand(name);
+      if (!handler) throw mongoError('CommandNotFound', `no such command: '${name ?? ''}'`);
+      if (hasTransactionFields(body)) throw transactionsRefused();
+      const reply = await handler.handle(body, ctx);
+      if (!Object.hasOwn(reply, 'ok')) reply.ok = 1;
+      return reply;
+    } catch (err) {
+      if (isMongoCommandError(err)) return err.toReply();
+      log(`engine: command '${name}' failed: ${oneLine(err)}`);
+      return {
+        ok: 0,
+        errmsg: `internal error in command '${name}': ${oneLine(err)}`,
+        code: ErrorCodes.InternalError,
+        codeName: 'InternalError',
+      };
+    }
+  };
+}
+
+function firstKey(body: Document): string | undefined {
+  for (const key in body) return key;
+  return undefined;
+}
+
+function oneLine(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.replace(/\s+/g, ' ').slice(0, 500);
+}

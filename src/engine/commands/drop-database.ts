@@ -1,0 +1,14 @@
+import type { CommandHandler } from './types.js';
+import { flushWrites } from './write-helpers.js';
+
+/** dropDatabase: removes every collection of the command's `$db`. */
+export const dropDatabaseCommand: CommandHandler = {
+  name: 'dropDatabase',
+  help: 'drop the current database: {dropDatabase: 1}',
+  async handle(_body, ctx) {
+    ctx.engine.storage.dropDatabase(ctx.db);
+    ctx.engine.cursors.killNamespace(ctx.db);
+    await flushWrites(ctx);
+    return { dropped: ctx.db };
+  },
+};

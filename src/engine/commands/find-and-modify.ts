@@ -1,0 +1,108 @@
+import { mongoError } from '../errors.js';
+import { compileProjection } from '../query/index.js';
+import type { Collation, Document } from '../query/types.js';
+import { isPlainObject } from '../query/values.js';
+import { documentCheck } from './document-validation.js';
+import { collectionParam } from './namespace.js';
+import { optionalArray, optionalBool, optionalDocument } from './params.js';
+import { collationFor, readFirst } from './read-helpers.js';
+import type { CommandHandler } from './types.js';
+import { updateOne, upsertOne } from './update-helpers.js';
+import { flushWrites } from './write-helpers.js';
+
+interface FindAndModifyParams {
+  coll: string;
+  query: Document;
+  sort?: Document;
+  remove: boolean;
+  update?: Document | Document[];
+  returnNew: boolean;
+  upsert: boolean;
+  fields?: Document;
+  arrayFilters?: Document[];
+  collation?: Collation;
+  variables?: Document;
+  hint?: unknown;
+}
+
+function parseParams(body: Document, command: string): FindAndModifyParams {
+  const update = body.update;
+  if (update !== undefined && update !== null && !isPlainObject(update) && !Array.isArray(update)) {
+    throw mongoError('FailedToParse', "BSON field 'findAndModify.update' must be an object or an array");
+  }
+  const params: FindAndModifyParams = {
+    coll: collectionParam(body, command),
+    query: optionalDocument(body, command, 'query') ?? {},
+    sort: optionalDocument(body, command, 'sort'),
+    remove: optionalBool(body, command, 'remove') ?? false,
+    update: (update ?? undefined) as Document | Document[] | undefined,
+    returnNew: optionalBool(body, command, 'new') ?? false,
+    upsert: optionalBool(body, command, 'upsert') ?? false,
+    fields: optionalDocument(body, command, 'fields'),
+    arrayFilters: optionalArray(body, command, 'arrayFilters') as Document[] | undefined,
+    collation: optionalDocument(body, command, 'collation') as Collation | undefined,
+    variables: optionalDocument(body, command, 'let'),
+    hint: body.hint,
+  };
+  if (params.remove) {
+    if (params.update !== undefined) throw mongoError('FailedToParse', 'Cannot specify both an update and remove=true');
+    if (params.upsert) throw mongoError('FailedToParse', 'Cannot specify both upsert=true and remove=true');
+    if (params.returnNew) {
+      throw mongoError('FailedToParse', "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
+    }
+  } else if (params.update === undefined) {
+    throw mongoError('FailedToParse', 'Either an update or remove=true must be specified');
+  }
+  return params;
+}
+
+/**
+ * findAndModify: one document found, changed and returned atomically (no
+ * await between reading and writing). Errors, duplicate key included, are
+ * command errors, not writeErrors.
+ */
+export const findAndModifyCommand: CommandHandler = {
+  name: 'findAndModify',
+  aliases: ['findandmodify'],
+  help: 'find, change and return one document: {findAndModify: <collection>, query, sort, remove, update, new, upsert, fields}',
+  async handle(body, ctx) {
+    const command = Object.keys(body)[0] ?? 'findAndModify';
+    const p = parseParams(body, command);
+    const storage = ctx.engine.storage;
+    const { db } = ctx;
+    const project =
+      p.fields && Object.keys(p.fields).length > 0 ? compileProjection(p.fields, p.query) : (doc: Document) => doc;
+
+    const found = readFirst(storage, db, p.coll, {
+      filter: p.query,
+      sort: p.sort,
+      collation: p.collation,
+      hint: p.hint,
+      variables: p.variables,
+    });
+    let reply: Document;
+    if (p.remove) {
+      if (found) storage.remove(db, p.coll, found._id);
+      reply = { lastErrorObject: { n: found ? 1 : 0 }, value: found ? project(found) : null };
+    } else {
+      const check = documentCheck(storage, db, p.coll, body.bypassDocumentValidation);
+      const collation = collationFor(storage, db, p.coll, p.collation);
+      const opts = { filter: p.query, arrayFilters: p.arrayFilters, collation, variables: p.variables, check };
+      if (found) {
+        // applyUpdate works on a copy, so `found` is still the pre-image.
+        const { doc } = updateOne(storage, db, p.coll, found, p.update!, opts);
+        reply = { lastErrorObject: { n: 1, updatedExisting: true }, value: project(p.returnNew ? doc : found) };
+      } else if (p.upsert) {
+        const doc = upsertOne(storage, db, p.coll, p.update!, opts);
+        reply = {
+          lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },
+          value: p.returnNew ? project(doc) : null,
+        };
+      } else {
+        reply = { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
+      }
+    }
+    await flushWrites(ctx);
+    return reply;
+  },
+};

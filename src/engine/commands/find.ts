@@ -1,0 +1,52 @@
+import { mongoError } from '../errors.js';
+import { compileProjection } from '../query/index.js';
+import type { Collation, Document } from '../query/types.js';
+import { firstBatchReply } from './cursor-store.js';
+import { collectionParam, namespaceOf } from './namespace.js';
+import { nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
+import { readDocuments } from './read-helpers.js';
+import type { CommandHandler } from './types.js';
+
+/** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
+export const findCommand: CommandHandler = {
+  name: 'find',
+  help: 'query a collection: {find: <collection>, filter, sort, projection, skip, limit, batchSize, singleBatch}',
+  handle(body, ctx) {
+    // 1. parameters
+    const coll = collectionParam(body, 'find');
+    const filter = optionalDocument(body, 'find', 'filter') ?? {};
+    const sort = optionalDocument(body, 'find', 'sort');
+    const projection = optionalDocument(body, 'find', 'projection');
+    const skip = nonNegativeInteger(body, 'find', 'skip');
+    const limit = nonNegativeInteger(body, 'find', 'limit');
+    const batchSize = nonNegativeInteger(body, 'find', 'batchSize');
+    const singleBatch = optionalBool(body, 'find', 'singleBatch') ?? false;
+    const collation = optionalDocument(body, 'find', 'collation') as Collation | undefined;
+    const variables = optionalDocument(body, 'find', 'let');
+    const noTimeout = optionalBool(body, 'find', 'noCursorTimeout') ?? false;
+    if (optionalBool(body, 'find', 'tailable')) {
+      // Tailable cursors need capped collections, which the engine does not implement.
+      throw mongoError('BadValue', 'error processing query: tailable cursor requested on non capped collection');
+    }
+
+    // 2-3. storage scan and query step
+    let results: Iterable<Document> = readDocuments(ctx.engine.storage, ctx.db, coll, {
+      filter,
+      sort,
+      skip,
+      limit,
+      collation,
+      hint: body.hint,
+      variables,
+    });
+    if (projection && Object.keys(projection).length > 0) results = mapIterable(results, compileProjection(projection, filter));
+
+    // 4. reply
+    const ns = namespaceOf(ctx.db, coll);
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout }));
+  },
+};
+
+export function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
+  for (const item of items) yield fn(item);
+}

@@ -1,0 +1,41 @@
+import { documentCheck } from './document-validation.js';
+import { mongoError } from '../errors.js';
+import { isPlainObject } from '../query/values.js';
+import { collectionParam } from './namespace.js';
+import { requiredArray } from './params.js';
+import type { CommandHandler } from './types.js';
+import { flushWrites, isOrdered, prepareInsert, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
+
+/** insert: documents one by one; ordered stops at the first error, unordered goes on. */
+export const insertCommand: CommandHandler = {
+  name: 'insert',
+  help: 'insert documents: {insert: <collection>, documents: [...], ordered}',
+  async handle(body, ctx) {
+    const coll = collectionParam(body, 'insert');
+    const documents = requiredArray(body, 'insert', 'documents');
+    if (!documents.every(isPlainObject)) {
+      throw mongoError('TypeMismatch', "BSON field 'insert.documents' must contain only objects");
+    }
+    const ordered = isOrdered(body);
+    const storage = ctx.engine.storage;
+
+    // The collection is created even when every document fails, as mongod does.
+    storage.ensureCollection(ctx.db, coll);
+    const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
+    let n = 0;
+    const writeErrors: WriteErrorEntry[] = [];
+    for (let index = 0; index < documents.length; index++) {
+      try {
+        const doc = prepareInsert(documents[index]);
+        check(doc);
+        storage.insert(ctx.db, coll, doc);
+        n++;
+      } catch (err) {
+        writeErrors.push(toWriteError(index, err));
+        if (ordered) break;
+      }
+    }
+    await flushWrites(ctx);
+    return withWriteErrors({ n }, writeErrors);
+  },
+};

@@ -1,0 +1,38 @@
+import { compileFilter } from '../query/index.js';
+import type { Document } from '../query/types.js';
+import type { CollectionInfo } from '../storage/types.js';
+import { firstBatchReply } from './cursor-store.js';
+import { nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
+import type { CommandHandler } from './types.js';
+
+function describe(info: CollectionInfo): Document {
+  return {
+    name: info.name,
+    type: 'collection',
+    options: info.options,
+    info: { readOnly: false, uuid: info.uuid },
+    idIndex: { v: 2, key: { _id: 1 }, name: '_id_' },
+  };
+}
+
+/** listCollections: a cursor over the catalog entries of `$db`, filtered like documents. */
+export const listCollectionsCommand: CommandHandler = {
+  name: 'listCollections',
+  help: 'list collections: {listCollections: 1, filter, nameOnly, cursor: {batchSize}}',
+  handle(body, ctx) {
+    const filter = optionalDocument(body, 'listCollections', 'filter') ?? {};
+    const nameOnly = optionalBool(body, 'listCollections', 'nameOnly') ?? false;
+    const cursorOpts = optionalDocument(body, 'listCollections', 'cursor') ?? {};
+    const batchSize = nonNegativeInteger(cursorOpts, 'listCollections.cursor', 'batchSize');
+
+    const matches = compileFilter(filter, {});
+    const entries = ctx.engine.storage
+      .collections(ctx.db)
+      .map(describe)
+      .filter(matches)
+      .map((entry) => (nameOnly ? { name: entry.name, type: entry.type } : entry));
+
+    const ns = `${ctx.db}.$cmd.listCollections`;
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, entries, { batchSize }));
+  },
+};

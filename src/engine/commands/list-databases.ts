@@ -1,0 +1,33 @@
+import { compileFilter } from '../query/index.js';
+import type { Storage } from '../storage/types.js';
+import { optionalBool, optionalDocument } from './params.js';
+import type { CommandHandler } from './types.js';
+
+/**
+ * Databases that hold at least one collection. Sizes are estimates (the
+ * storage keeps no byte counts): a fixed page per collection, so a database
+ * with collections is never reported as empty.
+ */
+const PAGE = 4096;
+
+export const listDatabasesCommand: CommandHandler = {
+  name: 'listDatabases',
+  help: 'databases with their (estimated) sizes; nameOnly and filter are supported',
+  handle(body, ctx) {
+    const nameOnly = optionalBool(body, 'listDatabases', 'nameOnly') ?? false;
+    const filter = optionalDocument(body, 'listDatabases', 'filter');
+    const matches = filter ? compileFilter(filter) : () => true;
+    const infos = ctx.engine.storage
+      .databases()
+      .map((name) => describe(ctx.engine.storage, name))
+      .filter((info) => matches(info));
+    if (nameOnly) return { databases: infos.map(({ name }) => ({ name })) };
+    const totalSize = infos.reduce((sum, info) => sum + info.sizeOnDisk, 0);
+    return { databases: infos, totalSize, totalSizeMb: Math.floor(totalSize / (1024 * 1024)) };
+  },
+};
+
+function describe(storage: Storage, name: string): { name: string; sizeOnDisk: number; empty: boolean } {
+  const collections = storage.collections(name).length;
+  return { name, sizeOnDisk: collections * PAGE, empty: collections === 0 };
+}

@@ -1,0 +1,28 @@
+import { mongoError } from '../errors.js';
+import type { Document } from '../query/types.js';
+import type { IndexSpec } from '../storage/types.js';
+import { firstBatchReply } from './cursor-store.js';
+import { collectionParam } from './namespace.js';
+import { nonNegativeInteger, optionalDocument } from './params.js';
+import type { CommandHandler } from './types.js';
+
+/** An index as listIndexes shows it: `v`, `key`, `name` first, then its options. */
+export function describeIndex(spec: IndexSpec): Document {
+  const { v, key, name, ...options } = spec;
+  return { v: v ?? 2, key, name, ...options };
+}
+
+/** listIndexes: a cursor over a collection's index specs; 26 when the collection is missing. */
+export const listIndexesCommand: CommandHandler = {
+  name: 'listIndexes',
+  help: 'list indexes: {listIndexes: <collection>, cursor: {batchSize}}',
+  handle(body, ctx) {
+    const coll = collectionParam(body, 'listIndexes');
+    const cursorOpts = optionalDocument(body, 'listIndexes', 'cursor') ?? {};
+    const batchSize = nonNegativeInteger(cursorOpts, 'listIndexes.cursor', 'batchSize');
+    const info = ctx.engine.storage.collection(ctx.db, coll);
+    if (!info) throw mongoError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${coll}`);
+    const ns = `${ctx.db}.$cmd.listIndexes.${coll}`;
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, info.indexes.map(describeIndex), { batchSize }));
+  },
+};

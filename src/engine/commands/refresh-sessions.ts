@@ -1,0 +1,3 @@
+import { noopCommand } from './noop-command.js';
+
+export const refreshSessionsCommand = noopCommand('refreshSessions', 'accepted; sessions keep no server state');

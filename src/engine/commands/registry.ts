@@ -1,0 +1,90 @@
+import type { CommandHandler } from './types.js';
+import { abortTransactionCommand } from './abort-transaction.js';
+import { aggregateCommand } from './aggregate.js';
+import { buildInfoCommand } from './build-info.js';
+import { commitTransactionCommand } from './commit-transaction.js';
+import { connectionStatusCommand } from './connection-status.js';
+import { countCommand } from './count.js';
+import { createIndexesCommand } from './create-indexes.js';
+import { createCommand } from './create.js';
+import { deleteCommand } from './delete.js';
+import { distinctCommand } from './distinct.js';
+import { dropDatabaseCommand } from './drop-database.js';
+import { dropIndexesCommand } from './drop-indexes.js';
+import { dropCommand } from './drop.js';
+import { endSessionsCommand } from './end-sessions.js';
+import { findAndModifyCommand } from './find-and-modify.js';
+import { findCommand as findDocumentsCommand } from './find.js';
+import { getCmdLineOptsCommand } from './get-cmd-line-opts.js';
+import { getLogCommand } from './get-log.js';
+import { getMoreCommand } from './get-more.js';
+import { getParameterCommand } from './get-parameter.js';
+import { helloCommand } from './hello.js';
+import { hostInfoCommand } from './host-info.js';
+import { insertCommand } from './insert.js';
+import { killAllSessionsCommand } from './kill-all-sessions.js';
+import { killCursorsCommand } from './kill-cursors.js';
+import { killSessionsCommand } from './kill-sessions.js';
+import { listCollectionsCommand } from './list-collections.js';
+import { listDatabasesCommand } from './list-databases.js';
+import { listIndexesCommand } from './list-indexes.js';
+import { pingCommand } from './ping.js';
+import { refreshSessionsCommand } from './refresh-sessions.js';
+import { serverStatusCommand } from './server-status.js';
+import { updateCommand } from './update.js';
+import { whatsmyuriCommand } from './whatsmyuri.js';
+
+/**
+ * Every wire command the engine knows, in alphabetical order (FerretDB's
+ * table): one import and one row per command file. The dispatcher looks a
+ * command up by the first key of its body, case-sensitively, as mongod does;
+ * `aliases` carry the other accepted spellings (isMaster/ismaster).
+ */
+export const commandTable: readonly CommandHandler[] = [
+  abortTransactionCommand,
+  aggregateCommand,
+  buildInfoCommand,
+  commitTransactionCommand,
+  connectionStatusCommand,
+  countCommand,
+  createCommand,
+  createIndexesCommand,
+  deleteCommand,
+  distinctCommand,
+  dropCommand,
+  dropDatabaseCommand,
+  dropIndexesCommand,
+  endSessionsCommand,
+  findAndModifyCommand,
+  findDocumentsCommand,
+  getCmdLineOptsCommand,
+  getLogCommand,
+  getMoreCommand,
+  getParameterCommand,
+  helloCommand,
+  hostInfoCommand,
+  insertCommand,
+  killAllSessionsCommand,
+  killCursorsCommand,
+  killSessionsCommand,
+  listCollectionsCommand,
+  listDatabasesCommand,
+  listIndexesCommand,
+  pingCommand,
+  refreshSessionsCommand,
+  serverStatusCommand,
+  updateCommand,
+  whatsmyuriCommand,
+];
+
+const byName = new Map<string, CommandHandler>();
+for (const handler of commandTable) {
+  for (const name of [handler.name, ...(handler.aliases ?? [])]) {
+    if (byName.has(name)) throw new Error(`command '${name}' is registered twice`);
+    byName.set(name, handler);
+  }
+}
+
+export function findCommand(name: string): CommandHandler | undefined {
+  return byName.get(name);
+}

@@ -1,0 +1,98 @@
+import { mongoError } from '../errors.js';
+import type { Collation, Document } from '../query/types.js';
+import { isPlainObject } from '../query/values.js';
+import { documentCheck } from './document-validation.js';
+import { collectionParam } from './namespace.js';
+import { missingField, optionalArray, optionalBool, optionalDocument, requiredArray } from './params.js';
+import { collationFor, readDocuments } from './read-helpers.js';
+import type { CommandHandler } from './types.js';
+import { isReplacement, updateOne, upsertOne } from './update-helpers.js';
+import { flushWrites, isOrdered, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
+
+interface UpdateStatement {
+  q: Document;
+  u: Document | Document[];
+  upsert: boolean;
+  multi: boolean;
+  arrayFilters?: Document[];
+  collation?: Collation;
+  hint?: unknown;
+}
+
+function parseStatement(raw: unknown): UpdateStatement {
+  if (!isPlainObject(raw)) throw mongoError('TypeMismatch', "BSON field 'update.updates' must contain only objects");
+  const q = optionalDocument(raw, 'update.updates', 'q');
+  if (q === undefined) throw missingField('update.updates', 'q');
+  const u = raw.u;
+  if (u === undefined) throw missingField('update.updates', 'u');
+  if (!isPlainObject(u) && !Array.isArray(u)) {
+    throw mongoError('FailedToParse', "BSON field 'update.updates.u' must be an object or an array");
+  }
+  return {
+    q,
+    u: u as Document | Document[],
+    upsert: optionalBool(raw, 'update.updates', 'upsert') ?? false,
+    multi: optionalBool(raw, 'update.updates', 'multi') ?? false,
+    arrayFilters: optionalArray(raw, 'update.updates', 'arrayFilters') as Document[] | undefined,
+    collation: optionalDocument(raw, 'update.updates', 'collation') as Collation | undefined,
+    hint: raw.hint,
+  };
+}
+
+/** update: each statement updates one or all matches, or upserts. */
+export const updateCommand: CommandHandler = {
+  name: 'update',
+  help: 'update documents: {update: <collection>, updates: [{q, u, upsert, multi, arrayFilters, collation}], ordered}',
+  async handle(body, ctx) {
+    const coll = collectionParam(body, 'update');
+    const statements = requiredArray(body, 'update', 'updates');
+    const ordered = isOrdered(body);
+    const variables = optionalDocument(body, 'update', 'let');
+    const storage = ctx.engine.storage;
+    const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
+
+    let n = 0;
+    let nModified = 0;
+    const upserted: Document[] = [];
+    const writeErrors: WriteErrorEntry[] = [];
+    // Malformed statements fail the whole command (mongod parses them all first).
+    const parsed = statements.map(parseStatement);
+    for (let index = 0; index < parsed.length; index++) {
+      try {
+        const st = parsed[index]!;
+        if (st.multi && isReplacement(st.u)) {
+          throw mongoError('FailedToParse', 'multi update is not supported for replacement-style update');
+        }
+        const collation = collationFor(storage, ctx.db, coll, st.collation);
+        const opts = { filter: st.q, arrayFilters: st.arrayFilters, collation, variables, check };
+        // The scan's document set is fixed when it starts, so an updated
+        // document is never visited twice.
+        const matches = readDocuments(storage, ctx.db, coll, {
+          filter: st.q,
+          collation,
+          hint: st.hint,
+          variables,
+          limit: st.multi ? 0 : 1,
+        });
+        let matched = 0;
+        for (const doc of matches) {
+          matched++;
+          if (updateOne(storage, ctx.db, coll, doc, st.u, opts).modified) nModified++;
+          n++;
+        }
+        if (matched === 0 && st.upsert) {
+          const doc = upsertOne(storage, ctx.db, coll, st.u, opts);
+          n++;
+          upserted.push({ index, _id: doc._id });
+        }
+      } catch (err) {
+        writeErrors.push(toWriteError(index, err));
+        if (ordered) break;
+      }
+    }
+    await flushWrites(ctx);
+    const reply: Document = { n, nModified };
+    if (upserted.length > 0) reply.upserted = upserted;
+    return withWriteErrors(reply, writeErrors);
+  },
+};

@@ -1,0 +1,73 @@
+import { ObjectId } from 'bson';
+import { isMongoCommandError, mongoError } from '../errors.js';
+import type { CommandContext } from './types.js';
+import type { Document } from '../query/types.js';
+import { bsonType, isPlainObject } from '../query/values.js';
+
+/**
+ * What every write command shares: `_id` handling, field-name validation,
+ * the writeErrors entry shape, and the flush before acknowledging.
+ */
+
+export interface WriteErrorEntry {
+  index: number;
+  code: number;
+  errmsg: string;
+  [extra: string]: unknown;
+}
+
+/** mongod stores `_id` as the first field; a document without one gets an ObjectId. */
+export function withIdFirst(doc: Document, id: unknown = doc._id === undefined ? new ObjectId() : doc._id): Document {
+  const keys = Object.keys(doc);
+  if (keys[0] === '_id' && doc._id === id) return doc;
+  const out: Document = { _id: id };
+  for (const key of keys) if (key !== '_id') out[key] = doc[key];
+  return out;
+}
+
+/** The checks mongod's fixDocumentForInsert makes (all BadValue 2). */
+export function prepareInsert(document: Document): Document {
+  for (const key of Object.keys(document)) {
+    if (key.startsWith('$')) {
+      throw mongoError('BadValue', `Document can't have $ prefixed field names: ${key}`);
+    }
+  }
+  if ('_id' in document) {
+    assertValidId(document._id, 'BadValue');
+    const dollar = isPlainObject(document._id) ? Object.keys(document._id).find((k) => k.startsWith('$')) : undefined;
+    if (dollar !== undefined) {
+      throw mongoError('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+    }
+  }
+  return withIdFirst(document);
+}
+
+/** `_id` may not be an array, a regex or undefined (insert: 2; update: 53). */
+export function assertValidId(id: unknown, codeName: 'BadValue' | 'InvalidIdField'): void {
+  const type = Array.isArray(id) ? 'array' : id instanceof RegExp || bsonType(id) === 'BSONRegExp' ? 'regex' : id === undefined ? 'undefined' : undefined;
+  if (type === undefined) return;
+  if (codeName === 'BadValue') throw mongoError('BadValue', `can't use ${type === 'array' ? 'an' : 'a'} ${type} for _id`);
+  throw mongoError('InvalidIdField', `The '_id' value cannot be of type ${type}`);
+}
+
+/** A command-level error becomes a writeErrors entry; anything else is a bug and propagates. */
+export function toWriteError(index: number, err: unknown): WriteErrorEntry {
+  if (!isMongoCommandError(err)) throw err;
+  return { index, code: err.code, errmsg: err.message, ...err.extra };
+}
+
+/** Acknowledged writes are durable: wait for storage before replying. */
+export async function flushWrites(ctx: CommandContext): Promise<void> {
+  await ctx.engine.storage.flush();
+}
+
+/** `ordered` defaults to true. */
+export function isOrdered(body: Document): boolean {
+  return body.ordered !== false;
+}
+
+/** Adds `writeErrors` to a reply only when there are some (mongod omits the empty array). */
+export function withWriteErrors(reply: Document, errors: WriteErrorEntry[]): Document {
+  if (errors.length > 0) reply.writeErrors = errors;
+  return reply;
+}

@@ -1,0 +1,33 @@
+import { BSON } from 'bson';
+import { fromBsonDocument } from '../query/index.js';
+import type { Document } from '../query/types.js';
+import { WireProtocolError } from './wire-protocol-error.js';
+
+/**
+ * BSON documents inside a frame. Incoming documents are decoded with
+ * `promoteValues: false` and converted into the engine's value model (so an
+ * int32, a double and an int64 keep their types); outgoing ones are plain
+ * `BSON.serialize`.
+ */
+const DESERIALIZE_OPTIONS = { promoteValues: false } as const;
+
+/** Size of the BSON document starting at `start`, checked against `end`. */
+export function documentSizeAt(frame: Buffer, start: number, end: number, what: string): number {
+  if (start + 5 > end) throw new WireProtocolError(`truncated ${what}`);
+  const size = frame.readInt32LE(start);
+  if (size < 5 || start + size > end) throw new WireProtocolError(`${what} length ${size} does not fit its message`);
+  return size;
+}
+
+export function decodeDocument(bytes: Buffer, what: string): Document {
+  try {
+    return fromBsonDocument(BSON.deserialize(bytes, DESERIALIZE_OPTIONS) as Document);
+  } catch (err) {
+    // bson's messages name lengths and offsets, not values; cap them anyway.
+    throw new WireProtocolError(`invalid BSON in ${what}: ${String((err as Error).message).slice(0, 200)}`);
+  }
+}
+
+export function encodeDocument(doc: Document): Uint8Array {
+  return BSON.serialize(doc);
+}

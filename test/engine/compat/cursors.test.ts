@@ -1,0 +1,148 @@
+import { Long } from 'mongodb';
+import { describeCompat, type CompatCase } from './compat-cases.js';
+
+const many = Array.from({ length: 250 }, (_, i) => ({ _id: i, v: i % 7 }));
+
+const cases: CompatCase[] = [
+  {
+    name: 'a cursor iterates past the first batch of 101',
+    seed: many,
+    run: async (c) => (await c.find({}).toArray()).length,
+    expected: 250,
+  },
+  {
+    name: 'the first batch holds 101 documents and an int64 cursor id',
+    seed: many,
+    run: async (c, db) => {
+      const r = await db.command({ find: c.collectionName, filter: {} });
+      return [r.cursor.firstBatch.length, r.cursor.id instanceof Long, r.cursor.ns.endsWith(`.${c.collectionName}`)];
+    },
+    expected: [101, true, true],
+  },
+  {
+    name: 'getMore returns the rest and closes the cursor',
+    seed: many,
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 10 });
+      const next = await db.command({ getMore: first.cursor.id, collection: c.collectionName });
+      return [first.cursor.firstBatch.length, next.cursor.nextBatch.length, Number(next.cursor.id)];
+    },
+    expected: [10, 240, 0],
+  },
+  {
+    name: 'getMore batchSize limits the batch',
+    seed: many,
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 10 });
+      const next = await db.command({ getMore: first.cursor.id, collection: c.collectionName, batchSize: 5 });
+      return next.cursor.nextBatch.map((d: { _id: number }) => d._id);
+    },
+    expected: [10, 11, 12, 13, 14],
+  },
+  {
+    name: 'a limit smaller than the batch closes the cursor',
+    seed: many,
+    run: async (c, db) => {
+      const r = await db.command({ find: c.collectionName, limit: 5 });
+      return [r.cursor.firstBatch.length, Number(r.cursor.id)];
+    },
+    expected: [5, 0],
+  },
+  {
+    name: 'a limit spanning batches stops at the limit',
+    seed: many,
+    run: async (c) => (await c.find({}).limit(150).batchSize(40).toArray()).length,
+    expected: 150,
+  },
+  {
+    name: 'singleBatch closes the cursor after the first batch',
+    seed: many,
+    run: async (c, db) => {
+      const r = await db.command({ find: c.collectionName, batchSize: 3, singleBatch: true });
+      return [r.cursor.firstBatch.length, Number(r.cursor.id)];
+    },
+    expected: [3, 0],
+  },
+  {
+    name: 'an exhausted cursor has id 0',
+    seed: many.slice(0, 3),
+    run: async (c, db) => Number((await db.command({ find: c.collectionName })).cursor.id),
+    expected: 0,
+  },
+  {
+    name: 'getMore on an unknown cursor is CursorNotFound',
+    run: (c, db) => db.command({ getMore: Long.fromNumber(123456789), collection: c.collectionName }),
+    code: 43,
+  },
+  {
+    name: 'getMore with a non-int64 id is TypeMismatch',
+    run: (c, db) => db.command({ getMore: 12, collection: c.collectionName }),
+    code: 14,
+  },
+  {
+    name: 'killCursors reports killed and unknown ids',
+    seed: many,
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 2 });
+      const unknown = Long.fromNumber(987654321);
+      const r = await db.command({ killCursors: c.collectionName, cursors: [first.cursor.id, unknown] });
+      return [r.cursorsKilled.map(Number), r.cursorsNotFound.map(Number), r.cursorsAlive, r.cursorsUnknown].map((x, i) =>
+        i === 0 ? x.length : x,
+      );
+    },
+    expected: [1, [987654321], [], []],
+  },
+  {
+    name: 'a killed cursor is CursorNotFound',
+    seed: many,
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 2 });
+      await db.command({ killCursors: c.collectionName, cursors: [first.cursor.id] });
+      return db.command({ getMore: first.cursor.id, collection: c.collectionName });
+    },
+    code: 43,
+  },
+  {
+    name: 'getMore from another collection is Unauthorized',
+    seed: many,
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 2 });
+      return db.command({ getMore: first.cursor.id, collection: 'other' });
+    },
+    code: 13,
+  },
+  {
+    name: 'an aggregate cursor also spans batches',
+    seed: many,
+    run: async (c) => (await c.aggregate([{ $match: { v: { $gte: 0 } } }], { batchSize: 20 }).toArray()).length,
+    expected: 250,
+  },
+  {
+    name: 'a listIndexes cursor with a small batch still lists every index',
+    seed: many.slice(0, 1),
+    run: async (c) => {
+      await c.createIndex({ a: 1 });
+      await c.createIndex({ b: 1 });
+      return (await c.listIndexes({ batchSize: 1 }).toArray()).length;
+    },
+    expected: 3,
+  },
+  {
+    name: 'a tailable cursor on a non-capped collection is BadValue',
+    seed: many.slice(0, 5),
+    run: (c, db) => db.command({ find: c.collectionName, tailable: true }),
+    code: 2,
+  },
+  {
+    name: 'batchSize 0 gives an empty first batch and an open cursor',
+    seed: many.slice(0, 5),
+    run: async (c, db) => {
+      const r = await db.command({ find: c.collectionName, batchSize: 0 });
+      const next = await db.command({ getMore: r.cursor.id, collection: c.collectionName });
+      return [r.cursor.firstBatch.length, next.cursor.nextBatch.length];
+    },
+    expected: [0, 5],
+  },
+];
+
+describeCompat('cursors', cases);

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEngine } from '../../../src/engine/index.js';
+
+/** An engine closed with close() and started again on the same dbPath finds what it held. */
+describe('durability: a clean restart on the same dbPath', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function withClient<T>(dbPath: string, run: (client: MongoClient) => Promise<T>): Promise<T> {
+    const engine = await startEngine({ dbPath, port: 0 });
+    const client = new MongoClient(engine.uri);
+    try {
+      return await run(client);
+    } finally {
+      await client.close();
+      await engine.close();
+    }
+  }
+
+  function tempDir(): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-restart-'));
+    dirs.push(dir);
+    return path.join(dir, 'data'); // created by startEngine, as mongod's dbpath must be a directory
+  }
+
+  it('keeps collections and their indexes', async () => {
+    const dbPath = tempDir();
+    await withClient(dbPath, async (client) => {
+      await client.db('app').createCollection('menus');
+      await client.db('app').collection('menus').createIndex({ slug: 1 }, { unique: true });
+    });
+    const indexes = await withClient(dbPath, (client) => client.db('app').collection('menus').listIndexes().toArray());
+    expect(indexes.map((i) => i.name)).toEqual(['_id_', 'slug_1']);
+  });
+
+  it('keeps inserted documents', async () => {
+    const dbPath = tempDir();
+    await withClient(dbPath, (client) => client.db('app').collection<{ _id: number }>('menus').insertMany([{ _id: 1 }, { _id: 2 }]));
+    const count = await withClient(dbPath, (client) => client.db('app').collection('menus').countDocuments());
+    expect(count).toBe(2);
+  });
+
+  it('refuses a second engine on a dbPath that is in use', async () => {
+    const dbPath = tempDir();
+    const first = await startEngine({ dbPath, port: 0 });
+    try {
+      await expect(startEngine({ dbPath, port: 0 })).rejects.toThrow(/in use/);
+    } finally {
+      await first.close();
+    }
+  });
+});
