@@ -1,0 +1,19 @@
+import type { AuthCheckerFn } from 'type-graphql';
+import { hasPermission } from './actor.js';
+import { requireActor } from './require-actor.js';
+import { errors } from '../errors.js';
+import type { AppContext } from '../graphql/context.js';
+
+/**
+ * `@Authorized('menus:write')`: the caller must hold every listed permission.
+ * `@Authorized()` only needs a caller. No caller: 401 (with
+ * `WWW-Authenticate: Bearer`); a missing permission: 403 naming it.
+ */
+export const authChecker: AuthCheckerFn<AppContext> = ({ context }, required) => {
+  const actor = requireActor(context);
+  const missing = required.filter((permission) => !hasPermission(actor, permission));
+  if (missing.length > 0) {
+    throw errors.forbidden(`You do not have the permission ${missing.map((p) => `'${p}'`).join(', ')}`);
+  }
+  return true;
+};

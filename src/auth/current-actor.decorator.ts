@@ -1,0 +1,8 @@
+import { createParameterDecorator } from 'type-graphql';
+import { requireActor } from './require-actor.js';
+import type { AppContext } from '../graphql/context.js';
+
+/** Injects the authenticated `Actor`; throws 401 when there is none. */
+export function CurrentActor() {
+  return createParameterDecorator<AppContext>(({ context }) => requireActor(context));
+}

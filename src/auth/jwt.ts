@@ -1,0 +1,69 @@
+import jwt from 'jsonwebtoken';
+import type { AppConfig } from '../config.js';
+import { errors } from '../errors.js';
+
+/** The one algorithm we sign with and the only one we accept (no `none`, no RS/HS confusion). */
+const ALGORITHM = 'HS256';
+
+export type JwtSettings = AppConfig['jwt'];
+
+/** What an access token says about its holder. */
+export interface AccessTokenClaims {
+  /** User id. */
+  sub: string;
+  /** Tenant id; null for a platform administrator. */
+  tenant: string | null;
+  /** Role ids held when the token was issued. */
+  roles: string[];
+}
+
+export interface SignedAccessToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  /** Seconds until the token expires. */
+  expiresIn: number;
+}
+
+export function signAccessToken(settings: JwtSettings, claims: AccessTokenClaims): SignedAccessToken {
+  const accessToken = jwt.sign({ tenant: claims.tenant, roles: claims.roles }, settings.secret, {
+    algorithm: ALGORITHM,
+    subject: claims.sub,
+    issuer: settings.issuer,
+    audience: settings.audience,
+    expiresIn: settings.expiresInSeconds,
+  });
+  return { accessToken, tokenType: 'Bearer', expiresIn: settings.expiresInSeconds };
+}
+
+/**
+ * Verifies signature, algorithm, issuer, audience, expiry (required) and
+ * not-before; any failure is the same 401, the reason only in the message.
+ */
+export function verifyAccessToken(settings: JwtSettings, token: string): AccessTokenClaims {
+  let payload: string | jwt.JwtPayload;
+  try {
+    payload = jwt.verify(token, settings.secret, {
+      algorithms: [ALGORITHM],
+      issuer: settings.issuer,
+      audience: settings.audience,
+    });
+  } catch (err) {
+    throw errors.unauthenticated(describeJwtFailure(err));
+  }
+  if (typeof payload === 'string' || typeof payload.exp !== 'number') {
+    // jsonwebtoken only checks `exp` when present; we require it.
+    throw errors.unauthenticated('Invalid access token: no expiry');
+  }
+  const { sub, tenant, roles } = payload;
+  const validRoles = Array.isArray(roles) && roles.every((role) => typeof role === 'string');
+  if (typeof sub !== 'string' || !sub || !(tenant === null || typeof tenant === 'string') || !validRoles) {
+    throw errors.unauthenticated('Invalid access token: malformed claims');
+  }
+  return { sub, tenant, roles };
+}
+
+function describeJwtFailure(err: unknown): string {
+  if (err instanceof jwt.TokenExpiredError) return 'Access token expired';
+  if (err instanceof jwt.NotBeforeError) return 'Access token not yet valid';
+  return 'Invalid access token';
+}

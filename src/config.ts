@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Every setting of the service, read once from the environment, validated and
+ * frozen. No other module reads `process.env`: start-up code calls
+ * `loadConfig()` and passes the result down.
+ */
+export type NodeEnv = 'development' | 'test' | 'production';
+
+export interface AppConfig {
+  readonly nodeEnv: NodeEnv;
+  readonly port: number;
+  readonly host: string;
+  /** null: start the embedded engine on `dataDir`. */
+  readonly mongodbUri: string | null;
+  readonly dataDir: string;
+  readonly jwt: {
+    readonly secret: string;
+    /** True when no JWT_SECRET was given and a random one was made (tokens die with the process). */
+    readonly secretGenerated: boolean;
+    readonly issuer: string;
+    readonly audience: string;
+    /** Access token lifetime in seconds. */
+    readonly expiresInSeconds: number;
+  };
+  /** First-start administrator; null unless both ADMIN_EMAIL and ADMIN_PASSWORD are set. */
+  readonly admin: { readonly email: string; readonly password: string } | null;
+  readonly logLevel: string;
+  /** Allowed CORS origins; empty: no cross-origin access. `*` allows any. */
+  readonly corsOrigins: readonly string[];
+  /** Largest accepted request body, in bytes, and as written (for messages). */
+  readonly bodyLimit: { readonly bytes: number; readonly label: string };
+}
+
+export interface LoadedConfig {
+  config: AppConfig;
+  /** Things start-up should log as warnings (e.g. an ephemeral JWT secret). */
+  warnings: string[];
+}
+
+/** Thrown with every bad variable at once, so one start-up attempt shows them all. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const NODE_ENVS: readonly NodeEnv[] = ['development', 'test', 'production'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const MIN_SECRET_LENGTH = 32;
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Reads a value: trimmed, empty counts as absent. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+export function parseByteSize(text: string): number | null {
+  const match = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(text);
+  if (!match) return null;
+  const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? 'b').toLowerCase()];
+  return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : null;
+}
+
+export function parseDurationSeconds(text: string): number | null {
+  const match = /^(\d+)\s*(s|m|h|d)?$/i.exec(text);
+  if (!match) return null;
+  const seconds = Number(match[1]) * DURATION_UNITS[(match[2] ?? 's').toLowerCase()];
+  return seconds > 0 && Number.isSafeInteger(seconds) ? seconds : null;
+}
+
+export function loadConfig(env: Env = process.env): LoadedConfig {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+
+  const nodeEnvText = read(env, 'NODE_ENV') ?? 'development';
+  const nodeEnv = NODE_ENVS.includes(nodeEnvText as NodeEnv) ? (nodeEnvText as NodeEnv) : 'development';
+  if (nodeEnv !== nodeEnvText) {
+    problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')} (got "${nodeEnvText}")`);
+  }
+
+  const portText = read(env, 'PORT') ?? '4000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    problems.push(`PORT must be an integer from 0 to 65535 (got "${portText}")`);
+  }
+
+  const host = read(env, 'HOST') ?? '0.0.0.0';
+
+  const mongodbUri = read(env, 'MONGODB_URI') ?? null;
+  if (mongodbUri && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
+    problems.push('MONGODB_URI must start with mongodb:// or mongodb+srv://');
+  }
+
+  const dataDir = read(env, 'DATA_DIR') ?? './data';
+
+  let secret = read(env, 'JWT_SECRET');
+  let secretGenerated = false;
+  if (secret && secret.length < MIN_SECRET_LENGTH) {
+    problems.push(`JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters long`);
+  } else if (!secret && nodeEnv === 'production') {
+    problems.push('JWT_SECRET is required in production');
+  } else if (!secret) {
+    secret = randomBytes(48).toString('base64url');
+    secretGenerated = true;
+    if (nodeEnv === 'development') {
+      warnings.push('JWT_SECRET is not set: using an ephemeral random secret; tokens stop working on restart');
+    }
+  }
+
+  const issuer = read(env, 'JWT_ISSUER') ?? 'admin-gateway';
+  const audience = read(env, 'JWT_AUDIENCE') ?? 'admin-gateway';
+
+  const expiresText = read(env, 'JWT_EXPIRES_IN') ?? '1h';
+  const expiresInSeconds = parseDurationSeconds(expiresText);
+  if (expiresInSeconds === null) {
+    problems.push(`JWT_EXPIRES_IN must be a positive duration like 3600, 15m, 1h, 7d (got "${expiresText}")`);
+  }
+
+  const adminEmail = read(env, 'ADMIN_EMAIL');
+  const adminPassword = env.ADMIN_PASSWORD; // not trimmed: spaces may be part of a password
+  if (adminEmail && !adminPassword) problems.push('ADMIN_PASSWORD is required when ADMIN_EMAIL is set');
+  if (!adminEmail && adminPassword) problems.push('ADMIN_EMAIL is required when ADMIN_PASSWORD is set');
+  if (adminEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(adminEmail)) {
+    problems.push('ADMIN_EMAIL must be an email address');
+  }
+
+  const logLevel = read(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+
+  const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const badOrigins = corsOrigins.filter((origin) => origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin));
+  if (badOrigins.length > 0) {
+    problems.push(`CORS_ORIGINS entries must be * or http(s)://host[:port] (bad: ${badOrigins.join(', ')})`);
+  }
+
+  const bodyLimitText = read(env, 'BODY_LIMIT') ?? '1mb';
+  const bodyLimitBytes = parseByteSize(bodyLimitText);
+  if (bodyLimitBytes === null) {
+    problems.push(`BODY_LIMIT must be a size like 1048576, 100kb, 1mb (got "${bodyLimitText}")`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config: AppConfig = {
+    nodeEnv,
+    port,
+    host,
+    mongodbUri,
+    dataDir,
+    jwt: {
+      secret: secret as string,
+      secretGenerated,
+      issuer,
+      audience,
+      expiresInSeconds: expiresInSeconds as number,
+    },
+    admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : null,
+    logLevel,
+    corsOrigins,
+    bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
+  };
+  return { config: deepFreeze(config), warnings };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

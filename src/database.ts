@@ -1,0 +1,64 @@
+import mongoose from 'mongoose';
+import type { AppConfig } from './config.js';
+import type { Logger } from './logger.js';
+
+/** The embedded engine's entry (src/engine/index.ts), as start-up uses it. */
+export type EngineOptions = { dbPath: string } | { inMemory: true; port?: number; host?: string };
+export interface RunningEngine {
+  uri: string;
+  close(): Promise<void>;
+}
+
+export interface Database {
+  /** The connection string in use (engine or MONGODB_URI). */
+  uri: string;
+  /** Disconnects mongoose, then stops the engine when we started it. */
+  close(): Promise<void>;
+}
+
+/** Database name used when the URI names none (always, for the embedded engine). */
+export const DEFAULT_DB_NAME = 'admin_gateway';
+
+export async function startEmbeddedEngine(options: EngineOptions): Promise<RunningEngine> {
+  const { startEngine } = (await import('./engine/index.js')) as {
+    startEngine(options: EngineOptions): Promise<RunningEngine>;
+  };
+  return startEngine(options);
+}
+
+/**
+ * MONGODB_URI when set, else the embedded engine on DATA_DIR; then mongoose
+ * connects and every model's collection and indexes exist before the first request.
+ */
+export async function openDatabase(
+  config: Pick<AppConfig, 'mongodbUri' | 'dataDir'>,
+  logger: Logger,
+  engineOptions: EngineOptions = { dbPath: config.dataDir },
+): Promise<Database> {
+  const engine = config.mongodbUri ? null : await startEmbeddedEngine(engineOptions);
+  const uri = config.mongodbUri ?? engine!.uri;
+  try {
+    await connectMongoose(uri);
+  } catch (err) {
+    await engine?.close();
+    throw err;
+  }
+  logger.info({ embedded: engine !== null }, 'database connected');
+  return {
+    uri,
+    async close() {
+      await mongoose.disconnect();
+      await engine?.close();
+    },
+  };
+}
+
+export async function connectMongoose(uri: string, dbName = uriDatabase(uri) ?? DEFAULT_DB_NAME): Promise<void> {
+  mongoose.set('strictQuery', true);
+  await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000 });
+  await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
+}
+
+function uriDatabase(uri: string): string | undefined {
+  return /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri)?.[1];
+}

@@ -1,0 +1,85 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * The service's one error catalogue. Every client-facing error is an AppError
+ * with a code and an HTTP status set here, once. GraphQL renders it as
+ * `extensions.code` + `extensions.http.status` (+ `extensions.errors`), REST
+ * renders the same data as RFC 9457 `application/problem+json`.
+ */
+export const errorCatalogue = {
+  BAD_USER_INPUT: { status: 400, title: 'Bad Request' },
+  UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  NOT_FOUND: { status: 404, title: 'Not Found' },
+  CONFLICT: { status: 409, title: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
+  RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
+  INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** One failing input field: which field, which rule, in words. */
+export interface FieldError {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  /** Validation failures, one per field and rule. */
+  errors?: FieldError[];
+  /** Response headers the error implies (WWW-Authenticate, Retry-After). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends GraphQLError {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fieldErrors?: FieldError[];
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    const { status } = errorCatalogue[code];
+    const headers = options.headers ?? {};
+    super(message, {
+      originalError: options.cause instanceof Error ? options.cause : undefined,
+      extensions: {
+        code,
+        http: { status, headers },
+        ...(options.errors ? { errors: options.errors } : {}),
+      },
+    });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = status;
+    this.fieldErrors = options.errors;
+    this.headers = headers;
+  }
+}
+
+/** Small named constructors so call sites read as the refusal they are. */
+export const errors = {
+  badInput: (message: string, fieldErrors?: FieldError[]) =>
+    new AppError('BAD_USER_INPUT', message, { errors: fieldErrors }),
+  invalidField: (field: string, rule: string, message: string) =>
+    new AppError('BAD_USER_INPUT', message, { errors: [{ field, rule, message }] }),
+  unauthenticated: (message = 'Authentication required') =>
+    new AppError('UNAUTHENTICATED', message, { headers: { 'WWW-Authenticate': 'Bearer' } }),
+  forbidden: (message: string) => new AppError('FORBIDDEN', message),
+  notFound: (what: string, id?: string) =>
+    new AppError('NOT_FOUND', id ? `${what} '${id}' was not found` : `${what} was not found`),
+  conflict: (field: string, message: string) =>
+    new AppError('CONFLICT', message, { errors: [{ field, rule: 'unique', message }] }),
+  payloadTooLarge: (limit: string) =>
+    new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${limit}`),
+  rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
+    new AppError('RATE_LIMITED', message, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    }),
+};
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

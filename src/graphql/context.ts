@@ -1,0 +1,25 @@
+import type { Actor } from '../auth/actor.js';
+import type { AppConfig } from '../config.js';
+import type { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * What every resolver sees, on both surfaces: GraphQL (Apollo's context
+ * function) and REST (SOFA's `context` option) build it with the same
+ * factory, `createRequestContextFactory` in src/http/request-context.ts.
+ */
+export interface AppContext {
+  /** null: no credential was sent. */
+  actor: Actor | null;
+  requestId: string;
+  ip: string;
+  origin?: string;
+  logger: Logger;
+  /** The service's settings (e.g. JWT settings for login). */
+  config: AppConfig;
+  /**
+   * A credential was sent but refused (401/403/429). Kept, not thrown, so that
+   * operations open to anyone (login) still work; protected operations throw it.
+   */
+  credentialError?: AppError;
+}

@@ -1,0 +1,118 @@
+import type { ValidationError } from 'class-validator';
+import { GraphQLError } from 'graphql';
+import mongoose from 'mongoose';
+import { ArgumentValidationError } from 'type-graphql';
+import { AppError, errorCatalogue, errors, type ErrorCode, type FieldError } from '../errors.js';
+
+/**
+ * Turns anything thrown while serving a request into the AppError both
+ * surfaces render: our own errors pass through, known library errors get
+ * their code and status here (once), the rest become a masked 500 that
+ * keeps the original as `cause` for the log.
+ */
+export function normalizeError(thrown: unknown): AppError {
+  const chain = causeChain(thrown);
+  for (const error of chain) {
+    if (error instanceof AppError) return error;
+    if (error instanceof ArgumentValidationError) return fromValidation(error.extensions.validationErrors);
+    const fromDatabase = fromMongoose(error);
+    if (fromDatabase) return fromDatabase;
+  }
+  // Only GraphQLErrors all the way down: graphql-js refused the request itself
+  // (the outermost message is the complete one, e.g. 'Variable "$x" got invalid value').
+  if (chain.at(-1) instanceof GraphQLError) return fromGraphQL(chain[0] as GraphQLError);
+  return internalError(chain.at(-1));
+}
+
+export function internalError(cause: unknown): AppError {
+  return new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', { cause });
+}
+
+/** True when the error is a masked unexpected failure (log its cause). */
+export function isUnexpected(error: AppError): boolean {
+  return error.code === 'INTERNAL_SERVER_ERROR';
+}
+
+const logged = new WeakSet<AppError>();
+
+/** Remembers that an unexpected error was logged already, so renderers do not log it twice. */
+export function markLogged(error: AppError): void {
+  logged.add(error);
+}
+
+export function wasLogged(error: AppError): boolean {
+  return logged.has(error);
+}
+
+/** A GraphQLError wraps what was really thrown (`originalError`): the error, then what it wraps, and so on. */
+function causeChain(thrown: unknown): unknown[] {
+  const chain = [thrown];
+  let current = thrown;
+  while (current instanceof GraphQLError && !(current instanceof AppError) && current.originalError) {
+    current = current.originalError;
+    chain.push(current);
+  }
+  return chain;
+}
+
+/** class-validator results, nested objects flattened to dotted field paths. */
+export function validationFieldErrors(results: readonly ValidationError[], prefix = ''): FieldError[] {
+  return results.flatMap((result) => {
+    const field = prefix ? `${prefix}.${result.property}` : result.property;
+    const own = Object.entries(result.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
+    return [...own, ...validationFieldErrors(result.children ?? [], field)];
+  });
+}
+
+function fromValidation(results: readonly ValidationError[]): AppError {
+  const fieldErrors = validationFieldErrors(results);
+  const fields = [...new Set(fieldErrors.map((e) => e.field))];
+  return errors.badInput(`Invalid value for ${fields.join(', ')}`, fieldErrors);
+}
+
+function fromMongoose(error: unknown): AppError | undefined {
+  if (error instanceof mongoose.Error.CastError) {
+    return errors.invalidField(error.path, 'type', `${error.path} has an invalid value`);
+  }
+  if (error instanceof mongoose.Error.ValidationError) {
+    const fieldErrors = Object.values(error.errors).map((e) => ({ field: e.path, rule: e.kind, message: e.message }));
+    return errors.badInput(`Invalid value for ${fieldErrors.map((e) => e.field).join(', ')}`, fieldErrors);
+  }
+  if (isDuplicateKey(error)) {
+    const keys = Object.keys(error.keyPattern ?? error.keyValue ?? {});
+    const field = keys.find((key) => key !== 'tenant_id') ?? keys[0] ?? 'id';
+    return errors.conflict(field, `A record with this ${field} already exists`);
+  }
+  return undefined;
+}
+
+function isDuplicateKey(error: unknown): error is { keyPattern?: object; keyValue?: object } {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}
+
+/**
+ * Errors graphql-js makes before any resolver runs (syntax, validation,
+ * variable coercion) are the client's: 400, naming the variable when there is one.
+ * Errors that already carry an HTTP status (SOFA's "invalid JSON") keep it.
+ */
+function fromGraphQL(error: GraphQLError): AppError {
+  const status = (error.extensions?.http as { status?: number } | undefined)?.status;
+  const extensionCode = error.extensions?.code;
+  const code = isErrorCode(extensionCode) ? extensionCode : status ? codeForStatus(status) : 'BAD_USER_INPUT';
+  if (code === 'INTERNAL_SERVER_ERROR') return internalError(error);
+  const variable = /^Variable "\$([\w]+)"/.exec(error.message)?.[1];
+  if (code === 'BAD_USER_INPUT' && variable) {
+    const rule = /was not provided|must not be null/.test(error.message) ? 'required' : 'type';
+    return errors.invalidField(variable, rule, error.message);
+  }
+  return new AppError(code, error.message, code === 'UNAUTHENTICATED' ? { headers: { 'WWW-Authenticate': 'Bearer' } } : {});
+}
+
+function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
+}
+
+function codeForStatus(status: number): ErrorCode {
+  const match = (Object.keys(errorCatalogue) as ErrorCode[]).find((code) => errorCatalogue[code].status === status);
+  return match ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_USER_INPUT');
+}

@@ -1,0 +1,32 @@
+import express, { Router } from 'express';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+
+/**
+ * Swagger UI at `<basePath>/docs/`, served from the local swagger-ui-dist
+ * files (no CDN), pointed at our own OpenAPI document.
+ */
+export function useDocs({ basePath, openApiPath }: { basePath: string; openApiPath: string }): Router {
+  const router = Router();
+  const docsPath = `${basePath}/docs`;
+  const initializer = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: ${JSON.stringify(openApiPath)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: 'StandaloneLayout',
+  });
+};
+`;
+  // The page loads its assets relatively (./swagger-ui.css), so it must live under a trailing slash.
+  router.get(docsPath, (req, res, next) => {
+    if (req.path.endsWith('/')) return next();
+    res.redirect(301, `${docsPath}/`);
+  });
+  router.get(`${docsPath}/swagger-initializer.js`, (_req, res) => {
+    res.type('application/javascript').send(initializer);
+  });
+  router.use(docsPath, express.static(getAbsoluteFSPath(), { index: 'index.html', redirect: false }));
+  return router;
+}

@@ -1,0 +1,28 @@
+import type { RequestHandler } from 'express';
+
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-API-Key, X-Request-Id, Apollo-Require-Preflight';
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/**
+ * CORS for the origins in CORS_ORIGINS (`*`: any). Other origins get no CORS
+ * headers, so browsers refuse them; preflights end here with 204.
+ */
+export function useCors({ origins }: { origins: readonly string[] }): RequestHandler {
+  const anyOrigin = origins.includes('*');
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    if (origin && (anyOrigin || origins.includes(origin))) {
+      res.vary('Origin');
+      res.setHeader('Access-Control-Allow-Origin', anyOrigin ? '*' : origin);
+      res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, WWW-Authenticate, Retry-After');
+      if (req.method === 'OPTIONS') {
+        res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
+        res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+        res.setHeader('Access-Control-Max-Age', '600');
+        res.status(204).end();
+        return;
+      }
+    }
+    next();
+  };
+}

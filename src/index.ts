@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import { createServer } from 'node:http';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './database.js';
+import { buildAppSchema } from './graphql/build-schema.js';
+import { createApp, GRAPHQL_PATH, REST_BASE_PATH } from './http/app.js';
+import { createLogger } from './logger.js';
+import { bootstrapAdmin } from './users/bootstrap.js';
+
+/**
+ * Start-up only: config -> database (embedded engine unless MONGODB_URI) ->
+ * first admin -> schema -> HTTP. SIGTERM/SIGINT drain HTTP, then close the
+ * database and the engine.
+ */
+async function main(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const { config, warnings } = loaded;
+  const logger = createLogger(config);
+  warnings.forEach((warning) => logger.warn(warning));
+
+  const database = await openDatabase(config, logger);
+  await bootstrapAdmin(config, logger);
+  const schema = await buildAppSchema();
+  const { app, stop } = await createApp(config, schema, { logger });
+
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject).listen(config.port, config.host, resolve);
+  });
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${shownHost}:${config.port}`;
+  logger.info({ graphql: `${url}${GRAPHQL_PATH}`, rest: `${url}${REST_BASE_PATH}`, docs: `${url}${REST_BASE_PATH}/docs` }, `listening on ${url}`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const forced = setTimeout(() => server.closeAllConnections(), 10_000);
+    await closed;
+    clearTimeout(forced);
+    await stop();
+    await database.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,12 @@
+import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { AccessToken, LoginArgs } from './auth.types.js';
+import { login } from './auth.service.js';
+import type { AppContext } from '../graphql/context.js';
+
+@Resolver()
+export class AuthResolver {
+  @Mutation(() => AccessToken, { description: 'Signs in with email and password; open to anyone' })
+  login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<AccessToken> {
+    return login(context.config.jwt, args);
+  }
+}

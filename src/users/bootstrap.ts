@@ -1,0 +1,35 @@
+import { hashPassword } from '../auth/password.js';
+import type { AppConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import { UserModel } from './user.model.js';
+
+export interface NewAdmin {
+  email: string;
+  password: string;
+  firstName?: string;
+}
+
+/** Creates a platform administrator: no tenant, the `admin` role (`*`). */
+export async function createPlatformAdmin(admin: NewAdmin): Promise<{ id: string; email: string }> {
+  const user = await UserModel.create({
+    email: admin.email,
+    passwordHash: await hashPassword(admin.password),
+    firstName: admin.firstName ?? 'Administrator',
+    roles: ['admin'],
+    tenant_id: null,
+  });
+  return { id: user.id as string, email: user.email };
+}
+
+/**
+ * First start: when the database holds no user and ADMIN_EMAIL/ADMIN_PASSWORD
+ * are set, the platform administrator is created. Any later start finds a
+ * user and does nothing, so it is safe to leave the variables set.
+ */
+export async function bootstrapAdmin(config: Pick<AppConfig, 'admin'>, logger: Logger): Promise<boolean> {
+  if (!config.admin) return false;
+  if (await UserModel.exists({})) return false;
+  const admin = await createPlatformAdmin(config.admin);
+  logger.info({ userId: admin.id, email: admin.email }, 'created the platform administrator');
+  return true;
+}

@@ -1,0 +1,32 @@
+import { getModelForClass, index, modelOptions, prop } from '@typegoose/typegoose';
+import { Field, ID, ObjectType } from 'type-graphql';
+
+/**
+ * A named group of permissions within a tenant. The built-in `admin` and
+ * `member` roles live in code (src/auth/permissions.ts), not in this collection.
+ */
+@ObjectType({ description: 'A named set of permissions within a tenant' })
+@index({ tenant_id: 1, name: 1 }, { unique: true })
+@modelOptions({ schemaOptions: { collection: 'roles', timestamps: true } })
+export class Role {
+  @Field(() => ID)
+  readonly id!: string;
+
+  @Field()
+  @prop({ required: true, trim: true })
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @prop({ type: () => String, default: null })
+  description?: string | null;
+
+  @Field(() => [String])
+  @prop({ type: () => [String], default: [] })
+  permissions!: string[];
+
+  @Field(() => String, { nullable: true })
+  @prop({ type: () => String, default: null })
+  tenant_id!: string | null;
+}
+
+export const RoleModel = getModelForClass(Role);

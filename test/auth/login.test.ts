@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCase, callOperation, runCases, type Operation } from '../api/surfaces.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+
+/** Sign-in (`POST /auth/login`, mutation `login`), every case over both surfaces. */
+
+let app: TestApp;
+let tenantUser: TestUser;
+let platformAdmin: TestUser;
+let twinA: TestUser;
+const TWIN_EMAIL = 'twin@example.test';
+
+beforeAll(async () => {
+  app = await startTestApp();
+  [tenantUser, platformAdmin, twinA] = await Promise.all([
+    app.createUser({ tenantId: 'tenant-login', roles: ['member'], email: 'Mixed.Case@Example.test' }),
+    app.createUser({ tenantId: null }),
+    app.createUser({ tenantId: 'tenant-a', email: TWIN_EMAIL }),
+    app.createUser({ tenantId: 'tenant-b', email: TWIN_EMAIL }),
+  ]);
+});
+afterAll(() => app?.close());
+
+const LOGIN = `mutation Login($email: String!, $password: String!, $tenantId: String) {
+  login(email: $email, password: $password, tenantId: $tenantId) { accessToken tokenType expiresIn }
+}`;
+
+function login(body: Record<string, unknown>): Operation {
+  return { rest: { method: 'POST', path: '/auth/login', body }, graphql: { query: LOGIN, variables: body } };
+}
+
+/** Whether the token works: the permission list needs an authenticated caller. */
+async function tokenWorks(token: string): Promise<boolean> {
+  const response = await app.rest('GET', '/access-control/permissions', { token });
+  return response.status === 200;
+}
+
+const refusedSignIn = {
+  status: 401,
+  code: 'UNAUTHENTICATED',
+  data: (_data: unknown, _f: unknown, outcome: { message?: string }) => {
+    expect(outcome.message).toBe('Invalid email or password');
+  },
+};
+
+runCases('signing in', () => app, [
+  apiCase({
+    name: 'answers a Bearer access token for the right email and password',
+    caller: () => ({}),
+    operation: () => login({ email: tenantUser.email, password: tenantUser.password }),
+    expect: {
+      status: 200,
+      data: async (data) => {
+        expect({ tokenType: data.tokenType, expiresIn: data.expiresIn, works: await tokenWorks(data.accessToken) }).toEqual({
+          tokenType: 'Bearer',
+          expiresIn: 3600,
+          works: true,
+        });
+      },
+    },
+  }),
+  apiCase({
+    name: 'matches the email case-insensitively',
+    caller: () => ({}),
+    operation: () => login({ email: 'mixed.case@EXAMPLE.test', password: tenantUser.password }),
+    expect: { status: 200 },
+  }),
+  apiCase({
+    name: 'signs a platform administrator in without a tenant',
+    caller: () => ({}),
+    operation: () => login({ email: platformAdmin.email, password: platformAdmin.password }),
+    expect: { status: 200 },
+  }),
+  apiCase({
+    name: 'signs into the named tenant when the email exists in several',
+    caller: () => ({}),
+    operation: () => login({ email: TWIN_EMAIL, password: twinA.password, tenantId: 'tenant-a' }),
+    expect: { status: 200 },
+  }),
+  apiCase({
+    name: 'asks for tenantId when the email and password match in several tenants',
+    caller: () => ({}),
+    operation: () => login({ email: TWIN_EMAIL, password: twinA.password }),
+    expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'tenantId', rule: 'required' }] },
+  }),
+  apiCase({
+    name: 'refuses a wrong password with 401',
+    caller: () => ({}),
+    operation: () => login({ email: tenantUser.email, password: 'Wrong-passw0rd' }),
+    expect: refusedSignIn,
+  }),
+  apiCase({
+    name: 'refuses an unknown email with the same 401 as a wrong password',
+    caller: () => ({}),
+    operation: () => login({ email: 'nobody@example.test', password: 'Wrong-passw0rd' }),
+    expect: refusedSignIn,
+  }),
+  apiCase({
+    name: 'refuses a tenant the user does not belong to with the same 401',
+    caller: () => ({}),
+    operation: () => login({ email: tenantUser.email, password: tenantUser.password, tenantId: 'tenant-a' }),
+    expect: refusedSignIn,
+  }),
+  apiCase({
+    name: 'refuses a malformed email with 400 naming the field and rule',
+    caller: () => ({}),
+    operation: () => login({ email: 'not-an-email', password: 'whatever1A' }),
+    expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'email', rule: 'isEmail' }] },
+  }),
+  apiCase({
+    name: 'refuses a missing password with 400 naming the field',
+    caller: () => ({}),
+    operation: () => login({ email: tenantUser.email }),
+    expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'password', rule: 'required' }] },
+  }),
+  apiCase({
+    name: 'works with a stale credential in the request (login needs none)',
+    caller: () => ({ token: 'not-a-valid-credential' }),
+    operation: () => login({ email: tenantUser.email, password: tenantUser.password }),
+    expect: { status: 200 },
+  }),
+]);
+
+// Unknown fields exist only on REST (GraphQL refuses unknown arguments itself).
+describe('signing in over REST', () => {
+  it('refuses a body field that is not an argument of login, naming it', async () => {
+    const outcome = await callOperation(app, 'rest', login({ email: tenantUser.email, password: tenantUser.password, rememberMe: true }));
+    expect({ status: outcome.status, fields: outcome.fieldErrors.map((e) => `${e.field}:${e.rule}`) }).toEqual({
+      status: 400,
+      fields: ['rememberMe:unknown'],
+    });
+  });
+});

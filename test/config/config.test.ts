@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const SECRET = 'x'.repeat(40);
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('configuration defaults', () => {
+  const { config } = loadConfig({ NODE_ENV: 'test' });
+
+  it('listens on 0.0.0.0:4000', () => {
+    expect({ host: config.host, port: config.port }).toEqual({ host: '0.0.0.0', port: 4000 });
+  });
+
+  it('uses the embedded engine on ./data when MONGODB_URI is absent', () => {
+    expect({ uri: config.mongodbUri, dir: config.dataDir }).toEqual({ uri: null, dir: './data' });
+  });
+
+  it('issues one-hour tokens for the admin-gateway issuer and audience', () => {
+    const { issuer, audience, expiresInSeconds } = config.jwt;
+    expect({ issuer, audience, expiresInSeconds }).toEqual({ issuer: 'admin-gateway', audience: 'admin-gateway', expiresInSeconds: 3600 });
+  });
+
+  it('accepts bodies up to 1 MiB', () => {
+    expect(config.bodyLimit.bytes).toBe(1024 * 1024);
+  });
+
+  it('allows no cross-origin callers', () => {
+    expect(config.corsOrigins).toEqual([]);
+  });
+
+  it('creates no administrator', () => {
+    expect(config.admin).toBeNull();
+  });
+});
+
+describe('configuration values', () => {
+  it('reads sizes and durations with units', () => {
+    const { config } = loadConfig({ NODE_ENV: 'test', BODY_LIMIT: '100kb', JWT_EXPIRES_IN: '15m' });
+    expect([config.bodyLimit.bytes, config.jwt.expiresInSeconds]).toEqual([102400, 900]);
+  });
+
+  it('splits CORS_ORIGINS on commas', () => {
+    const { config } = loadConfig({ NODE_ENV: 'test', CORS_ORIGINS: 'https://a.example, http://b.example:8080' });
+    expect(config.corsOrigins).toEqual(['https://a.example', 'http://b.example:8080']);
+  });
+
+  it('sets the administrator only when both ADMIN_EMAIL and ADMIN_PASSWORD are given', () => {
+    const { config } = loadConfig({ NODE_ENV: 'test', ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: 'Secr3t!pw' });
+    expect(config.admin).toEqual({ email: 'root@example.com', password: 'Secr3t!pw' });
+  });
+
+  it('is frozen, nested objects included', () => {
+    const { config } = loadConfig({ NODE_ENV: 'test' });
+    expect(Object.isFrozen(config) && Object.isFrozen(config.jwt) && Object.isFrozen(config.corsOrigins)).toBe(true);
+  });
+});
+
+describe('invalid configuration', () => {
+  it('lists every bad variable at once', () => {
+    const problems = problemsOf({
+      NODE_ENV: 'staging',
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      BODY_LIMIT: 'huge',
+      JWT_EXPIRES_IN: 'soon',
+      CORS_ORIGINS: 'not a url',
+      MONGODB_URI: 'postgres://db',
+    });
+    const named = ['NODE_ENV', 'PORT', 'LOG_LEVEL', 'BODY_LIMIT', 'JWT_EXPIRES_IN', 'CORS_ORIGINS', 'MONGODB_URI'];
+    expect(named.filter((name) => !problems.some((problem) => problem.startsWith(name)))).toEqual([]);
+  });
+
+  it('puts the whole list in the error message', () => {
+    expect(() => loadConfig({ PORT: '-1', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL/);
+  });
+
+  it('refuses production without JWT_SECRET', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual(['JWT_SECRET is required in production']);
+  });
+
+  it('refuses a JWT_SECRET shorter than 32 characters', () => {
+    expect(problemsOf({ NODE_ENV: 'production', JWT_SECRET: 'short' })).toEqual([
+      'JWT_SECRET must be at least 32 characters long',
+    ]);
+  });
+
+  it('accepts production with a long enough JWT_SECRET', () => {
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).config.jwt.secret).toBe(SECRET);
+  });
+
+  it('refuses ADMIN_EMAIL without ADMIN_PASSWORD', () => {
+    expect(problemsOf({ ADMIN_EMAIL: 'root@example.com' })).toEqual(['ADMIN_PASSWORD is required when ADMIN_EMAIL is set']);
+  });
+
+  it('refuses a PORT above 65535', () => {
+    expect(problemsOf({ PORT: '70000' })).toHaveLength(1);
+  });
+});
+
+describe('JWT secret outside production', () => {
+  it('makes an ephemeral secret in development and warns about it', () => {
+    const { config, warnings } = loadConfig({ NODE_ENV: 'development' });
+    expect({ generated: config.jwt.secretGenerated, long: config.jwt.secret.length >= 32, warned: warnings.some((w) => w.includes('JWT_SECRET')) }).toEqual({
+      generated: true,
+      long: true,
+      warned: true,
+    });
+  });
+
+  it('makes a different secret on each start', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).config.jwt.secret).not.toBe(loadConfig({ NODE_ENV: 'development' }).config.jwt.secret);
+  });
+
+  it('uses the given secret without warning', () => {
+    const { config, warnings } = loadConfig({ NODE_ENV: 'development', JWT_SECRET: SECRET });
+    expect({ secret: config.jwt.secret, warnings }).toEqual({ secret: SECRET, warnings: [] });
+  });
+});

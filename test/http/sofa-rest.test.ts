@@ -1,0 +1,159 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createApp, type AppHandle } from '../../src/http/app.js';
+
+/**
+ * The REST layer's own rules, on a small schema of its own (no database):
+ * exact routes, 201 for creations, bodies read like GraphQL variables.
+ */
+
+const schema = makeExecutableSchema({
+  typeDefs: /* GraphQL */ `
+    type Thing { id: ID!, name: String!, note: String, noteWasNull: Boolean!, count: Int }
+    type Query { thing(id: ID!): Thing, things(limit: Int, mine: Boolean): [Thing!]! }
+    type Mutation {
+      createThing(name: String!, note: String, count: Int): Thing!
+      renameThing(id: ID!, name: String!): Thing!
+      setCount(id: ID!, count: Int!): Thing!
+    }
+  `,
+  resolvers: {
+    Query: {
+      thing: (_: unknown, { id }: { id: string }) => ({ id, name: 'found', noteWasNull: false }),
+      things: (_: unknown, { limit, mine }: { limit?: number; mine?: boolean }) => [{ id: `${limit}/${mine}`, name: 'n', noteWasNull: false }],
+    },
+    Mutation: {
+      // Echoes what arrived, and whether `note` came as an explicit null.
+      createThing: (_: unknown, args: { name: string; note?: string | null; count?: number }) => ({
+        id: 'new',
+        ...args,
+        noteWasNull: args.note === null,
+      }),
+      renameThing: (_: unknown, { id, name }: { id: string; name: string }) => ({ id, name, noteWasNull: false }),
+      setCount: (_: unknown, { id, count }: { id: string; count: number }) => ({ id, name: 'n', count, noteWasNull: false }),
+    },
+  },
+});
+
+const routes = {
+  'Query.thing': { method: 'GET' as const, path: '/things/:id' },
+  'Query.things': { method: 'GET' as const, path: '/things' },
+  'Mutation.setCount': { method: 'PATCH' as const, path: '/things/:id/count/:count' },
+  'Mutation.createThing': { method: 'POST' as const, path: '/things', responseStatus: 201 as const },
+  'Mutation.renameThing': { method: 'PATCH' as const, path: '/things/:id/name' },
+};
+
+let handle: AppHandle;
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'k'.repeat(40) });
+  handle = await createApp(config, schema, { restRoutes: routes, logger: pino({ level: 'silent' }) });
+  server = handle.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+});
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await handle?.stop();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('REST routes from GraphQL operations', () => {
+  it('answers 201 for an operation whose route says responseStatus: 201', async () => {
+    expect((await call('POST', '/things', { name: 'a' })).status).toBe(201);
+  });
+
+  it('answers 200 by default', async () => {
+    expect((await call('PATCH', '/things/7/name', { name: 'b' })).status).toBe(200);
+  });
+
+  it('fills arguments from the path', async () => {
+    expect((await call('GET', '/things/42')).body.id).toBe('42');
+  });
+
+  it('keeps a path parameter over a body field of the same name', async () => {
+    expect((await call('PATCH', '/things/7/name', { id: 'other', name: 'b' })).body.id).toBe('7');
+  });
+
+  it('serves no route at SOFA\'s default path when an override exists', async () => {
+    expect((await call('POST', '/create-thing', { name: 'a' })).status).toBe(404);
+  });
+
+  it('offers none of SOFA\'s subscription webhooks', async () => {
+    const response = await call('POST', '/webhook', { subscription: 'x', url: 'http://127.0.0.1:1/' });
+    expect([response.status, response.body.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('answers a wrong method on a known path with 404', async () => {
+    expect((await call('DELETE', '/things/1')).status).toBe(404);
+  });
+});
+
+describe('REST path and query arguments', () => {
+  it('converts an integer path parameter', async () => {
+    expect((await call('PATCH', '/things/1/count/5')).body.count).toBe(5);
+  });
+
+  it('refuses a word as an integer path parameter, naming the field', async () => {
+    const response = await call('PATCH', '/things/1/count/abc');
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'count', 'type']);
+  });
+
+  it('refuses a fraction as an integer path parameter, naming the field', async () => {
+    const response = await call('PATCH', '/things/1/count/1.5');
+    expect([response.status, response.body.errors?.[0]?.field]).toEqual([400, 'count']);
+  });
+
+  it('converts an integer query parameter', async () => {
+    expect((await call('GET', '/things?limit=3')).body[0].id).toBe('3/undefined');
+  });
+
+  it('reads a boolean query parameter', async () => {
+    expect((await call('GET', '/things?mine=true')).body[0].id).toBe('undefined/true');
+  });
+
+  it('refuses a word as an integer query parameter, naming the field', async () => {
+    const response = await call('GET', '/things?limit=lots');
+    expect([response.status, response.body.errors?.[0]?.field]).toEqual([400, 'limit']);
+  });
+});
+
+describe('REST bodies are read like GraphQL variables', () => {
+  it('passes an explicit null through (null clears a field)', async () => {
+    expect((await call('POST', '/things', { name: 'a', note: null })).body.noteWasNull).toBe(true);
+  });
+
+  it('leaves an absent field absent', async () => {
+    expect((await call('POST', '/things', { name: 'a' })).body.noteWasNull).toBe(false);
+  });
+
+  it('refuses a number where a string is expected, naming the field', async () => {
+    const response = await call('POST', '/things', { name: 42 });
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'name', 'type']);
+  });
+
+  it('refuses a string where an integer is expected, naming the field', async () => {
+    const response = await call('POST', '/things', { name: 'a', count: '3' });
+    expect([response.status, response.body.errors?.[0]?.field]).toEqual([400, 'count']);
+  });
+
+  it('refuses an unknown field, naming it', async () => {
+    const response = await call('POST', '/things', { name: 'a', colour: 'red' });
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'colour', 'unknown']);
+  });
+});
