@@ -1,0 +1,117 @@
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEnum,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
+import { IsCalendarDate } from '../shared/calendar-date.js';
+import { IdArgs } from '../shared/object-id.js';
+import { PageArgs } from '../shared/pagination.js';
+import { MealType, type MealMenu, type MealMenuItem } from './meal-menu.model.js';
+
+/** A dish as a client sends it. */
+@InputType({ description: 'One dish of a meal menu.' })
+export class MealMenuItemInput implements Partial<MealMenuItem> {
+  @Field()
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @Field(() => [String], { defaultValue: [] })
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 100, { each: true })
+  allergens!: string[];
+}
+
+/** `createMealMenu` / `POST /restaurant/meal-menus`: the menu fields, flat. */
+@ArgsType()
+export class CreateMealMenuArgs implements Partial<MealMenu> {
+  @Field()
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @Field({ description: 'The service day, written YYYY-MM-DD.' })
+  @IsCalendarDate()
+  date!: string;
+
+  @Field(() => MealType)
+  @IsEnum(MealType)
+  mealType!: MealType;
+
+  @Field(() => [MealMenuItemInput], { defaultValue: [] })
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  items!: MealMenuItemInput[];
+
+  @Field(() => Int, { defaultValue: 0, description: 'Expected portions, an integer >= 0.' })
+  @IsInt()
+  @Min(0)
+  estimatedPortions!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "The owning tenant: required from a platform administrator, else the caller's own.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  tenant_id?: string;
+}
+
+/** `mealMenus` / `GET /restaurant/meal-menus`: a page, optionally filtered. */
+@ArgsType()
+export class MealMenusArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Only menus of this service day (YYYY-MM-DD).' })
+  @IsOptional()
+  @IsCalendarDate()
+  date?: string | null;
+
+  @Field(() => MealType, { nullable: true, description: 'Only menus of this meal.' })
+  @IsOptional()
+  @IsEnum(MealType)
+  mealType?: MealType | null;
+
+  @Field(() => Boolean, {
+    defaultValue: false,
+    description: 'Also list soft-deleted menus (needs menus:delete).',
+  })
+  @IsBoolean()
+  includeDeleted: boolean = false;
+}
+
+/** `mealMenu(id)`, `deleteMealMenu(id)`. */
+@ArgsType()
+export class MealMenuIdArgs extends IdArgs {}
+
+/** `updateEstimatedPortions(id, portions)` / `PATCH .../{id}/estimated-portions/{portions}`. */
+@ArgsType()
+export class UpdateEstimatedPortionsArgs extends IdArgs {
+  @Field(() => Int, { description: 'The new estimated portions, an integer >= 0.' })
+  @IsInt()
+  @Min(0)
+  portions!: number;
+}

@@ -1,0 +1,56 @@
+import { Args, Authorized, Mutation, Query, Resolver } from 'type-graphql';
+import type { Actor } from '../auth/actor.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import type { Page } from '../shared/pagination.js';
+import {
+  CreateMealMenuArgs,
+  MealMenuIdArgs,
+  MealMenusArgs,
+  UpdateEstimatedPortionsArgs,
+} from './meal-menu.inputs.js';
+import { MealMenu } from './meal-menu.model.js';
+import { MealMenuService, type MealMenuDocument } from './meal-menu.service.js';
+import { DeleteMealMenuResult, MealMenuPage } from './meal-menu.types.js';
+
+/** Thin: unpack the arguments and the caller, call the service. */
+@Resolver(() => MealMenu)
+export class MealMenuResolver {
+  private readonly menus = new MealMenuService();
+
+  @Authorized('menus:read')
+  @Query(() => MealMenuPage, {
+    description: 'Meal menus of your tenant, a page at a time; includeDeleted needs menus:delete.',
+  })
+  mealMenus(@Args() args: MealMenusArgs, @CurrentActor() actor: Actor): Promise<Page<MealMenuDocument>> {
+    return this.menus.list(actor, args);
+  }
+
+  @Authorized('menus:read')
+  @Query(() => MealMenu, { description: 'One live meal menu.' })
+  mealMenu(@Args() { id }: MealMenuIdArgs, @CurrentActor() actor: Actor): Promise<MealMenuDocument> {
+    return this.menus.get(actor, id);
+  }
+
+  @Authorized('menus:write')
+  @Mutation(() => MealMenu, { description: 'Create a meal menu (stored with deletedAt: null).' })
+  createMealMenu(@Args() args: CreateMealMenuArgs, @CurrentActor() actor: Actor): Promise<MealMenuDocument> {
+    return this.menus.create(actor, args);
+  }
+
+  @Authorized('menus:write')
+  @Mutation(() => MealMenu, { description: 'Set the estimated portions (an integer >= 0); answers the menu.' })
+  updateEstimatedPortions(
+    @Args() { id, portions }: UpdateEstimatedPortionsArgs,
+    @CurrentActor() actor: Actor,
+  ): Promise<MealMenuDocument> {
+    return this.menus.updateEstimatedPortions(actor, id, portions);
+  }
+
+  @Authorized('menus:delete')
+  @Mutation(() => DeleteMealMenuResult, {
+    description: 'Soft-delete a menu that stores deletedAt; remove one that lacks the field (legacy).',
+  })
+  deleteMealMenu(@Args() { id }: MealMenuIdArgs, @CurrentActor() actor: Actor): Promise<DeleteMealMenuResult> {
+    return this.menus.delete(actor, id);
+  }
+}

@@ -1,0 +1,98 @@
+import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { hasPermission, type Actor } from '../auth/actor.js';
+import { errors } from '../errors.js';
+import { toObjectId } from '../shared/object-id.js';
+import { findPage, type Page } from '../shared/pagination.js';
+import { tenantForCreate, tenantScope } from '../shared/tenant-scope.js';
+import type { CreateMealMenuArgs, MealMenusArgs } from './meal-menu.inputs.js';
+import { MealMenu, MealMenuModel } from './meal-menu.model.js';
+import { DeleteMode, type DeleteMealMenuResult } from './meal-menu.types.js';
+
+export type MealMenuDocument = DocumentType<MealMenu>;
+
+/**
+ * A live menu: `deletedAt` null. In a query `null` also matches a missing
+ * field, so legacy records without `deletedAt` count as live too.
+ */
+const LIVE = { deletedAt: null } as const;
+
+const notFound = (id: string) => errors.notFound('Meal menu', id);
+
+/**
+ * Meal menu rules. Every method takes the caller as a plain `Actor`; every
+ * query is confined to the caller's tenant (tenant-scope.ts), so another
+ * tenant's menu is indistinguishable from a missing one (404).
+ * Ids reach here already validated as 24-hex (ObjectIdField).
+ */
+export class MealMenuService {
+  constructor(private readonly model: ReturnModelType<typeof MealMenu> = MealMenuModel) {}
+
+  async list(actor: Actor, args: MealMenusArgs): Promise<Page<MealMenuDocument>> {
+    if (args.includeDeleted && !hasPermission(actor, 'menus:delete')) {
+      throw errors.forbidden('You do not have permission to list deleted meal menus (menus:delete)');
+    }
+    const filter = {
+      ...tenantScope(actor),
+      ...(args.includeDeleted ? {} : LIVE),
+      ...(args.date ? { date: args.date } : {}),
+      ...(args.mealType ? { mealType: args.mealType } : {}),
+    };
+    return findPage(this.model, filter, args);
+  }
+
+  async get(actor: Actor, id: string): Promise<MealMenuDocument> {
+    const menu = await this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor), ...LIVE });
+    if (!menu) throw notFound(id);
+    return menu;
+  }
+
+  async create(actor: Actor, args: CreateMealMenuArgs): Promise<MealMenuDocument> {
+    const { tenant_id: requestedTenant, ...fields } = args;
+    return this.model.create({
+      ...fields,
+      tenant_id: tenantForCreate(actor, requestedTenant),
+      createdBy: actor.userId,
+      updatedBy: actor.userId,
+      // Stored explicitly: its presence is what makes a later delete soft.
+      deletedAt: null,
+    });
+  }
+
+  async updateEstimatedPortions(actor: Actor, id: string, portions: number): Promise<MealMenuDocument> {
+    const menu = await this.model.findOneAndUpdate(
+      { _id: toObjectId(id), ...tenantScope(actor), ...LIVE },
+      { $set: { estimatedPortions: portions, updatedBy: actor.userId } },
+      { returnDocument: 'after', runValidators: true },
+    );
+    if (!menu) throw notFound(id);
+    return menu;
+  }
+
+  /**
+   * Soft or hard, decided on the stored record (service-description section 3):
+   * with a `deletedAt` field it is soft-deleted, without one it is removed.
+   * Mongoose fills the schema default (null) when it loads a document, so the
+   * raw record is read through the native collection to see the field itself.
+   */
+  async delete(actor: Actor, id: string): Promise<DeleteMealMenuResult> {
+    const scope = { _id: toObjectId(id), ...tenantScope(actor) };
+    const stored = await this.model.collection.findOne(scope, { projection: { deletedAt: 1 } });
+    // Already soft-deleted counts as gone.
+    if (!stored || stored.deletedAt != null) throw notFound(id);
+
+    if ('deletedAt' in stored) {
+      // The filter repeats the decision, so a concurrent delete makes this one a 404.
+      const menu = await this.model.findOneAndUpdate(
+        { ...scope, deletedAt: { $eq: null, $exists: true } },
+        { $set: { deletedAt: new Date(), updatedBy: actor.userId } },
+        { returnDocument: 'after' },
+      );
+      if (!menu?.deletedAt) throw notFound(id);
+      return { id, mode: DeleteMode.soft, deletedAt: menu.deletedAt };
+    }
+
+    const { deletedCount } = await this.model.deleteOne({ ...scope, deletedAt: { $exists: false } });
+    if (deletedCount === 0) throw notFound(id);
+    return { id, mode: DeleteMode.hard, deletedAt: null };
+  }
+}

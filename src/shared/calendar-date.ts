@@ -1,0 +1,34 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+
+/**
+ * A calendar day is a `YYYY-MM-DD` string (no time, no zone): a restaurant's
+ * service day is the same day wherever the client sits, and the string sorts
+ * and compares exactly. It must also exist in the calendar (no 2026-02-30).
+ */
+export const CALENDAR_DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isCalendarDate(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const match = CALENDAR_DATE_PATTERN.exec(value);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  // Date.UTC rolls 2026-02-30 over to March; a real day survives the round trip.
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
+export const IS_CALENDAR_DATE = 'isCalendarDate';
+
+/** class-validator rule `isCalendarDate`: a real day written `YYYY-MM-DD`. */
+export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: IS_CALENDAR_DATE,
+      validator: {
+        validate: (value) => isCalendarDate(value),
+        defaultMessage: () => '$property must be a calendar day written YYYY-MM-DD',
+      },
+    },
+    options,
+  );
+}

@@ -1,0 +1,36 @@
+import { IsMongoId, IsOptional } from 'class-validator';
+import { Types } from 'mongoose';
+import { ArgsType, Field, ID } from 'type-graphql';
+
+/**
+ * Record ids are the `_id` ObjectIds rendered as 24 hexadecimal characters.
+ * Declaring an id argument with `@ObjectIdField()` makes a malformed id a
+ * class-validator failure (rule `isMongoId`), which the validation layer turns
+ * into 400 BAD_USER_INPUT naming the field, on both surfaces, before any
+ * service runs. Services may then call `toObjectId` without re-checking.
+ */
+export interface ObjectIdFieldOptions {
+  nullable?: boolean;
+  description?: string;
+}
+
+export function ObjectIdField(options: ObjectIdFieldOptions = {}): PropertyDecorator {
+  const { nullable = false, description = 'A record id: 24 hexadecimal characters.' } = options;
+  return (target, propertyKey) => {
+    Field(() => ID, { nullable, description })(target, propertyKey);
+    if (nullable) IsOptional()(target, propertyKey);
+    IsMongoId({ message: '$property must be a 24-character hexadecimal id' })(target, propertyKey);
+  };
+}
+
+/** Arguments of an operation that addresses one record by id. */
+@ArgsType()
+export class IdArgs {
+  @ObjectIdField()
+  id!: string;
+}
+
+/** An id that already passed `@ObjectIdField()` validation, as an ObjectId. */
+export function toObjectId(id: string): Types.ObjectId {
+  return new Types.ObjectId(id);
+}

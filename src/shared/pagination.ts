@@ -1,0 +1,107 @@
+import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
+import type { Query } from 'mongoose';
+import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { toObjectId } from './object-id.js';
+
+/**
+ * Cursor pagination shared by every list: `{items, nextCursor}`, ordered by
+ * `_id` (ObjectIds grow with insertion time, so the order is stable and a
+ * record inserted during a walk never shifts the pages already read).
+ * The cursor is opaque to clients: the base64url of the last item's 12 id
+ * bytes. `nextCursor` is null on the last page.
+ */
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * The GraphQL page type of one item class. Use it as a base class so the
+ * page gets its own name: `@ObjectType() class MealMenuPage extends Paginated(MealMenu) {}`.
+ */
+export function Paginated<TItem extends object>(itemClass: ClassType<TItem>) {
+  // Abstract and never named in a resolver, so the schema only emits the subclasses.
+  @ObjectType()
+  abstract class PageType implements Page<TItem> {
+    @Field(() => [itemClass], { description: 'The items of this page, in id order.' })
+    items!: TItem[];
+
+    @Field(() => String, {
+      nullable: true,
+      description: 'Pass as `cursor` to read the next page; null on the last page.',
+    })
+    nextCursor!: string | null;
+  }
+  return PageType;
+}
+
+const CURSOR_PATTERN = /^[A-Za-z0-9_-]{16}$/;
+
+export function encodeCursor(id: { toHexString(): string }): string {
+  return Buffer.from(id.toHexString(), 'hex').toString('base64url');
+}
+
+/** The id a cursor points after, or null when it is not one of ours. */
+export function decodeCursor(cursor: string): string | null {
+  // Node's base64 decoder skips characters it does not know: check the shape first.
+  if (!CURSOR_PATTERN.test(cursor)) return null;
+  const bytes = Buffer.from(cursor, 'base64url');
+  return bytes.length === 12 ? bytes.toString('hex') : null;
+}
+
+/** class-validator rule `isPageCursor`: a cursor this service handed out. */
+export function IsPageCursor(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isPageCursor',
+      validator: {
+        validate: (value) => typeof value === 'string' && decodeCursor(value) !== null,
+        defaultMessage: () => '$property must be a nextCursor returned by a previous page',
+      },
+    },
+    options,
+  );
+}
+
+/** `limit` and `cursor`, the arguments every list takes; extend it for filters. */
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, {
+    defaultValue: DEFAULT_PAGE_LIMIT,
+    description: `Items per page, 1 to ${MAX_PAGE_LIMIT}.`,
+  })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_LIMIT)
+  limit: number = DEFAULT_PAGE_LIMIT;
+
+  @Field(() => String, { nullable: true, description: 'The nextCursor of the previous page.' })
+  @IsOptional()
+  @IsPageCursor()
+  cursor?: string | null;
+}
+
+/** What `findPage` needs of a model: `find(filter).sort(..).limit(..)`. */
+export interface PageableModel<TDoc> {
+  find(filter: Record<string, unknown>): Query<TDoc[], TDoc>;
+}
+
+/**
+ * Runs `filter` as one page: sorted by `_id`, after the cursor's id, asking
+ * one extra record to know whether another page follows.
+ */
+export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
+  model: PageableModel<TDoc>,
+  filter: Record<string, unknown>,
+  { limit, cursor }: { limit: number; cursor?: string | null },
+): Promise<Page<TDoc>> {
+  const afterId = cursor ? decodeCursor(cursor) : null;
+  const pageFilter = afterId ? { $and: [filter, { _id: { $gt: toObjectId(afterId) } }] } : filter;
+  const found = await model.find(pageFilter).sort({ _id: 1 }).limit(limit + 1);
+  const items = found.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: found.length > limit && last ? encodeCursor(last._id) : null };
+}

@@ -1,0 +1,715 @@
+import { ObjectId, type Document } from 'mongodb';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from './surfaces.js';
+
+/**
+ * Restaurant meal menus, every route and every refusal, over REST and GraphQL.
+ * Each mutation case checks the stored record afterwards through the native
+ * driver (`mealmenus` collection), not through the API.
+ */
+
+let app: TestApp;
+const client = () => app;
+
+/** Callers, created once. Tenants are plain ids. */
+const TENANT = 'tenant-menus';
+const OTHER_TENANT = 'tenant-elsewhere';
+const LIST_TENANT = 'tenant-menu-lists';
+let admin: Caller & { id: string }; // TENANT, built-in admin role (`*`)
+let member: Caller; // TENANT, built-in member role (menus:read only)
+let outsider: Caller; // OTHER_TENANT admin
+let platform: Caller; // platform administrator, no tenant
+let listAdmin: Caller; // LIST_TENANT admin
+let listMember: Caller; // LIST_TENANT member
+let roleless: Caller; // TENANT, no role at all (not even menus:read)
+const nobody: Caller = {};
+const badToken: Caller = { token: 'not-a-valid-credential' };
+
+// ---------------------------------------------------------------- operations
+
+const MENU_FIELDS = `id name description date mealType items { name description allergens }
+  estimatedPortions tenant_id createdBy updatedBy deletedAt createdAt updatedAt`;
+
+interface ListArgs {
+  limit?: number;
+  cursor?: string;
+  date?: string;
+  mealType?: string;
+  includeDeleted?: boolean;
+}
+
+const op = {
+  list(args: ListArgs = {}): Operation {
+    const query = new URLSearchParams(Object.entries(args).map(([k, v]) => [k, String(v)])).toString();
+    return {
+      rest: { method: 'GET', path: `/restaurant/meal-menus${query ? `?${query}` : ''}` },
+      graphql: {
+        query: `query($limit: Int, $cursor: String, $date: String, $mealType: MealType, $includeDeleted: Boolean) {
+          mealMenus(limit: $limit, cursor: $cursor, date: $date, mealType: $mealType, includeDeleted: $includeDeleted) {
+            items { ${MENU_FIELDS} } nextCursor } }`,
+        variables: { ...args },
+      },
+    };
+  },
+  get(id: string): Operation {
+    return {
+      rest: { method: 'GET', path: `/restaurant/meal-menus/${id}` },
+      graphql: { query: `query($id: ID!) { mealMenu(id: $id) { ${MENU_FIELDS} } }`, variables: { id } },
+    };
+  },
+  create(body: Record<string, unknown>): Operation {
+    return {
+      rest: { method: 'POST', path: '/restaurant/meal-menus', body },
+      graphql: {
+        query: `mutation($name: String!, $description: String, $date: String!, $mealType: MealType!,
+            $items: [MealMenuItemInput!], $estimatedPortions: Int, $tenant_id: String) {
+          createMealMenu(name: $name, description: $description, date: $date, mealType: $mealType,
+            items: $items, estimatedPortions: $estimatedPortions, tenant_id: $tenant_id) { ${MENU_FIELDS} } }`,
+        variables: body,
+      },
+    };
+  },
+  /** `portions` is sent as given: REST puts it in the path, GraphQL in a variable. */
+  updatePortions(id: string, portions: unknown): Operation {
+    return {
+      rest: { method: 'PATCH', path: `/restaurant/meal-menus/${id}/estimated-portions/${String(portions)}` },
+      graphql: {
+        query: `mutation($id: ID!, $portions: Int!) {
+          updateEstimatedPortions(id: $id, portions: $portions) { ${MENU_FIELDS} } }`,
+        variables: { id, portions },
+      },
+    };
+  },
+  delete(id: string): Operation {
+    return {
+      rest: { method: 'DELETE', path: `/restaurant/meal-menus/${id}` },
+      graphql: {
+        query: 'mutation($id: ID!) { deleteMealMenu(id: $id) { id mode deletedAt } }',
+        variables: { id },
+      },
+    };
+  },
+};
+
+/** A 401 on either surface names the scheme to use. */
+const UNAUTHENTICATED = { status: 401, code: 'UNAUTHENTICATED', headers: { 'www-authenticate': /^Bearer/ } };
+
+// ------------------------------------------------------------------ fixtures
+
+function menuBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Tuesday lunch',
+    description: 'Seasonal set menu',
+    date: '2026-03-03',
+    mealType: 'lunch',
+    items: [{ name: 'Lentil soup', description: 'With cumin', allergens: ['celery'] }],
+    estimatedPortions: 120,
+    ...overrides,
+  };
+}
+
+// The collection name is part of the data contract: importers plant legacy records there.
+const menus = () => app.db.collection('mealmenus');
+const stored = (id: string) => menus().findOne({ _id: new ObjectId(id) });
+const countMenus = () => menus().countDocuments({});
+
+/** A menu created through the service (so it stores `deletedAt: null`). */
+async function createMenu(as: Caller = admin, overrides: Record<string, unknown> = {}): Promise<string> {
+  const outcome = await callOperation(app, 'rest', op.create(menuBody(overrides)), as);
+  if (outcome.status !== 201) throw new Error(`fixture create failed: ${JSON.stringify(outcome.raw.body)}`);
+  return (outcome.data as { id: string }).id;
+}
+
+/** A menu soft-deleted through the service. */
+async function createDeletedMenu(as: Caller = admin, overrides: Record<string, unknown> = {}): Promise<string> {
+  const id = await createMenu(as, overrides);
+  const outcome = await callOperation(app, 'rest', op.delete(id), as);
+  if (outcome.status !== 200) throw new Error(`fixture delete failed: ${JSON.stringify(outcome.raw.body)}`);
+  return id;
+}
+
+/** An imported/legacy record: planted by the native driver WITHOUT a deletedAt field. */
+async function plantLegacyMenu(tenant = TENANT): Promise<string> {
+  const now = new Date();
+  const _id = new ObjectId();
+  await menus().insertOne({
+    _id,
+    name: 'Imported dinner',
+    date: '2025-12-24',
+    mealType: 'dinner',
+    items: [{ name: 'Roast', allergens: [] }],
+    estimatedPortions: 40,
+    tenant_id: tenant,
+    createdBy: admin.id,
+    updatedBy: admin.id,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return _id.toHexString();
+}
+
+const unknownId = () => new ObjectId().toHexString();
+
+/** Fixture for "bad input changes nothing": the menu and its stored state before. */
+async function menuWithSnapshot(): Promise<{ id: string; before: Document | null }> {
+  const id = await createMenu();
+  return { id, before: await stored(id) };
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const [a, m, o, p, la, lm, r] = await Promise.all([
+    app.createUser({ tenantId: TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: TENANT, roles: ['member'] }),
+    app.createUser({ tenantId: OTHER_TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: null }),
+    app.createUser({ tenantId: LIST_TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: LIST_TENANT, roles: ['member'] }),
+    app.createUser({ tenantId: TENANT, roles: [] }),
+  ]);
+  admin = { token: a.token, id: a.id };
+  member = { token: m.token };
+  outsider = { token: o.token };
+  platform = { token: p.token };
+  listAdmin = { token: la.token };
+  listMember = { token: lm.token };
+  roleless = { token: r.token };
+
+  // The list tenant: three live menus over two days, one soft-deleted; nobody changes them.
+  for (const [date, mealType] of [
+    ['2026-04-01', 'lunch'],
+    ['2026-04-01', 'dinner'],
+    ['2026-04-02', 'lunch'],
+  ]) {
+    await createMenu(listAdmin, { date, mealType, name: `${mealType} ${date}` });
+  }
+  await createDeletedMenu(listAdmin, { date: '2026-04-02', mealType: 'breakfast', name: 'withdrawn' });
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+type Menu = {
+  id: string;
+  name: string;
+  date: string;
+  mealType: string;
+  estimatedPortions: number;
+  tenant_id: string;
+  deletedAt: string | null;
+};
+type MenuPage = { items: Menu[]; nextCursor: string | null };
+
+// -------------------------------------------------------------------- create
+
+runCases('Creating a meal menu (POST /restaurant/meal-menus, createMealMenu)', client, [
+  apiCase({
+    name: 'stores the menu in the caller tenant with deletedAt null and answers it (201)',
+    caller: () => admin,
+    operation: () => op.create(menuBody()),
+    expect: {
+      status: 201,
+      data: (menu: Menu & Record<string, unknown>) => {
+        expect(menu).toMatchObject({
+          name: 'Tuesday lunch',
+          date: '2026-03-03',
+          mealType: 'lunch',
+          estimatedPortions: 120,
+          tenant_id: TENANT,
+          createdBy: admin.id,
+          updatedBy: admin.id,
+          deletedAt: null,
+          items: [{ name: 'Lentil soup', description: 'With cumin', allergens: ['celery'] }],
+        });
+        expect(menu.id).toMatch(/^[0-9a-f]{24}$/);
+      },
+      db: async (_f, outcome) => {
+        const record = await stored((outcome.data as Menu).id);
+        expect(record).toMatchObject({ tenant_id: TENANT, estimatedPortions: 120, deletedAt: null });
+        expect(record && 'deletedAt' in record).toBe(true);
+      },
+    },
+  }),
+  apiCase({
+    name: 'lets a platform administrator create in the tenant it names',
+    caller: () => platform,
+    operation: () => op.create(menuBody({ tenant_id: OTHER_TENANT })),
+    expect: {
+      status: 201,
+      data: (menu: Menu) => expect(menu.tenant_id).toBe(OTHER_TENANT),
+      db: async (_f, outcome) => expect(await stored((outcome.data as Menu).id)).toMatchObject({ tenant_id: OTHER_TENANT }),
+    },
+  }),
+  apiCase({
+    name: 'refuses a platform administrator who names no tenant (400 tenant_id), storing nothing',
+    arrange: countMenus,
+    caller: () => platform,
+    operation: () => op.create(menuBody()),
+    expect: {
+      status: 400,
+      code: 'BAD_USER_INPUT',
+      fieldErrors: [{ field: 'tenant_id', rule: 'required' }],
+      db: async (before) => expect(await countMenus()).toBe(before),
+    },
+  }),
+  apiCase({
+    name: 'refuses a tenant member naming another tenant (403), storing nothing',
+    arrange: countMenus,
+    caller: () => admin,
+    operation: () => op.create(menuBody({ tenant_id: OTHER_TENANT })),
+    expect: { status: 403, code: 'FORBIDDEN', db: async (before) => expect(await countMenus()).toBe(before) },
+  }),
+  ...(
+    [
+      ['negative estimatedPortions', { estimatedPortions: -1 }, 'estimatedPortions', 'min'],
+      ['a day that does not exist', { date: '2026-02-30' }, 'date', 'isCalendarDate'],
+      ['a date-time instead of a day', { date: '2026-03-03T12:00:00Z' }, 'date', 'isCalendarDate'],
+      ['an empty name', { name: '' }, 'name', 'isLength'],
+      ['an item without a name', { items: [{ name: '', allergens: [] }] }, 'items.0.name', 'isLength'],
+    ] as const
+  ).map(([why, overrides, field, rule]) =>
+    apiCase({
+      name: `refuses ${why} (400 ${field}/${rule}), storing nothing`,
+      arrange: countMenus,
+      caller: () => admin,
+      operation: () => op.create(menuBody(overrides)),
+      expect: {
+        status: 400,
+        code: 'BAD_USER_INPUT',
+        fieldErrors: [{ field, rule }],
+        db: async (before) => expect(await countMenus()).toBe(before),
+      },
+    }),
+  ),
+  apiCase({
+    name: 'refuses an unknown meal type (400)',
+    arrange: countMenus,
+    caller: () => admin,
+    operation: () => op.create(menuBody({ mealType: 'brunch' })),
+    expect: { status: 400, code: 'BAD_USER_INPUT', db: async (before) => expect(await countMenus()).toBe(before) },
+  }),
+  apiCase({
+    name: 'refuses a caller without menus:write (403)',
+    arrange: countMenus,
+    caller: () => member,
+    operation: () => op.create(menuBody()),
+    expect: { status: 403, code: 'FORBIDDEN', db: async (before) => expect(await countMenus()).toBe(before) },
+  }),
+  apiCase({
+    name: 'refuses a call without a credential (401)',
+    caller: () => nobody,
+    operation: () => op.create(menuBody()),
+    expect: UNAUTHENTICATED,
+  }),
+  apiCase({
+    name: 'refuses a bad credential (401)',
+    caller: () => badToken,
+    operation: () => op.create(menuBody()),
+    expect: UNAUTHENTICATED,
+  }),
+]);
+
+// ---------------------------------------------------------------------- read
+
+runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', client, [
+  apiCase({
+    name: 'answers a menu of the caller tenant to a reader',
+    arrange: () => createMenu(),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: {
+      status: 200,
+      data: (menu: Menu, id) => expect(menu).toMatchObject({ id, tenant_id: TENANT, deletedAt: null }),
+    },
+  }),
+  apiCase({
+    name: 'answers a legacy record without deletedAt as live',
+    arrange: () => plantLegacyMenu(),
+    caller: () => admin,
+    operation: (id) => op.get(id),
+    expect: { status: 200, data: (menu: Menu, id) => expect(menu).toMatchObject({ id, name: 'Imported dinner' }) },
+  }),
+  apiCase({
+    name: "lets a platform administrator read any tenant's menu",
+    arrange: () => createMenu(),
+    caller: () => platform,
+    operation: (id) => op.get(id),
+    expect: { status: 200, data: (menu: Menu) => expect(menu.tenant_id).toBe(TENANT) },
+  }),
+  apiCase({
+    name: "answers 404 for another tenant's menu",
+    arrange: () => createMenu(),
+    caller: () => outsider,
+    operation: (id) => op.get(id),
+    expect: { status: 404, code: 'NOT_FOUND' },
+  }),
+  apiCase({
+    name: 'answers 404 for a soft-deleted menu',
+    arrange: () => createDeletedMenu(),
+    caller: () => admin,
+    operation: (id) => op.get(id),
+    expect: { status: 404, code: 'NOT_FOUND' },
+  }),
+  apiCase({
+    name: 'answers 404 for an unknown id',
+    caller: () => admin,
+    operation: () => op.get(unknownId()),
+    expect: { status: 404, code: 'NOT_FOUND' },
+  }),
+  apiCase({
+    name: 'answers 400 for a malformed id, naming the field and rule',
+    caller: () => admin,
+    operation: () => op.get('not-an-id'),
+    expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'id', rule: 'isMongoId' }] },
+  }),
+  apiCase({
+    name: 'refuses a caller without menus:read (403)',
+    arrange: () => createMenu(),
+    caller: () => roleless,
+    operation: (id) => op.get(id),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'refuses a call without a credential (401)',
+    caller: () => nobody,
+    operation: () => op.get(unknownId()),
+    expect: UNAUTHENTICATED,
+  }),
+  apiCase({
+    name: 'refuses a bad credential (401)',
+    caller: () => badToken,
+    operation: () => op.get(unknownId()),
+    expect: UNAUTHENTICATED,
+  }),
+]);
+
+// ---------------------------------------------------------------------- list
+
+const names = (page: MenuPage) => page.items.map((m) => m.name).sort();
+
+/** The first page of `args`, fetched over the same surface, to read its cursor. */
+async function firstPage(surface: Surface, args: ListArgs): Promise<MenuPage> {
+  const outcome = await callOperation(app, surface, op.list(args), listAdmin);
+  return outcome.data as MenuPage;
+}
+
+runCases('Listing meal menus (GET /restaurant/meal-menus, mealMenus)', client, [
+  apiCase({
+    name: "lists the live menus of the caller's tenant, soft-deleted ones hidden",
+    caller: () => listMember,
+    operation: () => op.list(),
+    expect: {
+      status: 200,
+      data: (page: MenuPage) => {
+        expect(names(page)).toEqual(['dinner 2026-04-01', 'lunch 2026-04-01', 'lunch 2026-04-02']);
+        expect(page.nextCursor).toBeNull();
+      },
+    },
+  }),
+  apiCase({
+    name: 'pages by limit, handing out a nextCursor',
+    caller: () => listMember,
+    operation: () => op.list({ limit: 2 }),
+    expect: {
+      status: 200,
+      data: (page: MenuPage) => {
+        expect(page.items).toHaveLength(2);
+        expect(page.nextCursor).toEqual(expect.any(String));
+      },
+    },
+  }),
+  apiCase({
+    name: 'continues after the cursor, with a null nextCursor on the last page',
+    arrange: (surface) => firstPage(surface, { limit: 2 }),
+    caller: () => listMember,
+    operation: (first) => op.list({ limit: 2, cursor: first.nextCursor ?? '' }),
+    expect: {
+      status: 200,
+      data: (page: MenuPage, first) => {
+        expect(page.items).toHaveLength(1);
+        expect(page.nextCursor).toBeNull();
+        expect(first.items.map((m) => m.id)).not.toContain(page.items[0]?.id);
+      },
+    },
+  }),
+  apiCase({
+    name: 'filters by service day',
+    caller: () => listMember,
+    operation: () => op.list({ date: '2026-04-01' }),
+    expect: { status: 200, data: (page: MenuPage) => expect(names(page)).toEqual(['dinner 2026-04-01', 'lunch 2026-04-01']) },
+  }),
+  apiCase({
+    name: 'filters by meal type',
+    caller: () => listMember,
+    operation: () => op.list({ mealType: 'lunch' }),
+    expect: { status: 200, data: (page: MenuPage) => expect(names(page)).toEqual(['lunch 2026-04-01', 'lunch 2026-04-02']) },
+  }),
+  apiCase({
+    name: 'includes soft-deleted menus for a menus:delete holder asking includeDeleted',
+    caller: () => listAdmin,
+    operation: () => op.list({ includeDeleted: true }),
+    expect: {
+      status: 200,
+      data: (page: MenuPage) => {
+        expect(names(page)).toContain('withdrawn');
+        expect(page.items.find((m) => m.name === 'withdrawn')?.deletedAt).toEqual(expect.any(String));
+      },
+    },
+  }),
+  apiCase({
+    name: 'refuses includeDeleted to a caller without menus:delete (403)',
+    caller: () => listMember,
+    operation: () => op.list({ includeDeleted: true }),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: "never shows another tenant's menus",
+    caller: () => outsider,
+    operation: () => op.list({ date: '2026-04-01' }),
+    expect: { status: 200, data: (page: MenuPage) => expect(page.items).toEqual([]) },
+  }),
+  ...(
+    [
+      ['a limit of 0', { limit: 0 }, 'limit', 'min'],
+      ['a limit over 100', { limit: 101 }, 'limit', 'max'],
+      ['a cursor it did not hand out', { cursor: 'garbage' }, 'cursor', 'isPageCursor'],
+      ['a malformed day', { date: '04/01/2026' }, 'date', 'isCalendarDate'],
+    ] as const
+  ).map(([why, args, field, rule]) =>
+    apiCase({
+      name: `refuses ${why} (400 ${field}/${rule})`,
+      caller: () => listMember,
+      operation: () => op.list(args),
+      expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field, rule }] },
+    }),
+  ),
+  apiCase({
+    name: 'refuses a caller without menus:read (403)',
+    caller: () => roleless,
+    operation: () => op.list(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'refuses a call without a credential (401)',
+    caller: () => nobody,
+    operation: () => op.list(),
+    expect: UNAUTHENTICATED,
+  }),
+  apiCase({
+    name: 'refuses a bad credential (401)',
+    caller: () => badToken,
+    operation: () => op.list(),
+    expect: UNAUTHENTICATED,
+  }),
+]);
+
+// ---------------------------------------------------- update estimated portions
+
+const unchanged = async ({ id, before }: { id: string; before: Document | null }) =>
+  expect(await stored(id)).toEqual(before);
+
+runCases(
+  'Updating estimated portions (PATCH /restaurant/meal-menus/{id}/estimated-portions/{portions}, updateEstimatedPortions)',
+  client,
+  [
+    apiCase({
+      name: 'sets the portions and answers the updated menu',
+      arrange: () => createMenu(),
+      caller: () => admin,
+      operation: (id) => op.updatePortions(id, 42),
+      expect: {
+        status: 200,
+        data: (menu: Menu, id) => expect(menu).toMatchObject({ id, estimatedPortions: 42 }),
+        db: async (id) => expect(await stored(id)).toMatchObject({ estimatedPortions: 42, updatedBy: admin.id }),
+      },
+    }),
+    apiCase({
+      name: 'accepts zero',
+      arrange: () => createMenu(),
+      caller: () => admin,
+      operation: (id) => op.updatePortions(id, 0),
+      expect: { status: 200, db: async (id) => expect(await stored(id)).toMatchObject({ estimatedPortions: 0 }) },
+    }),
+    apiCase({
+      name: 'updates a legacy record without adding deletedAt to it',
+      arrange: () => plantLegacyMenu(),
+      caller: () => admin,
+      operation: (id) => op.updatePortions(id, 7),
+      expect: {
+        status: 200,
+        db: async (id) => {
+          const record = await stored(id);
+          expect(record).toMatchObject({ estimatedPortions: 7 });
+          expect(record).not.toHaveProperty('deletedAt');
+        },
+      },
+    }),
+    ...(
+      [
+        ['a negative number', -1],
+        ['a fraction', 1.5],
+        ['a word', 'abc'],
+      ] as const
+    ).map(([why, portions]) =>
+      apiCase({
+        name: `refuses ${why} as portions (400) and changes nothing`,
+        arrange: menuWithSnapshot,
+        caller: () => admin,
+        operation: ({ id }) => op.updatePortions(id, portions),
+        expect: { status: 400, code: 'BAD_USER_INPUT', db: unchanged },
+      }),
+    ),
+    apiCase({
+      name: 'names the field and rule of a negative number (portions/min)',
+      arrange: menuWithSnapshot,
+      caller: () => admin,
+      operation: ({ id }) => op.updatePortions(id, -1),
+      expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'portions', rule: 'min' }] },
+    }),
+    apiCase({
+      name: 'answers 404 for a soft-deleted menu and changes nothing',
+      arrange: async () => {
+        const id = await createDeletedMenu();
+        return { id, before: await stored(id) };
+      },
+      caller: () => admin,
+      operation: ({ id }) => op.updatePortions(id, 5),
+      expect: { status: 404, code: 'NOT_FOUND', db: unchanged },
+    }),
+    apiCase({
+      name: "answers 404 for another tenant's menu and changes nothing",
+      arrange: menuWithSnapshot,
+      caller: () => outsider,
+      operation: ({ id }) => op.updatePortions(id, 5),
+      expect: { status: 404, code: 'NOT_FOUND', db: unchanged },
+    }),
+    apiCase({
+      name: 'answers 404 for an unknown id',
+      caller: () => admin,
+      operation: () => op.updatePortions(unknownId(), 5),
+      expect: { status: 404, code: 'NOT_FOUND' },
+    }),
+    apiCase({
+      name: 'answers 400 for a malformed id',
+      caller: () => admin,
+      operation: () => op.updatePortions('123', 5),
+      expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'id', rule: 'isMongoId' }] },
+    }),
+    apiCase({
+      name: 'refuses a caller without menus:write (403) and changes nothing',
+      arrange: menuWithSnapshot,
+      caller: () => member,
+      operation: ({ id }) => op.updatePortions(id, 5),
+      expect: { status: 403, code: 'FORBIDDEN', db: unchanged },
+    }),
+    apiCase({
+      name: 'refuses a call without a credential (401)',
+      caller: () => nobody,
+      operation: () => op.updatePortions(unknownId(), 5),
+      expect: UNAUTHENTICATED,
+    }),
+  ],
+);
+
+// -------------------------------------------------------------------- delete
+
+runCases('Deleting a meal menu (DELETE /restaurant/meal-menus/{id}, deleteMealMenu)', client, [
+  apiCase({
+    name: 'soft-deletes a menu that stores deletedAt: the record stays, marked',
+    arrange: () => createMenu(),
+    caller: () => admin,
+    operation: (id) => op.delete(id),
+    expect: {
+      status: 200,
+      data: (result: { id: string; mode: string; deletedAt: string }, id) => {
+        expect(result).toMatchObject({ id, mode: 'soft' });
+        expect(Number.isNaN(Date.parse(result.deletedAt))).toBe(false);
+      },
+      db: async (id, outcome) => {
+        const record = await stored(id);
+        expect(record?.['deletedAt']).toBeInstanceOf(Date);
+        expect((record?.['deletedAt'] as Date).toISOString()).toBe((outcome.data as { deletedAt: string }).deletedAt);
+      },
+    },
+  }),
+  apiCase({
+    name: 'hard-deletes a legacy record without deletedAt: the record is gone',
+    arrange: () => plantLegacyMenu(),
+    caller: () => admin,
+    operation: (id) => op.delete(id),
+    expect: {
+      status: 200,
+      data: (result: unknown, id) => expect(result).toEqual({ id, mode: 'hard', deletedAt: null }),
+      db: async (id) => expect(await stored(id)).toBeNull(),
+    },
+  }),
+  apiCase({
+    name: 'answers 404 for a second delete of a soft-deleted menu, leaving deletedAt as it was',
+    arrange: async () => {
+      const id = await createDeletedMenu();
+      return { id, before: await stored(id) };
+    },
+    caller: () => admin,
+    operation: ({ id }) => op.delete(id),
+    expect: { status: 404, code: 'NOT_FOUND', db: unchanged },
+  }),
+  apiCase({
+    name: 'answers 404 for a second delete of a hard-deleted record',
+    arrange: async () => {
+      const id = await plantLegacyMenu();
+      await callOperation(app, 'rest', op.delete(id), admin);
+      return id;
+    },
+    caller: () => admin,
+    operation: (id) => op.delete(id),
+    expect: { status: 404, code: 'NOT_FOUND' },
+  }),
+  apiCase({
+    name: "answers 404 for another tenant's menu and deletes nothing",
+    arrange: menuWithSnapshot,
+    caller: () => outsider,
+    operation: ({ id }) => op.delete(id),
+    expect: { status: 404, code: 'NOT_FOUND', db: unchanged },
+  }),
+  apiCase({
+    name: "answers 404 for another tenant's legacy record and removes nothing",
+    arrange: () => plantLegacyMenu(),
+    caller: () => outsider,
+    operation: (id) => op.delete(id),
+    expect: { status: 404, code: 'NOT_FOUND', db: async (id) => expect(await stored(id)).not.toBeNull() },
+  }),
+  apiCase({
+    name: 'answers 404 for an unknown id',
+    caller: () => admin,
+    operation: () => op.delete(unknownId()),
+    expect: { status: 404, code: 'NOT_FOUND' },
+  }),
+  apiCase({
+    name: 'answers 400 for a malformed id',
+    caller: () => admin,
+    operation: () => op.delete('zzzzzzzzzzzzzzzzzzzzzzzz'),
+    expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'id', rule: 'isMongoId' }] },
+  }),
+  apiCase({
+    name: 'refuses a caller without menus:delete (403) and deletes nothing',
+    arrange: menuWithSnapshot,
+    caller: () => member,
+    operation: ({ id }) => op.delete(id),
+    expect: { status: 403, code: 'FORBIDDEN', db: unchanged },
+  }),
+  apiCase({
+    name: 'refuses a call without a credential (401) and deletes nothing',
+    arrange: menuWithSnapshot,
+    caller: () => nobody,
+    operation: ({ id }) => op.delete(id),
+    expect: { ...UNAUTHENTICATED, db: unchanged },
+  }),
+  apiCase({
+    name: 'refuses a bad credential (401)',
+    caller: () => badToken,
+    operation: () => op.delete(unknownId()),
+    expect: UNAUTHENTICATED,
+  }),
+]);

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { Actor } from '../../src/auth/actor.js';
+import { isInActorTenant, tenantForCreate, tenantScope } from '../../src/shared/tenant-scope.js';
+
+function actor(tenantId: string | null): Actor {
+  return { userId: 'u1', tenantId, permissions: new Set(['*']), roles: [], via: { kind: 'jwt' } };
+}
+
+describe('tenant scope', () => {
+  it("confines a tenant member's queries to its tenant", () => {
+    expect(tenantScope(actor('t1'))).toEqual({ tenant_id: 't1' });
+  });
+
+  it('leaves a platform caller unconfined', () => {
+    expect(tenantScope(actor(null))).toEqual({});
+  });
+
+  it("tells whether a record's tenant is visible", () => {
+    expect(isInActorTenant(actor('t1'), 't1')).toBe(true);
+    expect(isInActorTenant(actor('t1'), 't2')).toBe(false);
+    expect(isInActorTenant(actor(null), 't2')).toBe(true);
+  });
+});
+
+describe('the tenant of a new record', () => {
+  it("is the member's own tenant when none is named", () => {
+    expect(tenantForCreate(actor('t1'), undefined)).toBe('t1');
+  });
+
+  it('refuses a member naming another tenant with 403', () => {
+    expect(() => tenantForCreate(actor('t1'), 't2')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+
+  it('is the tenant a platform caller names', () => {
+    expect(tenantForCreate(actor(null), 't2')).toBe('t2');
+  });
+
+  it('must be named by a platform caller (400 on tenant_id)', () => {
+    expect(() => tenantForCreate(actor(null), undefined)).toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT', fieldErrors: [expect.objectContaining({ field: 'tenant_id', rule: 'required' })] }),
+    );
+  });
+});
