@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// Only the asset folder's path: the package's main module loads the whole browser bundle.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 
 /**
  * Swagger UI at `<basePath>/docs/`, served from the local swagger-ui-dist
