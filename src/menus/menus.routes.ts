@@ -1,7 +1,4 @@
-import type { useSofa } from 'sofa-api';
-
-/** SOFA's per-operation route override (its type is not exported by name). */
-type RouteConfig = NonNullable<Parameters<typeof useSofa>[0]['routes']>[string];
+import type { RestRoutes } from '../http/rest-routes.js';
 
 /**
  * REST shapes of the meal menu operations (SOFA `routes` option), relative to
@@ -23,4 +20,4 @@ export const mealMenuRestRoutes = {
     tags: ['Meal menus'],
   },
   'Mutation.deleteMealMenu': { method: 'DELETE', path: '/restaurant/meal-menus/:id', tags: ['Meal menus'] },
-} satisfies Record<string, RouteConfig>;
+} satisfies RestRoutes;
