@@ -1,13 +1,7 @@
 import mongoose from 'mongoose';
 import type { AppConfig } from './config.js';
+import type { RunningEngine, StartEngineOptions } from './engine/index.js';
 import type { Logger } from './logger.js';
-
-/** The embedded engine's entry (src/engine/index.ts), as start-up uses it. */
-export type EngineOptions = { dbPath: string } | { inMemory: true; port?: number; host?: string };
-export interface RunningEngine {
-  uri: string;
-  close(): Promise<void>;
-}
 
 export interface Database {
   /** The connection string in use (engine or MONGODB_URI). */
@@ -19,10 +13,9 @@ export interface Database {
 /** Database name used when the URI names none (always, for the embedded engine). */
 export const DEFAULT_DB_NAME = 'admin_gateway';
 
-export async function startEmbeddedEngine(options: EngineOptions): Promise<RunningEngine> {
-  const { startEngine } = (await import('./engine/index.js')) as {
-    startEngine(options: EngineOptions): Promise<RunningEngine>;
-  };
+export async function startEmbeddedEngine(options: StartEngineOptions): Promise<RunningEngine> {
+  // Loaded on demand: with MONGODB_URI the engine (and lmdb) stays out of the process.
+  const { startEngine } = await import('./engine/index.js');
   return startEngine(options);
 }
 
@@ -33,7 +26,7 @@ export async function startEmbeddedEngine(options: EngineOptions): Promise<Runni
 export async function openDatabase(
   config: Pick<AppConfig, 'mongodbUri' | 'dataDir'>,
   logger: Logger,
-  engineOptions: EngineOptions = { dbPath: config.dataDir },
+  engineOptions: StartEngineOptions = { dbPath: config.dataDir },
 ): Promise<Database> {
   const engine = config.mongodbUri ? null : await startEmbeddedEngine(engineOptions);
   const uri = config.mongodbUri ?? engine!.uri;
