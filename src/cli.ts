@@ -19,11 +19,18 @@ stop the server first when it runs the embedded engine on the same DATA_DIR).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, password: { type: 'string' }, tenant: { type: 'string' } },
-    strict: true,
-  });
+  let values: { email?: string; password?: string; tenant?: string };
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, password: { type: 'string' }, tenant: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (err) {
+    // An unknown option or a missing value is bad usage (2), not a failure (1).
+    console.error(`${(err as Error).message}\n${usage}`);
+    return 2;
+  }
   if ((command !== 'create-admin' && command !== 'token') || !values.email) {
     console.error(usage);
     return 2;

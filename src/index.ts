@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { buildAppSchema } from './graphql/build-schema.js';
@@ -37,10 +38,18 @@ async function main(): Promise<void> {
     server.once('error', reject).listen(config.port, config.host, resolve);
   });
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost}:${config.port}`;
+  // The bound port, not config.port: with PORT=0 the system picks one.
+  const url = `http://${shownHost}:${(server.address() as AddressInfo).port}`;
   logger.info({ graphql: `${url}${GRAPHQL_PATH}`, rest: `${url}${REST_BASE_PATH}`, docs: `${url}${REST_BASE_PATH}/docs` }, `listening on ${url}`);
 
   let stopping = false;
+  // A keep-alive socket whose response ends during shutdown would otherwise stay
+  // open (and delay the exit) until keepAliveTimeout: drop it once it is idle.
+  server.on('request', (_req, res: ServerResponse) => {
+    res.once('finish', () => {
+      if (stopping) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { exited } from '../support/child-process.js';
+import { buildForTest } from '../support/test-build.js';
+
+/**
+ * The service and its CLI as child processes, built once from the current
+ * sources into dist/test-builds/service (shared by every file in test/process).
+ */
+export interface ServiceBuild {
+  /** dist/.../src/index.js */
+  index: string;
+  /** dist/.../src/cli.js */
+  cli: string;
+}
+
+export function buildService(): ServiceBuild {
+  const outDir = buildForTest({ name: 'service', entries: ['src/index.ts', 'src/cli.ts'], watch: 'src' });
+  return { index: path.join(outDir, 'src', 'index.js'), cli: path.join(outDir, 'src', 'cli.js') };
+}
+
+/**
+ * The child's environment: only what is given, plus PATH, so nothing from the
+ * test runner (NODE_ENV=test, a MONGODB_URI) leaks in.
+ */
+export function childEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...env };
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** e.g. http://127.0.0.1:54321, from the "listening on" log line. */
+  baseUrl: string;
+  /** Everything the process wrote so far, stdout and stderr. */
+  output(): string;
+  /** Resolves once `text` appears in the output. */
+  waitFor(text: string): Promise<void>;
+  /** Exit code once the process has ended (its pipes drained). */
+  exit: Promise<number | null>;
+}
+
+/** Starts `node index.js` and resolves once it logs the URL it listens on. */
+export function startService(index: string, env: Record<string, string>, cwd: string): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [index], { env: childEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const waiters = new Set<{ text: string; resolve: () => void }>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const waiter of waiters) {
+      if (output.includes(waiter.text)) {
+        waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+
+  const waitFor = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (output.includes(text)) return resolve();
+      waiters.add({ text, resolve });
+      void exit.then((code) => reject(new Error(`service exited with ${code} before printing "${text}":\n${output}`)));
+    });
+
+  return waitFor('listening on').then(() => {
+    const url = /listening on (http:\/\/\S+?)"/.exec(output)?.[1];
+    if (!url) throw new Error(`no URL in the "listening on" line:\n${output}`);
+    return { child, baseUrl: url, output: () => output, waitFor, exit };
+  });
+}
+
+/** SIGTERM, then the exit code; a process that already ended just gives its code. */
+export async function stopService(service: ServiceProcess): Promise<number | null> {
+  if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+  await exited(service.child);
+  return service.exit;
+}
