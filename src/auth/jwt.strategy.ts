@@ -1,7 +1,7 @@
 import type { Actor } from './actor.js';
 import type { CredentialStrategy } from './credentials.js';
 import { API_KEY_PREFIX } from './credentials.js';
-import { isObjectIdString } from './is-object-id.js';
+import { isObjectIdString } from '../shared/object-id.js';
 import { verifyAccessToken, type JwtSettings } from './jwt.js';
 import { permissionsOfRoles } from './role-permissions.js';
 import { errors } from '../errors.js';

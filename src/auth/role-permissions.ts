@@ -1,5 +1,5 @@
 import { RoleModel } from '../users/role.model.js';
-import { isObjectIdString } from './is-object-id.js';
+import { isObjectIdString } from '../shared/object-id.js';
 import { builtInRole } from './permissions.js';
 
 /**

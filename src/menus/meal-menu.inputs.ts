@@ -17,9 +17,15 @@ import { IdArgs } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
 import { MealType, type MealMenu, type MealMenuItem } from './meal-menu.model.js';
 
-/** A dish as a client sends it. */
-@InputType({ description: 'One dish of a meal menu.' })
-export class MealMenuItemInput implements Partial<MealMenuItem> {
+/**
+ * The name and optional description that a menu and each of its dishes carry,
+ * validated alike. It is both an args and an input type because type-graphql
+ * inherits fields only from a parent of the child's own kind; it is never used
+ * directly, so it never appears in the schema.
+ */
+@ArgsType()
+@InputType()
+export class NameAndDescriptionInput {
   @Field()
   @IsString()
   @Length(1, 200)
@@ -30,7 +36,11 @@ export class MealMenuItemInput implements Partial<MealMenuItem> {
   @IsString()
   @MaxLength(2000)
   description?: string | null;
+}
 
+/** A dish as a client sends it. */
+@InputType({ description: 'One dish of a meal menu.' })
+export class MealMenuItemInput extends NameAndDescriptionInput implements Partial<MealMenuItem> {
   @Field(() => [String], { defaultValue: [] })
   @IsArray()
   @ArrayMaxSize(50)
@@ -41,18 +51,7 @@ export class MealMenuItemInput implements Partial<MealMenuItem> {
 
 /** `createMealMenu` / `POST /restaurant/meal-menus`: the menu fields, flat. */
 @ArgsType()
-export class CreateMealMenuArgs implements Partial<MealMenu> {
-  @Field()
-  @IsString()
-  @Length(1, 200)
-  name!: string;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  description?: string | null;
-
+export class CreateMealMenuArgs extends NameAndDescriptionInput implements Partial<MealMenu> {
   @Field({ description: 'The service day, written YYYY-MM-DD.' })
   @IsCalendarDate()
   date!: string;

@@ -1,5 +1,5 @@
 /** Helpers every area shares: ids, tenancy, pagination, calendar days. */
-export { IdArgs, ObjectIdField, toObjectId, type ObjectIdFieldOptions } from './object-id.js';
+export { IdArgs, ObjectIdField, isObjectIdString, toObjectId, type ObjectIdFieldOptions } from './object-id.js';
 export {
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,

@@ -30,6 +30,14 @@ export class IdArgs {
   id!: string;
 }
 
+/**
+ * Whether a string is a record id as clients and tokens carry it: 24 hex
+ * characters. (mongoose's own `isValid` also accepts any 12-character string.)
+ */
+export function isObjectIdString(value: string): boolean {
+  return /^[0-9a-f]{24}$/i.test(value);
+}
+
 /** An id that already passed `@ObjectIdField()` validation, as an ObjectId. */
 export function toObjectId(id: string): Types.ObjectId {
   return new Types.ObjectId(id);

@@ -1,5 +1,6 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import { AccessToken, LoginArgs } from './auth.types.js';
+import { LoginArgs } from './auth.inputs.js';
+import { AccessToken } from './auth.types.js';
 import { login } from './auth.service.js';
 import type { AppContext } from '../graphql/context.js';
 

@@ -1,7 +1,7 @@
 import { ObjectId, type Document } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from './surfaces.js';
+import { apiCase, callOperation, runCases, type ApiCase, type Caller, type Operation, type Surface } from './surfaces.js';
 
 /**
  * Restaurant meal menus, every route and every refusal, over REST and GraphQL.
@@ -94,6 +94,14 @@ const op = {
 
 /** A 401 on either surface names the scheme to use. */
 const UNAUTHENTICATED = { status: 401, code: 'UNAUTHENTICATED', headers: { 'www-authenticate': /^Bearer/ } };
+
+/** The two 401 cases every operation answers: no credential, and one that is not valid. */
+function credentialRefusals(operation: () => Operation): ApiCase[] {
+  return [
+    apiCase({ name: 'refuses a call without a credential (401)', caller: () => nobody, operation, expect: UNAUTHENTICATED }),
+    apiCase({ name: 'refuses a bad credential (401)', caller: () => badToken, operation, expect: UNAUTHENTICATED }),
+  ];
+}
 
 // ------------------------------------------------------------------ fixtures
 
@@ -297,18 +305,7 @@ runCases('Creating a meal menu (POST /restaurant/meal-menus, createMealMenu)', c
     operation: () => op.create(menuBody()),
     expect: { status: 403, code: 'FORBIDDEN', db: async (before) => expect(await countMenus()).toBe(before) },
   }),
-  apiCase({
-    name: 'refuses a call without a credential (401)',
-    caller: () => nobody,
-    operation: () => op.create(menuBody()),
-    expect: UNAUTHENTICATED,
-  }),
-  apiCase({
-    name: 'refuses a bad credential (401)',
-    caller: () => badToken,
-    operation: () => op.create(menuBody()),
-    expect: UNAUTHENTICATED,
-  }),
+  ...credentialRefusals(() => op.create(menuBody())),
 ]);
 
 // ---------------------------------------------------------------------- read
@@ -371,18 +368,7 @@ runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', cl
     operation: (id) => op.get(id),
     expect: { status: 403, code: 'FORBIDDEN' },
   }),
-  apiCase({
-    name: 'refuses a call without a credential (401)',
-    caller: () => nobody,
-    operation: () => op.get(unknownId()),
-    expect: UNAUTHENTICATED,
-  }),
-  apiCase({
-    name: 'refuses a bad credential (401)',
-    caller: () => badToken,
-    operation: () => op.get(unknownId()),
-    expect: UNAUTHENTICATED,
-  }),
+  ...credentialRefusals(() => op.get(unknownId())),
 ]);
 
 // ---------------------------------------------------------------------- list
@@ -491,18 +477,7 @@ runCases('Listing meal menus (GET /restaurant/meal-menus, mealMenus)', client, [
     operation: () => op.list(),
     expect: { status: 403, code: 'FORBIDDEN' },
   }),
-  apiCase({
-    name: 'refuses a call without a credential (401)',
-    caller: () => nobody,
-    operation: () => op.list(),
-    expect: UNAUTHENTICATED,
-  }),
-  apiCase({
-    name: 'refuses a bad credential (401)',
-    caller: () => badToken,
-    operation: () => op.list(),
-    expect: UNAUTHENTICATED,
-  }),
+  ...credentialRefusals(() => op.list()),
 ]);
 
 // ---------------------------------------------------- update estimated portions
@@ -604,12 +579,7 @@ runCases(
       operation: ({ id }) => op.updatePortions(id, 5),
       expect: { status: 403, code: 'FORBIDDEN', db: unchanged },
     }),
-    apiCase({
-      name: 'refuses a call without a credential (401)',
-      caller: () => nobody,
-      operation: () => op.updatePortions(unknownId(), 5),
-      expect: UNAUTHENTICATED,
-    }),
+    ...credentialRefusals(() => op.updatePortions(unknownId(), 5)),
   ],
 );
 

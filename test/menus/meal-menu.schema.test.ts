@@ -32,6 +32,13 @@ function enumValues(name: string): string[] {
   return isEnumType(type) ? type.getValues().map((v) => v.name) : [];
 }
 
+/** An object type's fields as `{ name: 'Type!' }`. */
+function fieldTypes(name: string): Record<string, string> {
+  const type = schema.getType(name);
+  const fields = isObjectType(type) ? Object.values(type.getFields()) : [];
+  return Object.fromEntries(fields.map((f) => [f.name, String(f.type)]));
+}
+
 describe('the meal menu schema', () => {
   it.each([
     [
@@ -60,18 +67,14 @@ describe('the meal menu schema', () => {
   });
 
   it('answers lists as items and nextCursor', () => {
-    const page = schema.getType('MealMenuPage');
-    const fields = isObjectType(page) ? page.getFields() : {};
-    expect(Object.fromEntries(Object.values(fields).map((f) => [f.name, String(f.type)]))).toEqual({
+    expect(fieldTypes('MealMenuPage')).toEqual({
       items: '[MealMenu!]!',
       nextCursor: 'String',
     });
   });
 
   it('exposes the menu fields, with deletedAt nullable', () => {
-    const menu = schema.getType('MealMenu');
-    const fields = isObjectType(menu) ? menu.getFields() : {};
-    expect(Object.fromEntries(Object.values(fields).map((f) => [f.name, String(f.type)]))).toEqual({
+    expect(fieldTypes('MealMenu')).toEqual({
       id: 'ID!',
       name: 'String!',
       description: 'String',

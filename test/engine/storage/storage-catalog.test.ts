@@ -1,16 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { storageKinds, thrown } from './storage-kinds.js';
-import type { StorageHarness } from './storage-kinds.js';
-import type { Storage } from '../../../src/engine/storage/index.js';
+import { describe, expect, it } from 'vitest';
+import { storageKinds, storagePerTest, thrown } from './storage-kinds.js';
 
 describe.each(storageKinds)('$name storage: catalog', (kind) => {
-  let h: StorageHarness;
-  let s: Storage;
-  beforeEach(() => {
-    h = kind.open();
-    s = h.storage;
-  });
-  afterEach(() => h.dispose());
+  const { storage: s, harness: h } = storagePerTest(kind);
 
   it('creates a collection with a subtype-4 uuid, its options and the _id_ index', () => {
     const info = s.createCollection('app', 'logs', { capped: true, size: 4096 });

@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Binary, BSONRegExp, Decimal128, Double, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
-import { storageKinds, thrown } from './storage-kinds.js';
-import type { StorageHarness } from './storage-kinds.js';
-import type { Storage } from '../../../src/engine/storage/index.js';
+import { storageKinds, storagePerTest, thrown } from './storage-kinds.js';
 
 describe.each(storageKinds)('$name storage: documents', (kind) => {
-  let h: StorageHarness;
-  let s: Storage;
-  beforeEach(() => {
-    h = kind.open();
-    s = h.storage;
-  });
-  afterEach(() => h.dispose());
+  const { storage: s, harness: h } = storagePerTest(kind);
 
   it('inserts into an implicitly created collection and finds the document by _id', () => {
     s.insert('app', 'users', { _id: 1, name: 'ann' });

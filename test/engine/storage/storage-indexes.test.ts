@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ObjectId } from 'bson';
-import { storageKinds, thrown } from './storage-kinds.js';
-import type { StorageHarness } from './storage-kinds.js';
-import type { Storage } from '../../../src/engine/storage/index.js';
+import { storageKinds, storagePerTest, thrown } from './storage-kinds.js';
 
 describe.each(storageKinds)('$name storage: indexes', (kind) => {
-  let h: StorageHarness;
-  let s: Storage;
-  beforeEach(() => {
-    h = kind.open();
-    s = h.storage;
-  });
-  afterEach(() => h.dispose());
+  const { storage: s } = storagePerTest(kind);
 
   const ids = (docs: Iterable<Record<string, unknown>>): unknown[] => [...docs].map((d) => d._id);
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { createMemoryStorage, openLmdbStorage } from '../../../src/engine/storage/index.js';
 import type { Storage } from '../../../src/engine/storage/index.js';
 
@@ -54,6 +55,42 @@ export const storageKinds: StorageKind[] = [
     },
   },
 ];
+
+/**
+ * Gives every test in the calling `describe` a freshly opened storage of
+ * `kind` and disposes of it after the test. The returned `storage` is a
+ * stand-in that forwards every call to the current test's storage (after
+ * `reopen()`, to the reopened one), so a suite can take it once at the top and
+ * write `s.insert(...)` in every test; use both only inside tests and hooks.
+ */
+export function storagePerTest(kind: StorageKind): { storage: Storage; harness: StorageHarness } {
+  let current: StorageHarness | undefined;
+  beforeEach(() => {
+    current = kind.open();
+  });
+  afterEach(() => current?.dispose());
+  const harness = (): StorageHarness => {
+    if (!current) throw new Error('storagePerTest: the storage is open only inside a test');
+    return current;
+  };
+  const storage = new Proxy({} as Storage, {
+    get(_target, key) {
+      const target = harness().storage;
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    storage,
+    harness: {
+      get storage() {
+        return harness().storage;
+      },
+      reopen: () => harness().reopen(),
+      dispose: () => harness().dispose(),
+    },
+  };
+}
 
 /** Runs `fn` and returns what it threw (fails the test when nothing was thrown). */
 export function thrown(fn: () => unknown): { code?: number; codeName?: string; message: string; extra?: Record<string, unknown> } {

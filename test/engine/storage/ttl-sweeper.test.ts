@@ -1,23 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Long } from 'bson';
-import { storageKinds } from './storage-kinds.js';
-import type { StorageHarness } from './storage-kinds.js';
+import { storageKinds, storagePerTest } from './storage-kinds.js';
 import { startTtlSweeper, sweepOnce } from '../../../src/engine/storage/index.js';
-import type { Storage } from '../../../src/engine/storage/index.js';
 
 describe.each(storageKinds)('$name storage: TTL sweep', (kind) => {
-  let h: StorageHarness;
-  let s: Storage;
+  const { storage: s } = storagePerTest(kind);
   const now = new Date('2026-06-01T12:00:00Z');
   const ago = (seconds: number): Date => new Date(now.getTime() - seconds * 1000);
   const remaining = (): unknown[] => [...s.scan('app', 'sessions')].map((d) => d._id).sort();
 
-  beforeEach(() => {
-    h = kind.open();
-    s = h.storage;
-    s.createIndex('app', 'sessions', { name: 'at_1', key: { at: 1 }, expireAfterSeconds: 3600 });
-  });
-  afterEach(() => h.dispose());
+  beforeEach(() => s.createIndex('app', 'sessions', { name: 'at_1', key: { at: 1 }, expireAfterSeconds: 3600 }));
 
   it('removes documents whose date is older than expireAfterSeconds and keeps younger ones', () => {
     s.insert('app', 'sessions', { _id: 'old', at: ago(3601) });
