@@ -74,7 +74,7 @@ export async function createApp(config: AppConfig, schema: GraphQLSchema, option
       exposeErrorDetails: development,
     }),
     useNotFound(),
-    useProblemErrors({ bodyLimitLabel: config.bodyLimit.label, exposeDetails: development, logger }),
+    useProblemErrors({ bodyLimitLabel: config.bodyLimit.label, exposeDetails: development, logger, graphqlPath: GRAPHQL_PATH }),
   ];
   for (const piece of pipeline) app.use(piece);
   return { app, stop: () => apollo.stop() };

@@ -20,23 +20,33 @@ interface BodyParserError {
 
 /**
  * The last handler: errors raised outside the GraphQL execution (body too
- * large, malformed JSON, a crash in a handler) as problem+json. Unexpected
- * ones are logged and masked.
+ * large, malformed JSON, a crash in a handler) as problem+json, or, on the
+ * GraphQL path, as a GraphQL response with the same code and status, so a
+ * GraphQL client reads them like any other error. Unexpected ones are logged
+ * and masked.
  */
 export function useProblemErrors({
   bodyLimitLabel,
   exposeDetails,
   logger,
+  graphqlPath,
 }: {
   bodyLimitLabel: string;
   exposeDetails: boolean;
   logger: Logger;
+  graphqlPath: string;
 }): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const error = toAppError(err as BodyParserError, bodyLimitLabel);
     if (error.code === 'INTERNAL_SERVER_ERROR') (req.log ?? logger).error({ err }, 'unexpected error');
-    sendProblem(res, error, { requestId: String(req.id ?? ''), exposeDetails });
+    const requestId = String(req.id ?? '');
+    if (req.path === graphqlPath) {
+      const extensions = { ...error.extensions, http: { status: error.status }, requestId };
+      res.status(error.status).set(error.headers).json({ errors: [{ message: error.message, extensions }] });
+      return;
+    }
+    sendProblem(res, error, { requestId, exposeDetails });
   };
 }
 

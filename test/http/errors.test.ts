@@ -72,9 +72,15 @@ describe('bodies over BODY_LIMIT', () => {
     expect([response.status, response.body.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
   });
 
-  it('are refused on GraphQL with 413 too', async () => {
-    const response = await app.graphql(LOGIN, big);
-    expect([response.status, response.body.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+  it('are refused on GraphQL with 413 too, as a GraphQL error', async () => {
+    const response = await app.graphql(LOGIN, big, { headers: { 'x-request-id': 'big-1' } });
+    const [error] = response.body.errors;
+    expect([response.status, error.extensions.code, error.extensions.http, error.extensions.requestId]).toEqual([
+      413,
+      'PAYLOAD_TOO_LARGE',
+      { status: 413 },
+      'big-1',
+    ]);
   });
 });
 
