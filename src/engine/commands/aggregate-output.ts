@@ -6,6 +6,7 @@ import type { Storage } from '../storage/types.js';
 import { documentCheck } from './document-validation.js';
 import { assertValidCollectionName } from './namespace.js';
 import { readFirst } from './read-helpers.js';
+import { assertNotView } from './view-helpers.js';
 import { withIdFirst } from './write-helpers.js';
 
 /**
@@ -39,6 +40,7 @@ export function writeOutput(storage: Storage, db: string, output: Document, resu
 /** $out replaces the target's documents (its indexes stay); on any failure the old content is restored. */
 function writeOut(storage: Storage, target: Target, results: Document[], bypassValidation: unknown): void {
   const { db, coll } = target;
+  assertNotView(storage, db, coll);
   const old = storage.collection(db, coll) ? [...storage.scan(db, coll)] : [];
   storage.ensureCollection(db, coll);
   const check = documentCheck(storage, db, coll, bypassValidation);
@@ -109,6 +111,7 @@ function assertUniqueOn(storage: Storage, target: Target, on: string[]): void {
 function writeMerge(storage: Storage, db: string, spec: unknown, results: Document[], bypassValidation: unknown): void {
   const m = parseMerge(spec, db);
   const { db: tdb, coll } = m.target;
+  assertNotView(storage, tdb, coll);
   assertUniqueOn(storage, m.target, m.on);
   storage.ensureCollection(tdb, coll);
   const check = documentCheck(storage, tdb, coll, bypassValidation);

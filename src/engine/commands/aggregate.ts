@@ -5,7 +5,7 @@ import { isPlainObject } from '../query/values.js';
 import { writeOutput } from './aggregate-output.js';
 import { firstBatchReply } from './cursor-store.js';
 import { assertValidCollectionName, namespaceOf } from './namespace.js';
-import { nonNegativeInteger, optionalDocument, requiredArray } from './params.js';
+import { letParam, nonNegativeInteger, optionalDocument, requiredArray } from './params.js';
 import { collationFor, readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
 import { flushWrites } from './write-helpers.js';
@@ -38,7 +38,7 @@ export const aggregateCommand: CommandHandler = {
     }
     const batchSize = nonNegativeInteger(cursorOpts, 'aggregate.cursor', 'batchSize');
     const requested = optionalDocument(body, 'aggregate', 'collation') as Collation | undefined;
-    const variables = optionalDocument(body, 'aggregate', 'let');
+    const variables = letParam(body, 'aggregate');
     const { stages, output } = splitOutputStage(pipeline as Document[]);
     const first = stages[0] && Object.keys(stages[0])[0];
     if (collectionless && !(first && COLLECTIONLESS_STAGES.has(first))) {

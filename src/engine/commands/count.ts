@@ -3,8 +3,12 @@ import { collectionParam } from './namespace.js';
 import { nonNegativeInteger, optionalDocument, optionalInteger } from './params.js';
 import { readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
+import { isView } from './view-helpers.js';
 
-/** count: the number of matching documents (estimatedDocumentCount sends it without a query). */
+/**
+ * count: the number of matching documents (estimatedDocumentCount sends it
+ * without a query; on a view that counts the view's result).
+ */
 export const countCommand: CommandHandler = {
   name: 'count',
   help: 'count documents: {count: <collection>, query, limit, skip, hint, collation}',
@@ -17,7 +21,8 @@ export const countCommand: CommandHandler = {
     const collation = optionalDocument(body, 'count', 'collation') as Collation | undefined;
     const storage = ctx.engine.storage;
 
-    if (Object.keys(query).length === 0 && body.hint === undefined && storage.collection(ctx.db, coll)) {
+    const info = storage.collection(ctx.db, coll);
+    if (Object.keys(query).length === 0 && body.hint === undefined && info && !isView(info)) {
       // Fast path: the collection's size, trimmed by skip/limit.
       const total = Math.max(0, storage.count(ctx.db, coll) - skip);
       return { n: limit > 0 ? Math.min(limit, total) : total };

@@ -6,6 +6,7 @@ import { collectionParam } from './namespace.js';
 import { requiredArray } from './params.js';
 import { defaultCollation } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 import { flushWrites } from './write-helpers.js';
 
 /** The index options mongod accepts; anything else is 197. */
@@ -79,6 +80,7 @@ export const createIndexesCommand: CommandHandler = {
     if (rawSpecs.length === 0) throw mongoError('BadValue', 'Must specify at least one index to create');
     const specs = rawSpecs.map(parseSpec);
     const storage = ctx.engine.storage;
+    assertNotView(storage, ctx.db, coll);
 
     const existed = storage.collection(ctx.db, coll);
     const before = existed ? existed.indexes.length : 1;

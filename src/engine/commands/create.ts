@@ -1,20 +1,24 @@
-import { mongoError } from '../errors.js';
 import { assertValidValidator } from './document-validation.js';
 import { collectionParam } from './namespace.js';
 import { commandOptions } from './params.js';
 import type { CommandHandler } from './types.js';
+import { viewOptions } from './view-helpers.js';
 import { flushWrites } from './write-helpers.js';
 
-/** create: an empty collection with its options kept as given; 48 when it exists. */
+/** create: an empty collection with its options kept as given, or a view (viewOn); 48 when it exists. */
 export const createCommand: CommandHandler = {
   name: 'create',
-  help: 'create a collection: {create: <name>, capped, validator, collation, ...}',
+  help: 'create a collection: {create: <name>, capped, validator, collation, viewOn, pipeline, ...}',
   async handle(body, ctx) {
     const name = collectionParam(body, 'create');
     const options = commandOptions(body, 'create');
-    if (options.viewOn !== undefined) throw mongoError('CommandNotSupported', 'views are not supported by this engine');
-    assertValidValidator(options);
-    ctx.engine.storage.createCollection(ctx.db, name, options);
+    const storage = ctx.engine.storage;
+    if (options.viewOn !== undefined) {
+      storage.createCollection(ctx.db, name, viewOptions(storage, ctx.db, name, options));
+    } else {
+      assertValidValidator(options);
+      storage.createCollection(ctx.db, name, options);
+    }
     await flushWrites(ctx);
     return {};
   },

@@ -2,9 +2,10 @@ import { mongoError } from '../errors.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, toDouble } from '../query/values.js';
 import { collectionParam } from './namespace.js';
-import { missingField, optionalDocument, requiredArray } from './params.js';
+import { assertKnownFields, letParam, missingField, optionalDocument, requiredArray } from './params.js';
 import { readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 import { flushWrites, isOrdered, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
 
 interface DeleteStatement {
@@ -14,8 +15,12 @@ interface DeleteStatement {
   hint?: unknown;
 }
 
+/** The fields of mongod 7.0's DeleteOpEntry. */
+const DELETE_STATEMENT_FIELDS = new Set(['q', 'limit', 'hint', 'collation', 'sampleId']);
+
 function parseStatement(raw: unknown): DeleteStatement {
   if (!isPlainObject(raw)) throw mongoError('TypeMismatch', "BSON field 'delete.deletes' must contain only objects");
+  assertKnownFields(raw, 'delete.deletes', DELETE_STATEMENT_FIELDS);
   const q = optionalDocument(raw, 'delete.deletes', 'q');
   if (q === undefined) throw missingField('delete.deletes', 'q');
   if (raw.limit === undefined) throw missingField('delete.deletes', 'limit');
@@ -39,8 +44,9 @@ export const deleteCommand: CommandHandler = {
     const coll = collectionParam(body, 'delete');
     const statements = requiredArray(body, 'delete', 'deletes');
     const ordered = isOrdered(body);
-    const variables = optionalDocument(body, 'delete', 'let');
+    const variables = letParam(body, 'delete');
     const storage = ctx.engine.storage;
+    assertNotView(storage, ctx.db, coll);
 
     let n = 0;
     const writeErrors: WriteErrorEntry[] = [];

@@ -5,6 +5,7 @@ import { collectionParam } from './namespace.js';
 import { missingField } from './params.js';
 import { sameKeyPattern } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 import { flushWrites } from './write-helpers.js';
 
 /** The names `index` designates: a name, "*" (all but `_id_`), a key pattern, or a list of names. */
@@ -30,6 +31,7 @@ export const dropIndexesCommand: CommandHandler = {
     const storage = ctx.engine.storage;
     const info = storage.collection(ctx.db, coll);
     if (!info) throw mongoError('NamespaceNotFound', `ns not found ${ctx.db}.${coll}`);
+    assertNotView(storage, ctx.db, coll);
     if (body.index === undefined) throw missingField('dropIndexes', 'index');
     const nIndexesWas = info.indexes.length;
     const names = targetNames(info, body.index);

@@ -4,9 +4,10 @@ import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { documentCheck } from './document-validation.js';
 import { collectionParam } from './namespace.js';
-import { optionalArray, optionalBool, optionalDocument } from './params.js';
+import { letParam, optionalArray, optionalBool, optionalDocument } from './params.js';
 import { collationFor, readFirst } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 import { updateOne, upsertOne } from './update-helpers.js';
 import { flushWrites } from './write-helpers.js';
 
@@ -41,7 +42,7 @@ function parseParams(body: Document, command: string): FindAndModifyParams {
     fields: optionalDocument(body, command, 'fields'),
     arrayFilters: optionalArray(body, command, 'arrayFilters') as Document[] | undefined,
     collation: optionalDocument(body, command, 'collation') as Collation | undefined,
-    variables: optionalDocument(body, command, 'let'),
+    variables: letParam(body, command),
     hint: body.hint,
   };
   if (params.remove) {
@@ -70,6 +71,7 @@ export const findAndModifyCommand: CommandHandler = {
     const p = parseParams(body, command);
     const storage = ctx.engine.storage;
     const { db } = ctx;
+    assertNotView(storage, db, p.coll);
     const project =
       p.fields && Object.keys(p.fields).length > 0 ? compileProjection(p.fields, p.query) : (doc: Document) => doc;
 

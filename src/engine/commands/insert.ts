@@ -4,6 +4,7 @@ import { isPlainObject } from '../query/values.js';
 import { collectionParam } from './namespace.js';
 import { requiredArray } from './params.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 import { flushWrites, isOrdered, prepareInsert, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
 
 /** insert: documents one by one; ordered stops at the first error, unordered goes on. */
@@ -18,6 +19,7 @@ export const insertCommand: CommandHandler = {
     }
     const ordered = isOrdered(body);
     const storage = ctx.engine.storage;
+    assertNotView(storage, ctx.db, coll);
 
     // The collection is created even when every document fails, as mongod does.
     storage.ensureCollection(ctx.db, coll);

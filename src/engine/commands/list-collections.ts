@@ -4,8 +4,11 @@ import type { CollectionInfo } from '../storage/types.js';
 import { firstBatchReply } from './cursor-store.js';
 import { nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
 import type { CommandHandler } from './types.js';
+import { isView } from './view-helpers.js';
 
 function describe(info: CollectionInfo): Document {
+  // A view has no uuid nor _id index, and is read-only.
+  if (isView(info)) return { name: info.name, type: 'view', options: info.options, info: { readOnly: true } };
   return {
     name: info.name,
     type: 'collection',

@@ -5,6 +5,7 @@ import { firstBatchReply } from './cursor-store.js';
 import { collectionParam } from './namespace.js';
 import { nonNegativeInteger, optionalDocument } from './params.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 
 /** An index as listIndexes shows it: `v`, `key`, `name` first, then its options. */
 export function describeIndex(spec: IndexSpec): Document {
@@ -22,6 +23,7 @@ export const listIndexesCommand: CommandHandler = {
     const batchSize = nonNegativeInteger(cursorOpts, 'listIndexes.cursor', 'batchSize');
     const info = ctx.engine.storage.collection(ctx.db, coll);
     if (!info) throw mongoError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${coll}`);
+    assertNotView(ctx.engine.storage, ctx.db, coll);
     const ns = `${ctx.db}.$cmd.listIndexes.${coll}`;
     return firstBatchReply(ns, ctx.engine.cursors.open(ns, info.indexes.map(describeIndex), { batchSize }));
   },

@@ -1,5 +1,6 @@
 import { Long } from 'bson';
 import { mongoError } from '../errors.js';
+import { evaluateExpression } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { bsonType, isNumeric, isPlainObject, toDouble } from '../query/values.js';
 
@@ -102,4 +103,28 @@ export function commandOptions(body: Document, command: string): Document {
     if (key !== command && !GENERIC_FIELDS.has(key)) out[key] = value;
   }
   return out;
+}
+
+/**
+ * The `let` option: each value is an expression evaluated once, before the
+ * command runs (so `{$literal: "$x"}` is the string "$x", `"$$NOW"` one date
+ * for every document). It cannot refer to document fields.
+ */
+export function letParam(body: Document, command: string): Document | undefined {
+  const raw = optionalDocument(body, command, 'let');
+  if (raw === undefined) return undefined;
+  const system = { NOW: new Date() };
+  const out: Document = {};
+  for (const [name, expr] of Object.entries(raw)) out[name] = evaluateExpression({}, expr, system);
+  return out;
+}
+
+/**
+ * mongod's IDL parser is strict for the statements of update and delete: a
+ * field it does not know fails the whole command with IDLUnknownField (40415),
+ * e.g. `sort` in an update statement on a 7.0 server (accepted from 8.0).
+ */
+export function assertKnownFields(doc: Document, where: string, known: ReadonlySet<string>): void {
+  const unknown = Object.keys(doc).find((key) => !known.has(key));
+  if (unknown !== undefined) throw mongoError('IDLUnknownField', `BSON field '${where}.${unknown}' is an unknown field.`);
 }

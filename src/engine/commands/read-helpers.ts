@@ -3,6 +3,7 @@ import { compileFilter, compileSort, planQuery, valuesEqual } from '../query/ind
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
+import { isView, viewDocuments } from './view-helpers.js';
 
 /**
  * The query step shared by find, count, distinct, update, delete and
@@ -33,7 +34,10 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const filter = opts.filter ?? {};
   const matches = compileFilter(filter, { collation, variables: opts.variables });
   const plan = planQuery(filter, info.indexes, collation);
-  const candidates = storage.scan(db, coll, plan);
+  // A view's candidates are its pipeline's result (views are never indexed).
+  const candidates = isView(info)
+    ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
+    : storage.scan(db, coll, plan);
   const skip = opts.skip ?? 0;
   const limit = opts.limit ?? 0;
   const natural = naturalDirection(opts.sort);

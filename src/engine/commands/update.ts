@@ -3,9 +3,10 @@ import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { documentCheck } from './document-validation.js';
 import { collectionParam } from './namespace.js';
-import { missingField, optionalArray, optionalBool, optionalDocument, requiredArray } from './params.js';
+import { assertKnownFields, letParam, missingField, optionalArray, optionalBool, optionalDocument, requiredArray } from './params.js';
 import { collationFor, readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
+import { assertNotView } from './view-helpers.js';
 import { isReplacement, updateOne, upsertOne } from './update-helpers.js';
 import { flushWrites, isOrdered, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
 
@@ -19,8 +20,15 @@ interface UpdateStatement {
   hint?: unknown;
 }
 
+/** The fields of mongod 7.0's UpdateOpEntry (`sort` only exists from 8.0). */
+const UPDATE_STATEMENT_FIELDS = new Set([
+  'q', 'u', 'c', 'upsert', 'multi', 'arrayFilters', 'hint', 'collation', 'upsertSupplied', 'sampleId',
+  'allowShardKeyUpdatesWithoutFullShardKeyInQuery',
+]);
+
 function parseStatement(raw: unknown): UpdateStatement {
   if (!isPlainObject(raw)) throw mongoError('TypeMismatch', "BSON field 'update.updates' must contain only objects");
+  assertKnownFields(raw, 'update.updates', UPDATE_STATEMENT_FIELDS);
   const q = optionalDocument(raw, 'update.updates', 'q');
   if (q === undefined) throw missingField('update.updates', 'q');
   const u = raw.u;
@@ -47,8 +55,9 @@ export const updateCommand: CommandHandler = {
     const coll = collectionParam(body, 'update');
     const statements = requiredArray(body, 'update', 'updates');
     const ordered = isOrdered(body);
-    const variables = optionalDocument(body, 'update', 'let');
+    const variables = letParam(body, 'update');
     const storage = ctx.engine.storage;
+    assertNotView(storage, ctx.db, coll);
     const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
 
     let n = 0;

@@ -25,13 +25,11 @@ export function withIdFirst(doc: Document, id: unknown = doc._id === undefined ?
   return out;
 }
 
-/** The checks mongod's fixDocumentForInsert makes (all BadValue 2). */
+/**
+ * The checks mongod's fixDocumentForInsert makes. Since 5.0 a top-level
+ * `$`-prefixed field is stored as given; only `_id` stays strict.
+ */
 export function prepareInsert(document: Document): Document {
-  for (const key of Object.keys(document)) {
-    if (key.startsWith('$')) {
-      throw mongoError('BadValue', `Document can't have $ prefixed field names: ${key}`);
-    }
-  }
   if ('_id' in document) {
     assertValidId(document._id, 'BadValue');
     const dollar = isPlainObject(document._id) ? Object.keys(document._id).find((k) => k.startsWith('$')) : undefined;

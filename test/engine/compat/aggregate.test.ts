@@ -9,6 +9,13 @@ const sales = [
 
 const cases: CompatCase[] = [
   {
+    name: 'let values are expressions evaluated once ($literal keeps a $-string)',
+    seed: sales,
+    run: (c) =>
+      c.aggregate([{ $match: { _id: 1 } }, { $project: { _id: 0, x: '$$x', y: '$$y' } }], { let: { x: { $add: [1, 2] }, y: { $literal: '$bar' } } }).toArray(),
+    expected: [{ x: 3, y: '$bar' }],
+  },
+  {
     name: '$match then $group sums per key',
     seed: sales,
     run: (c) =>

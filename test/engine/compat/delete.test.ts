@@ -37,6 +37,18 @@ const cases: CompatCase[] = [
     expected: 0,
   },
   {
+    name: 'let values are evaluated before they reach the delete filter',
+    seed,
+    run: async (c) => (await c.deleteMany({ $expr: { $eq: ['$k', '$$k'] } }, { let: { k: { $concat: ['', 'a'] } } })).deletedCount,
+    expected: 2,
+  },
+  {
+    name: 'an unknown field in a delete statement is IDLUnknownField',
+    seed,
+    run: (c, db) => db.command({ delete: c.collectionName, deletes: [{ q: {}, limit: 0, sort: { _id: 1 } }] }),
+    code: 40415,
+  },
+  {
     name: 'let variables reach the delete filter',
     seed,
     run: async (c) => (await c.deleteMany({ $expr: { $eq: ['$k', '$$k'] } }, { let: { k: 'a' } })).deletedCount,

@@ -78,6 +78,12 @@ const cases: CompatCase[] = [
     expected: { _id: 2, n: 1, k: 'a', m: 10 },
   },
   {
+    name: 'let values are evaluated before they reach the query',
+    seed,
+    run: (c) => c.findOneAndDelete({ $expr: { $eq: ['$n', '$$n'] } }, { let: { n: { $subtract: [3, 1] } } }),
+    expected: { _id: 3, n: 2, k: 'b' },
+  },
+  {
     name: 'let variables reach the query',
     seed,
     run: (c) => c.findOneAndDelete({ $expr: { $eq: ['$n', '$$n'] } }, { let: { n: 2 } }),

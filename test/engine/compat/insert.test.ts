@@ -96,9 +96,20 @@ const cases: CompatCase[] = [
     expected: { n: 2, errors: [1, 3], count: 3 },
   },
   {
-    name: 'a top-level $-prefixed field is BadValue',
-    run: (c) => c.insertOne({ $set: 1 } as never),
-    code: 2,
+    name: 'a top-level $-prefixed field is stored as given (5.0+)',
+    run: async (c) => {
+      await c.insertOne({ _id: 1, $a: 1 } as never);
+      return c.findOne({ _id: 1 });
+    },
+    expected: { _id: 1, $a: 1 },
+  },
+  {
+    name: 'an insertMany with a top-level $-prefixed field inserts every document',
+    run: async (c) => {
+      await c.insertMany([{ _id: 1, $a: 1 }, { _id: 2, b: { $c: 2 } }] as never);
+      return c.countDocuments();
+    },
+    expected: 2,
   },
   {
     name: 'an array _id is BadValue',

@@ -155,6 +155,39 @@ const cases: CompatCase[] = [
     expected: { _id: 1, a: 2, b: 3, sum: 5 },
   },
   {
+    name: 'let values are expressions: $literal gives the raw string to a pipeline update',
+    seed: items,
+    run: async (c) => {
+      await c.updateMany({ _id: 2 }, [{ $set: { qty: '$$v' } }], { let: { v: { $literal: 'bar' } } });
+      return c.findOne({ _id: 2 });
+    },
+    expected: { _id: 2, name: 'b', qty: 'bar', tags: [] },
+  },
+  {
+    name: 'a pipeline update that drops _id keeps the original one',
+    seed: [{ _id: 1, t: { u: { v: 1 } } }],
+    run: async (c) => {
+      await c.updateOne({ _id: 1 }, [{ $replaceRoot: { newRoot: '$t' } }, { $addFields: { foo: 1 } }]);
+      return c.findOne({ _id: 1 });
+    },
+    expected: { _id: 1, u: { v: 1 }, foo: 1 },
+  },
+  {
+    name: 'sort in an update statement is an unknown field on 7.0 (IDLUnknownField)',
+    seed: items,
+    run: (c, db) => db.command({ update: c.collectionName, updates: [{ q: {}, u: { $set: { qty: 0 } }, sort: { _id: -1 } }] }),
+    code: 40415,
+  },
+  {
+    name: 'an unknown field in an update statement changes nothing',
+    seed: [{ _id: 1, qty: 5 }],
+    run: async (c, db) => {
+      await db.command({ update: c.collectionName, updates: [{ q: {}, u: { $set: { qty: 0 } }, bogus: 1 }] }).catch(() => undefined);
+      return c.findOne({ _id: 1 });
+    },
+    expected: { _id: 1, qty: 5 },
+  },
+  {
     name: 'let variables reach the filter and a pipeline update',
     seed: items,
     run: async (c) => {

@@ -46,6 +46,16 @@ describe('durability: a clean restart on the same dbPath', () => {
     expect(count).toBe(2);
   });
 
+  it('keeps views and their definitions', async () => {
+    const dbPath = tempDir();
+    await withClient(dbPath, async (client) => {
+      await client.db('app').collection<{ _id: number }>('menus').insertMany([{ _id: 1 }, { _id: 2 }]);
+      await client.db('app').createCollection('big', { viewOn: 'menus', pipeline: [{ $match: { _id: { $gt: 1 } } }] });
+    });
+    const ids = await withClient(dbPath, async (client) => (await client.db('app').collection('big').find().toArray()).map((d) => d._id));
+    expect(ids).toEqual([2]);
+  });
+
   it('refuses a second engine on a dbPath that is in use', async () => {
     const dbPath = tempDir();
     const first = await startEngine({ dbPath, port: 0 });

@@ -70,6 +70,8 @@ const cases: Record<string, Case[]> = {
     ['$set stage', { _id: 1, a: 1 }, [{ $set: { b: { $add: ['$a', 1] } } }], { _id: 1, a: 1, b: 2 }],
     ['$unset stage', { _id: 1, a: 1, b: 1 }, [{ $unset: 'b' }], { _id: 1, a: 1 }],
     ['$replaceWith keeps same _id', { _id: 1, a: { _id: 1, z: 1 } }, [{ $replaceWith: '$a' }], { _id: 1, z: 1 }],
+    ['$replaceRoot without _id keeps the original _id', { _id: 1, t: { u: 1 } }, [{ $replaceRoot: { newRoot: '$t' } }, { $addFields: { foo: 1 } }], { _id: 1, u: 1, foo: 1 }],
+    ['$project excluding _id keeps the original _id', { _id: 1, a: 1, b: 2 }, [{ $project: { _id: 0, a: 1 } }], { _id: 1, a: 1 }],
   ],
 };
 
@@ -122,6 +124,7 @@ describe('applyUpdate errors carry mongod codes', () => {
     ['empty field name', { $set: { 'a..b': 1 } }, {}, 56],
     ['$rename to itself', { $rename: { s: 's' } }, {}, 2],
     ['disallowed pipeline stage', [{ $match: {} }], {}, 72],
+    ['pipeline setting a different _id', [{ $set: { _id: 2 } }], {}, 66],
   ] as Array<[string, Document | Document[], Partial<UpdateOptions>, number]>)('%s', (_n, update, opts, code) => {
     expect(() => run({ _id: 1, s: 'x', arr: [1] }, update, opts)).toThrow(expect.objectContaining({ code }));
   });

@@ -243,6 +243,15 @@ function applyReplacement(original: Document, replacement: Document): Document {
   return out;
 }
 
+/**
+ * A pipeline whose output lacks `_id` ($replaceRoot, $project without it)
+ * keeps the original one, first, as mongod's pipeline executor does.
+ */
+function keepOriginalId(before: Document, after: Document): Document {
+  if (before._id === undefined || after._id !== undefined) return after;
+  return { _id: before._id, ...after };
+}
+
 function checkIdUnchanged(before: Document, after: Document, isInsert: boolean): void {
   if (isInsert || before._id === undefined) return;
   if (!identical(before._id, after._id)) {
@@ -254,7 +263,7 @@ function checkIdUnchanged(before: Document, after: Document, isInsert: boolean):
 export function applyUpdate(doc: Document, update: Document | Document[], options: UpdateOptions): UpdateResult {
   let result: Document;
   if (Array.isArray(update)) {
-    result = applyUpdatePipeline(doc, update, { now: options.now, variables: options.variables });
+    result = keepOriginalId(doc, applyUpdatePipeline(doc, update, { now: options.now, variables: options.variables }));
     checkIdUnchanged(doc, result, options.isInsert);
   } else if (!isPlainObject(update)) {
     throw mongoError('FailedToParse', 'Update argument must be either an object or an array');
