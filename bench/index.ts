@@ -6,13 +6,23 @@ import { startEngine, type StartEngineOptions } from '../src/engine/index.js';
 import { indexedVsScan } from './indexed-find.bench.js';
 import { journaledInserts } from './journaled-insert.bench.js';
 import { pingVsFindOne } from './ping-vs-find.bench.js';
-import { rawPing } from './raw-ping.bench.js';
+import { rawFindById, rawPing } from './raw-ping.bench.js';
 import { printTable, perSecond, ratio, us, type Row } from './report.js';
 
 /**
  * `npm run bench`: the engine in-process (in memory and on lmdb in a temp
  * dir) driven by the official driver. Prints numbers; enforces nothing.
+ * `npm run bench -- --only a` (or BENCH_ONLY=a) runs only part (a), the
+ * ping vs findOne latencies; parts are a (latency), b (journaled inserts),
+ * c (indexed vs unindexed find), comma-separated. BENCH_CONFIGS=lmdb,memory
+ * chooses the configurations and their order (default memory,lmdb).
  */
+function selectedParts(): Set<string> {
+  const i = process.argv.indexOf('--only');
+  const spec = (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env.BENCH_ONLY ?? 'a,b,c';
+  return new Set(spec.split(',').map((s) => s.trim()));
+}
+
 async function withEngine<T>(options: StartEngineOptions, run: (client: MongoClient, port: number) => Promise<T>): Promise<T> {
   const engine = await startEngine(options);
   const client = new MongoClient(engine.uri, { maxPoolSize: 1 });
@@ -27,9 +37,13 @@ async function withEngine<T>(options: StartEngineOptions, run: (client: MongoCli
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
-  const configs: Record<string, StartEngineOptions> = { memory: { inMemory: true }, lmdb: { dbPath: dir } };
+  const all: Record<string, StartEngineOptions> = { memory: { inMemory: true }, lmdb: { dbPath: dir } };
+  // BENCH_CONFIGS=lmdb,memory: which configurations run, in that order.
+  const names = (process.env.BENCH_CONFIGS ?? 'memory,lmdb').split(',').filter((n) => n in all);
+  const configs = Object.fromEntries(names.map((n) => [n, all[n]]));
   const rows: Row[] = [
     { metric: 'raw OP_MSG ping, no driver (median)', values: {} },
+    { metric: 'raw OP_MSG find by _id, no driver (median)', values: {} },
     { metric: 'driver ping (median)', values: {} },
     { metric: 'driver findOne({_id}) (median)', values: {} },
     { metric: 'findOne / ping', values: {}, target: '<= 1.3' },
@@ -38,20 +52,26 @@ async function main(): Promise<void> {
     { metric: 'find by unindexed field, 100k docs (median)', values: {} },
     { metric: 'unindexed / indexed', values: {} },
   ];
+  const parts = selectedParts();
   try {
     for (const [name, options] of Object.entries(configs)) {
       process.stderr.write(`bench: ${name}...\n`);
       await withEngine(options, async (client, port) => {
-        rows[0].values[name] = us(await rawPing(port));
-        const a = await pingVsFindOne(client);
-        rows[1].values[name] = us(a.pingUs);
-        rows[2].values[name] = us(a.findOneUs);
-        rows[3].values[name] = ratio(a.ratio);
-        rows[4].values[name] = perSecond(await journaledInserts(client));
-        const c = await indexedVsScan(client);
-        rows[5].values[name] = us(c.indexedUs);
-        rows[6].values[name] = us(c.scanUs);
-        rows[7].values[name] = ratio(c.ratio);
+        if (parts.has('a')) {
+          rows[0].values[name] = us(await rawPing(port));
+          const a = await pingVsFindOne(client);
+          rows[1].values[name] = us(await rawFindById(port));
+          rows[2].values[name] = us(a.pingUs);
+          rows[3].values[name] = us(a.findOneUs);
+          rows[4].values[name] = ratio(a.ratio);
+        }
+        if (parts.has('b')) rows[5].values[name] = perSecond(await journaledInserts(client));
+        if (parts.has('c')) {
+          const c = await indexedVsScan(client);
+          rows[6].values[name] = us(c.indexedUs);
+          rows[7].values[name] = us(c.scanUs);
+          rows[8].values[name] = ratio(c.ratio);
+        }
       });
     }
   } finally {

@@ -2,8 +2,9 @@ import { mongoError } from '../errors.js';
 import { compileProjection } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { firstBatchReply } from './cursor-store.js';
+import { findById } from './find-by-id.js';
 import { collectionParam, namespaceOf } from './namespace.js';
-import { nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
+import { letParam, nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
 import { readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
 
@@ -22,12 +23,15 @@ export const findCommand: CommandHandler = {
     const batchSize = nonNegativeInteger(body, 'find', 'batchSize');
     const singleBatch = optionalBool(body, 'find', 'singleBatch') ?? false;
     const collation = optionalDocument(body, 'find', 'collation') as Collation | undefined;
-    const variables = optionalDocument(body, 'find', 'let');
+    const variables = letParam(body, 'find');
     const noTimeout = optionalBool(body, 'find', 'noCursorTimeout') ?? false;
     if (optionalBool(body, 'find', 'tailable')) {
       // Tailable cursors need capped collections, which the engine does not implement.
       throw mongoError('BadValue', 'error processing query: tailable cursor requested on non capped collection');
     }
+    // The driver's findOne({_id}): a direct lookup when nothing else could change its result.
+    const byId = findById(body, { coll, filter, sort, projection, skip, batchSize, collation, variables }, ctx);
+    if (byId) return byId;
 
     // 2-3. storage scan and query step
     let results: Iterable<Document> = readDocuments(ctx.engine.storage, ctx.db, coll, {

@@ -169,8 +169,16 @@ export function compareUtf8(a: string, b: string): number {
 }
 
 const collators = new Map<string, Intl.Collator>();
+/** Per collation object: a sort or filter compares many strings under one collation, so the key is built once. */
+const collatorsByObject = new WeakMap<Collation, Intl.Collator>();
 
 function collatorFor(collation: Collation): Intl.Collator {
+  let c = collatorsByObject.get(collation);
+  if (!c) collatorsByObject.set(collation, (c = sharedCollatorFor(collation)));
+  return c;
+}
+
+function sharedCollatorFor(collation: Collation): Intl.Collator {
   const strength = collation.strength ?? 3;
   const key = `${collation.locale}|${strength}|${collation.caseLevel ? 1 : 0}|${String(collation.numericOrdering ?? '')}`;
   let c = collators.get(key);

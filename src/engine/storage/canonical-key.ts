@@ -106,6 +106,8 @@ function structuredParts(value: unknown, fold: Fold): unknown {
 function numberKey(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+inf' : '-inf';
+  // A safe integer prints exactly (and -0 as "0"), as BigInt would, without allocating one.
+  if (Number.isSafeInteger(n)) return 'i' + String(n);
   if (Number.isInteger(n)) return 'i' + BigInt(n).toString();
   let den = 1n;
   let x = n;

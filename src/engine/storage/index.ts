@@ -5,3 +5,5 @@ export { openLmdbStorage } from './lmdb-storage.js';
 export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
 export type { TtlSweeper } from './ttl-sweeper.js';
 export { canonicalKey } from './canonical-key.js';
+/** Stored BSON bytes -> value model (with regexes kept exact), for callers holding raw bytes. */
+export { decodeDocument as decodeStoredDocument } from './bson-codec.js';

@@ -107,6 +107,10 @@ export class LiveStorage implements Storage {
     return bytes && decodeDocument(bytes);
   }
 
+  findRawById(db: string, coll: string, id: unknown): Uint8Array | undefined {
+    return this.state(db, coll)?.data.get(idKeyOf(id));
+  }
+
   scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document> {
     const snapshot = this.state(db, coll)?.data.scan(plan) ?? [];
     return (function* () {

@@ -80,6 +80,11 @@ export interface Storage {
   /** Lookup through the `_id` index; the returned document is a private copy. */
   findById(db: string, coll: string, id: unknown): Document | undefined;
   /**
+   * The stored BSON bytes of the document with this `_id` (point reads that
+   * only send the document back). The bytes are shared: never mutate them.
+   */
+  findRawById(db: string, coll: string, id: unknown): Uint8Array | undefined;
+  /**
    * Candidate documents in `_id` order (full scan) or in index order (plan).
    * Each is a private copy the caller may mutate. Safe against concurrent
    * modification: the set is fixed when scan() is called.

@@ -28,6 +28,18 @@ export function decodeDocument(bytes: Buffer, what: string): Document {
   }
 }
 
+/**
+ * A body may carry its own encoder under this symbol key (BSON.serialize skips symbols): a fast
+ * path that already holds stored BSON bytes splices them into its reply
+ * instead of decoding and re-serializing them. The encoder must produce
+ * exactly what `BSON.serialize(body)` would, and fall back to it whenever
+ * the body no longer has the shape it was built for.
+ */
+export const SELF_ENCODER = Symbol('selfEncoder');
+
+export type BodyEncoder = (doc: Document) => Uint8Array;
+
 export function encodeDocument(doc: Document): Uint8Array {
-  return BSON.serialize(doc);
+  const encode = (doc as { [SELF_ENCODER]?: BodyEncoder })[SELF_ENCODER];
+  return encode ? encode(doc) : BSON.serialize(doc);
 }

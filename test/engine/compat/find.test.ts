@@ -179,6 +179,12 @@ const cases: CompatCase[] = [
     expected: [{ _id: 5 }, { _id: 4 }],
   },
   {
+    name: 'let values are evaluated before they reach $expr',
+    seed: people,
+    run: (c) => c.find({ $expr: { $gt: ['$age', '$$min'] } }, { let: { min: { $add: [20, 10] } } }).project({ _id: 1 }).toArray(),
+    expected: [{ _id: 1 }, { _id: 3 }],
+  },
+  {
     name: 'let variables reach $expr',
     seed: people,
     run: (c) => c.find({ $expr: { $gt: ['$age', '$$min'] } }, { let: { min: 30 } }).project({ _id: 1 }).toArray(),

@@ -1,0 +1,70 @@
+/**
+ * The BSON of `{cursor: {firstBatch: [...docs], id: Long(0), ns}, ok: 1}`
+ * written by hand around documents that are already BSON (stored bytes), so
+ * a point read sends its document without decoding and re-encoding it. The
+ * bytes equal `BSON.serialize` of that object (`ok: 1` as an int32, as the
+ * dispatcher's `ok: 1` serializes). Fixed parts are prebuilt byte strings.
+ */
+const latin1 = (s: string) => Buffer.from(s, 'latin1');
+/** type document, "cursor" (its size follows) */
+const CURSOR_KEY = latin1('\x03cursor\0');
+/** type array, "firstBatch" (its size follows) */
+const FIRST_BATCH_KEY = latin1('\x04firstBatch\0');
+/** end of firstBatch; int64 "id" 0; string "ns" (its length follows) */
+const ID_ZERO_NS_KEY = latin1('\0\x12id\0\0\0\0\0\0\0\0\0\x02ns\0');
+/** end of cursor; int32 "ok" 1; end of reply */
+const OK_ONE_END = latin1('\0\x10ok\0\x01\0\0\0\0');
+
+export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly Uint8Array[]): Buffer {
+  const nsUtf8 = utf8Of(ns);
+  const nsBytes = nsUtf8.length;
+  let arraySize = 4 + 1;
+  for (let i = 0; i < docs.length; i++) arraySize += 1 + indexKeyLength(i) + 1 + docs[i].length;
+  const cursorSize = 4 + FIRST_BATCH_KEY.length + arraySize + ID_ZERO_NS_KEY.length - 1 + 4 + nsBytes + 1 + 1;
+  const total = 4 + CURSOR_KEY.length + cursorSize + OK_ONE_END.length - 1;
+  const out = Buffer.allocUnsafe(total);
+  let at = writeInt32(out, total, 0);
+  out.set(CURSOR_KEY, at);
+  at = writeInt32(out, cursorSize, at + CURSOR_KEY.length);
+  out.set(FIRST_BATCH_KEY, at);
+  at = writeInt32(out, arraySize, at + FIRST_BATCH_KEY.length);
+  for (let i = 0; i < docs.length; i++) {
+    out[at++] = 0x03;
+    at += i < 10 ? ((out[at] = 0x30 + i), 1) : out.write(String(i), at, 'latin1');
+    out[at++] = 0;
+    out.set(docs[i], at);
+    at += docs[i].length;
+  }
+  out.set(ID_ZERO_NS_KEY, at);
+  at = writeInt32(out, nsBytes + 1, at + ID_ZERO_NS_KEY.length);
+  out.set(nsUtf8, at);
+  at += nsBytes;
+  out[at++] = 0;
+  out.set(OK_ONE_END, at);
+  return out;
+}
+
+/** Namespaces repeat: their UTF-8 bytes are kept (bounded, cleared when full). */
+const nsCache = new Map<string, Buffer>();
+const NS_CACHE_MAX = 1024;
+
+function utf8Of(ns: string): Buffer {
+  let bytes = nsCache.get(ns);
+  if (!bytes) {
+    if (nsCache.size >= NS_CACHE_MAX) nsCache.clear();
+    nsCache.set(ns, (bytes = Buffer.from(ns, 'utf8')));
+  }
+  return bytes;
+}
+
+function indexKeyLength(i: number): number {
+  return i < 10 ? 1 : String(i).length;
+}
+
+function writeInt32(out: Buffer, value: number, at: number): number {
+  out[at] = value;
+  out[at + 1] = value >>> 8;
+  out[at + 2] = value >>> 16;
+  out[at + 3] = value >>> 24;
+  return at + 4;
+}
