@@ -7,11 +7,14 @@ import { indexedVsScan } from './indexed-find.bench.js';
 import { journaledInserts } from './journaled-insert.bench.js';
 import { pingVsFindOne } from './ping-vs-find.bench.js';
 import { rawFindById, rawPing } from './raw-ping.bench.js';
+import { startStandaloneEngine } from './standalone-engine.js';
 import { printTable, perSecond, ratio, us, type Row } from './report.js';
 
 /**
  * `npm run bench`: the engine in-process (in memory and on lmdb in a temp
- * dir) driven by the official driver. Prints numbers; enforces nothing.
+ * dir, as the service embeds it) and as a standalone process on lmdb (as
+ * `npm run engine` runs it), driven by the official driver. Prints numbers;
+ * enforces nothing.
  * `npm run bench -- --only a` (or BENCH_ONLY=a) runs only part (a), the
  * ping vs findOne latencies; parts are a (latency), b (journaled inserts),
  * c (indexed vs unindexed find), comma-separated. BENCH_CONFIGS=lmdb,memory
@@ -23,8 +26,10 @@ function selectedParts(): Set<string> {
   return new Set(spec.split(',').map((s) => s.trim()));
 }
 
-async function withEngine<T>(options: StartEngineOptions, run: (client: MongoClient, port: number) => Promise<T>): Promise<T> {
-  const engine = await startEngine(options);
+type EngineConfig = StartEngineOptions | { standalone: string };
+
+async function withEngine<T>(config: EngineConfig, run: (client: MongoClient, port: number) => Promise<T>): Promise<T> {
+  const engine = 'standalone' in config ? await startStandaloneEngine(config.standalone) : await startEngine(config);
   const client = new MongoClient(engine.uri, { maxPoolSize: 1 });
   try {
     await client.connect();
@@ -37,9 +42,13 @@ async function withEngine<T>(options: StartEngineOptions, run: (client: MongoCli
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
-  const all: Record<string, StartEngineOptions> = { memory: { inMemory: true }, lmdb: { dbPath: dir } };
+  const all: Record<string, EngineConfig> = {
+    memory: { inMemory: true },
+    lmdb: { dbPath: path.join(dir, 'embedded') },
+    standalone: { standalone: path.join(dir, 'standalone') },
+  };
   // BENCH_CONFIGS=lmdb,memory: which configurations run, in that order.
-  const names = (process.env.BENCH_CONFIGS ?? 'memory,lmdb').split(',').filter((n) => n in all);
+  const names = (process.env.BENCH_CONFIGS ?? 'memory,lmdb,standalone').split(',').filter((n) => n in all);
   const configs = Object.fromEntries(names.map((n) => [n, all[n]]));
   const rows: Row[] = [
     { metric: 'raw OP_MSG ping, no driver (median)', values: {} },
