@@ -19,9 +19,22 @@ export function normalizeError(thrown: unknown): AppError {
     if (fromDatabase) return fromDatabase;
   }
   // Only GraphQLErrors all the way down: graphql-js refused the request itself
-  // (the outermost message is the complete one, e.g. 'Variable "$x" got invalid value').
-  if (chain.at(-1) instanceof GraphQLError) return fromGraphQL(chain[0] as GraphQLError);
+  // (the outermost message is the complete one, e.g. 'Variable "$x" got invalid value'),
+  // unless it failed on the way out (a stored value the schema cannot represent).
+  if (chain.at(-1) instanceof GraphQLError && !isOutputFailure(chain)) return fromGraphQL(chain[0] as GraphQLError);
   return internalError(chain.at(-1));
+}
+
+/**
+ * During execution (the error has a `path`) graphql-js blames the client only
+ * for argument values ('Argument "x" ...'); anything else it raises there is
+ * the answer failing to serialize (e.g. a legacy record's value outside an
+ * enum): the server's fault, a masked 500, not the caller's 400.
+ */
+function isOutputFailure(chain: readonly unknown[]): boolean {
+  const outer = chain[0] as GraphQLError;
+  const inner = chain.at(-1) as GraphQLError;
+  return outer.path !== undefined && !inner.message.startsWith('Argument "');
 }
 
 export function internalError(cause: unknown): AppError {
@@ -86,7 +99,8 @@ function fromMongoose(error: unknown): AppError | undefined {
   return undefined;
 }
 
-function isDuplicateKey(error: unknown): error is { keyPattern?: object; keyValue?: object } {
+/** MongoDB's duplicate key error (11000), from any driver or engine. */
+export function isDuplicateKey(error: unknown): error is { keyPattern?: object; keyValue?: object } {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
 }
 

@@ -7,6 +7,7 @@ import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { AppError } from '../errors.js';
 import type { AppContext } from '../graphql/context.js';
 import { isUnexpected, normalizeError, wasLogged } from '../graphql/normalize-error.js';
+import { atMostOncePerRequest } from '../graphql/once-per-request.rule.js';
 import type { Logger } from '../logger.js';
 import type { RequestContextFactory } from './request-context.js';
 
@@ -36,6 +37,8 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
     schema,
     introspection: !production,
     includeStacktraceInErrorResponses: false,
+    // Each sign-in costs an Argon2id check: no aliasing many into one request.
+    validationRules: [atMostOncePerRequest(['Mutation.login'])],
     // src/index.ts owns shutdown (drain HTTP, then database); Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
     formatError: (formatted, error) => formatError(formatted, error, { exposeErrorDetails, logger }),

@@ -4,13 +4,13 @@ import { useSofa } from 'sofa-api';
 import { errors, type AppError } from '../errors.js';
 import { isUnexpected, normalizeError, wasLogged } from '../graphql/normalize-error.js';
 import type { Logger } from '../logger.js';
-import { dropQueryParametersOfBodyRoutes } from './openapi.js';
+import { describeRestInputs } from './openapi.js';
 import { PROBLEM_CONTENT_TYPE, problemHeaders, sendProblem, toProblem } from './problem.js';
+import { createRequestArgumentCheck } from './request-arguments.js';
 import type { RequestContextFactory } from './request-context.js';
 import { requestScope } from './request-scope.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig, SofaResponse } from './sofa-types.js';
-import { createUrlArgumentCheck } from './url-arguments.js';
 
 export interface SofaRestOptions {
   schema: GraphQLSchema;
@@ -84,16 +84,21 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
     },
   });
 
-  dropQueryParametersOfBodyRoutes(router.openAPIDocument);
-  const checkUrlArguments = createUrlArgumentCheck(schema, routes, basePath);
+  describeRestInputs(router.openAPIDocument, schema, routes);
+  const checkArguments = createRequestArgumentCheck(schema, routes, basePath);
 
   return async (req, res, next) => {
     if (!req.path.startsWith(`${basePath}/`) || isWebhookPath(req.path, basePath)) return next();
     try {
-      const urlProblems = checkUrlArguments(req.method, req.path, req.query as Record<string, unknown>);
-      if (urlProblems.length > 0) {
-        const fields = urlProblems.map((problem) => problem.field).join(', ');
-        sendProblem(res, errors.badInput(`Invalid value for ${fields}`, urlProblems), { requestId: String(req.id) });
+      const argumentProblems = checkArguments({
+        method: req.method,
+        path: req.path,
+        query: req.query as Record<string, unknown>,
+        body: req.body,
+      });
+      if (argumentProblems.length > 0) {
+        const fields = argumentProblems.map((problem) => problem.field).join(', ');
+        sendProblem(res, errors.badInput(`Invalid value for ${fields}`, argumentProblems), { requestId: String(req.id) });
         return;
       }
       const request = toFetchRequest(req);
@@ -144,6 +149,15 @@ function withBodyChecked(
   if (body === undefined) return values;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw errors.badInput('The request body must be a JSON object');
+  }
+  // GET and DELETE take their arguments from the path and query string, as the
+  // OpenAPI document says; a body would add arguments it does not describe.
+  const inBody = input.takesBody ? [] : Object.keys(body);
+  if (inBody.length > 0) {
+    throw errors.badInput(
+      `This route takes no request body: send ${inBody.join(', ')} in the path or query string`,
+      inBody.map((field) => ({ field, rule: 'inUrl', message: `${field} belongs in the path or query string` })),
+    );
   }
   const unknownFields = Object.keys(body).filter((field) => !variableNames.has(field));
   if (unknownFields.length > 0) {

@@ -36,14 +36,32 @@ export function useRequestLogging({ logger }: { logger: Logger }): RequestHandle
 }
 
 const SECRET_PARAMETER = /pass|token|secret|key|auth/i;
+const REDACTED = '[redacted]';
+/** A GraphQL argument with a secret-like name and its string literal (plain or block). */
+const SECRET_ARGUMENT = /(\b\w*(?:pass|token|secret|key|auth)\w*\s*:\s*)("""[\s\S]*?"""|"(?:[^"\\]|\\.)*")/gi;
 
-/** Query values that look like credentials are replaced before a URL is logged. */
+/**
+ * Query values that look like credentials are replaced before a URL is logged,
+ * and so are secrets inside a GraphQL GET's `query` (argument literals) and
+ * `variables` (JSON fields), e.g. `/graphql?query=mutation{login(password:"…")}`.
+ */
 export function redactQuery(url: string): string {
   const mark = url.indexOf('?');
   if (mark < 0) return url;
   const params = new URLSearchParams(url.slice(mark + 1));
   for (const name of new Set(params.keys())) {
-    if (SECRET_PARAMETER.test(name)) params.set(name, '[redacted]');
+    if (SECRET_PARAMETER.test(name)) params.set(name, REDACTED);
+    else if (name === 'query') params.set(name, params.get(name)!.replace(SECRET_ARGUMENT, `$1"${REDACTED}"`));
+    else if (name === 'variables' || name === 'extensions') params.set(name, redactJson(params.get(name)!));
   }
   return `${url.slice(0, mark)}?${params.toString()}`;
+}
+
+/** Secret-like fields of a JSON text, at any depth; text that is not JSON is dropped whole. */
+function redactJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), (field, value) => (field && SECRET_PARAMETER.test(field) ? REDACTED : value));
+  } catch {
+    return REDACTED;
+  }
 }

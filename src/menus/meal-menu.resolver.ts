@@ -19,7 +19,9 @@ export class MealMenuResolver {
 
   @Authorized('menus:read')
   @Query(() => MealMenuPage, {
-    description: 'Meal menus of your tenant, a page at a time; includeDeleted needs menus:delete.',
+    description:
+      'Meal menus of your tenant (a platform administrator: of every tenant), a page at a time; ' +
+      'includeDeleted needs menus:delete.',
   })
   mealMenus(@Args() args: MealMenusArgs, @CurrentActor() actor: Actor): Promise<Page<MealMenuDocument>> {
     return this.menus.list(actor, args);

@@ -1,5 +1,6 @@
 import { hashPassword } from '../auth/password.js';
 import type { AppConfig } from '../config.js';
+import { isDuplicateKey } from '../graphql/normalize-error.js';
 import type { Logger } from '../logger.js';
 import { UserModel } from './user.model.js';
 
@@ -29,7 +30,14 @@ export async function createPlatformAdmin(admin: NewAdmin): Promise<{ id: string
 export async function bootstrapAdmin(config: Pick<AppConfig, 'admin'>, logger: Logger): Promise<boolean> {
   if (!config.admin) return false;
   if (await UserModel.exists({})) return false;
-  const admin = await createPlatformAdmin(config.admin);
+  let admin;
+  try {
+    admin = await createPlatformAdmin(config.admin);
+  } catch (err) {
+    // Several instances starting at once on an empty database: one creates it, the others carry on.
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
   logger.info({ userId: admin.id, email: admin.email }, 'created the platform administrator');
   return true;
 }

@@ -138,7 +138,7 @@ async function createDeletedMenu(as: Caller = admin, overrides: Record<string, u
 }
 
 /** An imported/legacy record: planted by the native driver WITHOUT a deletedAt field. */
-async function plantLegacyMenu(tenant = TENANT): Promise<string> {
+async function plantLegacyMenu(tenant = TENANT, overrides: Document = {}): Promise<string> {
   const now = new Date();
   const _id = new ObjectId();
   await menus().insertOne({
@@ -153,6 +153,7 @@ async function plantLegacyMenu(tenant = TENANT): Promise<string> {
     updatedBy: admin.id,
     createdAt: now,
     updatedAt: now,
+    ...overrides,
   });
   return _id.toHexString();
 }
@@ -327,6 +328,18 @@ runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', cl
     caller: () => admin,
     operation: (id) => op.get(id),
     expect: { status: 200, data: (menu: Menu, id) => expect(menu).toMatchObject({ id, name: 'Imported dinner' }) },
+  }),
+  apiCase({
+    name: 'answers a masked 500, not a 400, when a stored record holds a value the schema cannot represent',
+    // A tenant of its own: the broken record must not reach the other cases' lists.
+    arrange: () => plantLegacyMenu('tenant-broken-data', { mealType: 'brunch' }),
+    caller: () => platform,
+    operation: (id) => op.get(id),
+    expect: {
+      status: 500,
+      code: 'INTERNAL_SERVER_ERROR',
+      data: (_data, _id, outcome) => expect(JSON.stringify(outcome.raw.body)).not.toContain('brunch'),
+    },
   }),
   apiCase({
     name: "lets a platform administrator read any tenant's menu",
@@ -526,6 +539,10 @@ runCases(
         ['a negative number', -1],
         ['a fraction', 1.5],
         ['a word', 'abc'],
+        // Number('0x10') is 16 and Number('1e2') 100: GraphQL refuses both, so REST must too.
+        ['a hexadecimal number', '0x10'],
+        ['an exponent', '1e2'],
+        ['a signed number', '+5'],
       ] as const
     ).map(([why, portions]) =>
       apiCase({

@@ -46,4 +46,10 @@ describe('bootstrapping the administrator', () => {
     const response = await app.rest('POST', '/auth/login', { body: admin });
     expect(response.status).toBe(200);
   });
+
+  it('creates one administrator when several instances start at once on an empty database', async () => {
+    await users().deleteMany({});
+    const created = await Promise.all([bootstrapAdmin({ admin }, silent), bootstrapAdmin({ admin }, silent)]);
+    expect({ created: created.sort(), users: await users().countDocuments() }).toEqual({ created: [false, true], users: 1 });
+  });
 });

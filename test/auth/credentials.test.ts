@@ -76,3 +76,36 @@ runCases('credentials', () => app, [
   refusedCase('an unknown API key secret is refused', () => ({ token: 'ak_unknownkey_0000000000000000' })),
   refusedCase('an unknown X-API-Key is refused', () => ({ headers: { 'x-api-key': 'ak_unknownkey_0000000000000000' } })),
 ]);
+
+/** Needs `menus:read`: the probe for a permission that changes after the token was issued. */
+const readMenus: Operation = {
+  rest: { method: 'GET', path: '/restaurant/meal-menus' },
+  graphql: { query: 'query { mealMenus { items { id } } }' },
+};
+
+const users = () => app.db.collection('users');
+
+runCases('credentials of a user changed after sign-in', () => app, [
+  apiCase({
+    name: 'a token of a user deleted since it was issued is refused with 401',
+    arrange: async () => {
+      const user = await app.createUser({ tenantId: 'tenant-credentials', roles: ['member'] });
+      await users().deleteOne({ email: user.email });
+      return user;
+    },
+    caller: (user) => ({ token: user.token }),
+    operation: () => permissions,
+    expect: unauthenticated,
+  }),
+  apiCase({
+    name: 'a role taken away since the token was issued no longer grants its permissions (403)',
+    arrange: async () => {
+      const user = await app.createUser({ tenantId: 'tenant-credentials', roles: ['member'] });
+      await users().updateOne({ email: user.email }, { $set: { roles: [] } });
+      return user;
+    },
+    caller: (user) => ({ token: user.token }),
+    operation: () => readMenus,
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+]);

@@ -131,3 +131,25 @@ describe('signing in over REST', () => {
     });
   });
 });
+
+// Aliases exist only on GraphQL: one request must not carry many password checks.
+describe('signing in over GraphQL', () => {
+  it('refuses a request that selects login more than once (aliases), checking no password', async () => {
+    const attempt = (alias: string, password: string) =>
+      `${alias}: login(email: "${tenantUser.email}", password: "${password}") { accessToken }`;
+    const response = await app.graphql(`mutation { ${attempt('a', 'Guess-0ne')} ${attempt('b', tenantUser.password)} }`);
+    expect([response.status, response.body.errors?.[0]?.extensions?.code, response.body.data]).toEqual([
+      400,
+      'GRAPHQL_VALIDATION_FAILED',
+      undefined,
+    ]);
+  });
+
+  it('refuses login aliased through fragments too', async () => {
+    const response = await app.graphql(
+      `mutation { ...A ...B } fragment A on Mutation { a: login(email: "x@example.test", password: "p") { accessToken } }
+       fragment B on Mutation { b: login(email: "x@example.test", password: "q") { accessToken } }`,
+    );
+    expect([response.status, response.body.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
+  });
+});

@@ -23,6 +23,25 @@ describe('OpenAPI document', () => {
     expect(Object.keys(body.components.securitySchemes).sort()).toEqual(['apiKey', 'bearerAuth']);
   });
 
+  it('marks sign-in, and only sign-in, as needing no credential', async () => {
+    const { body } = await app.http('GET', '/api/v1/openapi.json');
+    expect(body.paths['/auth/login'].post.security).toEqual([]);
+    expect(body.paths['/restaurant/meal-menus'].post.security).toBeUndefined();
+  });
+
+  it('asks for no body where every argument is in the path', async () => {
+    const { body } = await app.http('GET', '/api/v1/openapi.json');
+    expect(body.paths['/restaurant/meal-menus/{id}/estimated-portions/{portions}'].patch.requestBody).toBeUndefined();
+  });
+
+  it('marks arguments with a default as optional, in the query and in a body', async () => {
+    const { body } = await app.http('GET', '/api/v1/openapi.json');
+    const list = body.paths['/restaurant/meal-menus'].get.parameters;
+    expect(list.filter((p: { required: boolean }) => p.required)).toEqual([]);
+    const create = body.paths['/restaurant/meal-menus'].post.requestBody.content['application/json'].schema;
+    expect(create.required).toEqual(['name', 'date', 'mealType']);
+  });
+
   it('never describes a password hash', async () => {
     const { body } = await app.http('GET', '/api/v1/openapi.json');
     expect(JSON.stringify(body)).not.toContain('passwordHash');

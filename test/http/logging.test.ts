@@ -61,6 +61,15 @@ describe('request logging', () => {
     expect(lines.join('\n')).not.toContain('Hunter2Secret');
   });
 
+  it('never logs a password inside a GraphQL GET query or its variables', async () => {
+    const query = encodeURIComponent('mutation($email: String!) { login(email: $email, password: "Inl1ne-Secret") { accessToken } }');
+    const variables = encodeURIComponent(JSON.stringify({ email: user.email, password: 'Var1able-Secret' }));
+    await app.http('GET', `/graphql?query=${query}&variables=${variables}`, { headers: { 'x-request-id': 'log-7' } });
+    const entries = await linesOf('log-7');
+    expect(entries).toHaveLength(1);
+    expect(lines.join('\n')).not.toMatch(/Inl1ne-Secret|Var1able-Secret/);
+  });
+
   it('never logs the password of a login body', async () => {
     await app.rest('POST', '/auth/login', { body: { email: user.email, password: 'Wr0ng-Secret-Pw' }, headers: { 'x-request-id': 'log-5' } });
     await linesOf('log-5');

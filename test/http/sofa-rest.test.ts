@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,12 +119,34 @@ describe('REST path and query arguments', () => {
     expect([response.status, response.body.errors?.[0]?.field]).toEqual([400, 'count']);
   });
 
+  it.each(['0x10', '1e2', '+5', '%205', '5.0'])(
+    'refuses %s as an integer path parameter, as GraphQL refuses it, naming the field',
+    async (count) => {
+      const response = await call('PATCH', `/things/1/count/${count}`);
+      expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'count', 'type']);
+    },
+  );
+
   it('converts an integer query parameter', async () => {
     expect((await call('GET', '/things?limit=3')).body[0].id).toBe('3/undefined');
   });
 
   it('reads a boolean query parameter', async () => {
     expect((await call('GET', '/things?mine=true')).body[0].id).toBe('undefined/true');
+  });
+
+  it.each(['1', 'TRUE', 'yes'])('refuses %s as a boolean query parameter, naming the field', async (mine) => {
+    const response = await call('GET', `/things?mine=${mine}`);
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'mine', 'type']);
+  });
+
+  it('reads false as a boolean query parameter', async () => {
+    expect((await call('GET', '/things?mine=false')).body[0].id).toBe('undefined/false');
+  });
+
+  it('refuses a query parameter given twice, naming the field', async () => {
+    const response = await call('GET', '/things?limit=1&limit=2');
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'limit', 'type']);
   });
 
   it('refuses a word as an integer query parameter, naming the field', async () => {
@@ -150,6 +172,32 @@ describe('REST bodies are read like GraphQL variables', () => {
   it('refuses a string where an integer is expected, naming the field', async () => {
     const response = await call('POST', '/things', { name: 'a', count: '3' });
     expect([response.status, response.body.errors?.[0]?.field]).toEqual([400, 'count']);
+  });
+
+  it('refuses an object where a string is expected, naming the field', async () => {
+    const response = await call('POST', '/things', { name: { $ne: null } });
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'name', 'type']);
+  });
+
+  it('refuses a word where an integer is expected, naming the field', async () => {
+    const response = await call('POST', '/things', { name: 'a', count: 'many' });
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'count', 'type']);
+  });
+
+  it('refuses a body on a GET route, naming its fields (arguments come from the URL)', async () => {
+    // fetch() cannot send a GET body; a plain HTTP request can.
+    const text = JSON.stringify({ limit: 1 });
+    const url = new URL(`${baseUrl}/things`);
+    const response = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET', headers }, (res) => {
+        let data = '';
+        res.on('data', (chunk) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+      });
+      req.once('error', reject).end(text);
+    });
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'limit', 'inUrl']);
   });
 
   it('refuses an unknown field, naming it', async () => {
