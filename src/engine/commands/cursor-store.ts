@@ -93,7 +93,15 @@ export class CursorStore {
       );
     }
     cursor.lastUsed = Date.now();
-    const batch = takeBatch(cursor, batchSize && batchSize > 0 ? batchSize : Infinity);
+    let batch: Document[];
+    try {
+      batch = takeBatch(cursor, batchSize && batchSize > 0 ? batchSize : Infinity);
+    } catch (err) {
+      // As mongod: a cursor whose query failed is gone (its read-ahead would be served twice).
+      closeSource(cursor);
+      this.cursors.delete(id);
+      throw err;
+    }
     if (cursor.lookahead.done) {
       this.cursors.delete(id);
       return { batch, id: 0n };

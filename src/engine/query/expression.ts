@@ -1,7 +1,7 @@
 import { Context, evalExpr } from 'mingo/core';
 import * as accumulatorOps from 'mingo/operators/accumulator';
 import * as expressionOps from 'mingo/operators/expression';
-import { mongoError } from '../errors.js';
+import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
 import { isNumeric, isPlainObject, makeDouble, toDouble, toPlainNumbers } from './values.js';
 import type { Document } from './types.js';
@@ -14,7 +14,34 @@ import type { Document } from './types.js';
  * results come back into the value model.
  */
 
-const CONTEXT = Context.init({ expression: expressionOps, accumulator: accumulatorOps });
+/** mongod's internalQueryMaxRangeBytes, counted as mongod does: 16 bytes per element. */
+const MAX_RANGE_BYTES = 100 * 1024 * 1024;
+const RANGE_ELEMENT_BYTES = 16;
+
+type MingoOperator = (obj: unknown, expr: unknown, options: unknown) => unknown;
+
+/**
+ * mingo's `$range` builds whatever it is asked for: `{$range: [0, 1e9]}`
+ * would take gigabytes and can take the process down. mongod refuses a range
+ * over its memory limit (ExceededMemoryLimit); so do we, before building it.
+ */
+const guardedRange: MingoOperator = (obj, expr, options) => {
+  if (Array.isArray(expr) && expr.length > 1 && expr.length < 4) {
+    const [start, end, step = 1] = evalExpr(obj, expr, options as never) as unknown[];
+    if (typeof start === 'number' && typeof end === 'number' && typeof step === 'number' && step !== 0) {
+      const bytes = Math.max(0, Math.ceil((end - start) / step)) * RANGE_ELEMENT_BYTES;
+      if (bytes > MAX_RANGE_BYTES) {
+        throw mongoError(
+          'ExceededMemoryLimit',
+          `$range would use too much memory (${bytes} bytes) and cannot spill to disk. Memory limit: ${MAX_RANGE_BYTES} bytes`,
+        );
+      }
+    }
+  }
+  return (expressionOps.$range as MingoOperator)(obj, expr, options);
+};
+
+const CONTEXT = Context.init({ expression: { ...expressionOps, $range: guardedRange } as never, accumulator: accumulatorOps });
 
 export type Variables = Document;
 
@@ -101,6 +128,8 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
     } as never);
     return fromMingo(result);
   } catch (err) {
+    // Our own guards (e.g. $range) already carry mongod's code.
+    if (isMongoCommandError(err)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw mongoError('BadValue', message);
   }

@@ -1,7 +1,17 @@
+import { setFlagsFromString } from 'node:v8';
 import { mongoError } from '../errors.js';
 import { bsonType } from './values.js';
 
 /** BSON regular expressions ({pattern, options}) turned into cached JS RegExps. */
+
+/**
+ * Patterns come from clients, and V8's backtracking engine runs one like
+ * `^(a+)+$` for minutes on the single thread every connection shares. This
+ * flag makes V8 switch to its linear-time engine once a match backtracks too
+ * much (same results; patterns with backreferences or lookaround cannot
+ * switch). It applies to regexps compiled from now on, process-wide.
+ */
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 const cache = new Map<string, RegExp>();
 const VALID_OPTIONS = /^[imsxu]*$/;

@@ -13,15 +13,22 @@ export interface ConnectionOptions extends Omit<FrameContext, 'connection'> {
   log(line: string): void;
 }
 
-/** Pause reading when this many whole messages are waiting; resume below the low mark. */
+/**
+ * Pause reading when this many whole messages, or bytes, are waiting; resume
+ * below both low marks. The byte marks matter: 64 messages of up to 48 MB
+ * each would let one client that does not read its replies hold gigabytes.
+ */
 const QUEUE_HIGH_WATER = 64;
 const QUEUE_LOW_WATER = 8;
+const QUEUE_HIGH_BYTES = 64 * 1024 * 1024;
+const QUEUE_LOW_BYTES = 16 * 1024 * 1024;
 const SINGLE_WRITE_MAX = 64 * 1024;
 
 export class ClientConnection {
   readonly info: ConnectionInfo;
   private readonly reader = new FrameReader();
   private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
   private running = false;
   private idleWaiters: Array<() => void> = [];
   private readonly frameContext: FrameContext;
@@ -41,6 +48,7 @@ export class ClientConnection {
   /** Stops reading and drops the socket; queued messages are discarded. */
   destroy(): void {
     this.queue.length = 0;
+    this.queuedBytes = 0;
     this.socket.destroy();
   }
 
@@ -60,7 +68,8 @@ export class ClientConnection {
     }
     if (frames.length === 0) return;
     this.queue.push(...frames);
-    if (this.queue.length >= QUEUE_HIGH_WATER) this.socket.pause();
+    for (const frame of frames) this.queuedBytes += frame.length;
+    if (this.queue.length >= QUEUE_HIGH_WATER || this.queuedBytes >= QUEUE_HIGH_BYTES) this.socket.pause();
     if (!this.running) void this.drain();
   }
 
@@ -69,11 +78,14 @@ export class ClientConnection {
     try {
       while (this.queue.length > 0 && !this.socket.destroyed) {
         const frame = this.queue.shift()!;
+        this.queuedBytes -= frame.length;
         const reply = await handleFrame(frame, this.frameContext);
         if (reply && !this.socket.destroyed) this.write(reply);
         // A client that does not read its replies is not given more work.
         if (this.socket.writableNeedDrain) await drained(this.socket);
-        if (this.socket.isPaused() && this.queue.length <= QUEUE_LOW_WATER) this.socket.resume();
+        if (this.socket.isPaused() && this.queue.length <= QUEUE_LOW_WATER && this.queuedBytes <= QUEUE_LOW_BYTES) {
+          this.socket.resume();
+        }
       }
     } catch (err) {
       this.fail(err);

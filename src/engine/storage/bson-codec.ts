@@ -13,16 +13,24 @@ import type { Document } from '../query/index.js';
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024 + 16 * 1024;
 
 export function encodeDocument(doc: Document): Buffer {
-  const bytes = BSON.serialize(doc, { checkKeys: false, ignoreUndefined: true });
-  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    throw mongoError(
-      'Location10334',
-      `BSONObj size: ${bytes.byteLength} (0x${bytes.byteLength.toString(16).toUpperCase()}) is invalid. ` +
-        `Size must be between 0 and ${MAX_DOCUMENT_BYTES}(16MB)`,
-    );
+  let bytes: Uint8Array;
+  try {
+    bytes = BSON.serialize(doc, { checkKeys: false, ignoreUndefined: true });
+  } catch (err) {
+    // bson serializes into a 17 MiB buffer: a larger document is a RangeError, not a value.
+    if (err instanceof RangeError) throw tooLarge(BSON.calculateObjectSize(doc, { ignoreUndefined: true }));
+    throw err;
   }
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(bytes.byteLength);
   // serialize() returns a fresh array: wrap it, no copy.
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function tooLarge(size: number): Error {
+  return mongoError(
+    'Location10334',
+    `BSONObj size: ${size} (0x${size.toString(16).toUpperCase()}) is invalid. Size must be between 0 and ${MAX_DOCUMENT_BYTES}(16MB)`,
+  );
 }
 
 export function decodeDocument(bytes: Uint8Array): Document {

@@ -1,6 +1,6 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
-import { bsonType } from '../query/index.js';
+import { bsonType, isPlainObject } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import { decodeDocument, encodeDocument } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
@@ -72,6 +72,9 @@ export class CollectionData {
     checkIdValue(doc._id);
     const idKey = idKeyOf(doc._id);
     if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.index('_id_').spec, [doc._id]);
+    if (exceedsStorageDepth(doc)) {
+      throw mongoError('Overflow', `cannot insert document because it exceeds ${MAX_STORAGE_DEPTH} levels of nesting`);
+    }
     const bytes = encodeDocument(doc);
     const keys = this.keysFor(doc);
     for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
@@ -84,9 +87,10 @@ export class CollectionData {
     const idKey = idKeyOf(doc._id);
     const oldBytes = this.docs.get(idKey);
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
+    if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeDocument(doc);
     const newKeys = this.keysFor(doc);
-    const oldKeys = this.keysFor(decodeDocument(oldBytes));
+    const oldKeys = this.keysFor(decodeDocument(oldBytes), false);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
     for (const [name, index] of this.indexes) {
@@ -102,21 +106,20 @@ export class CollectionData {
   remove(idKey: string): boolean {
     const bytes = this.docs.get(idKey);
     if (!bytes) return false;
-    const keys = this.keysFor(decodeDocument(bytes));
+    const keys = this.keysFor(decodeDocument(bytes), false);
     for (const [name, k] of keys) this.index(name).remove(k, idKey);
     this.docs.delete(idKey);
     return true;
   }
 
-  /** Bytes of the candidates of a scan, fixed now (later writes do not affect them). */
-  scan(plan?: ScanPlan): Buffer[] {
-    const ids = this.candidateIds(plan);
-    const out: Buffer[] = [];
-    for (const idKey of ids) {
-      const bytes = this.docs.get(idKey);
-      if (bytes) out.push(bytes);
-    }
-    return out;
+  /**
+   * The `_id` keys of a scan's candidates, fixed now. Callers look each one
+   * up when they reach it (`get`), so a document deleted meanwhile is
+   * skipped and a changed one is seen as it is then, as a mongod cursor
+   * does across getMores.
+   */
+  scan(plan?: ScanPlan): string[] {
+    return this.candidateIds(plan);
   }
 
   private candidateIds(plan?: ScanPlan): string[] {
@@ -136,11 +139,37 @@ export class CollectionData {
     return this.indexes.get(name)!;
   }
 
-  private keysFor(doc: Document): Map<string, DocKeys | undefined> {
+  /** `strict: false` for a stored document: one kept from before a rule existed must stay removable. */
+  private keysFor(doc: Document, strict = true): Map<string, DocKeys | undefined> {
     const out = new Map<string, DocKeys | undefined>();
-    for (const [name, index] of this.indexes) out.set(name, index.keysOf(doc));
+    for (const [name, index] of this.indexes) out.set(name, index.keysOf(doc, strict));
     return out;
   }
+}
+
+/**
+ * mongod's nesting limit for stored documents (200 levels for messages, less
+ * the 20 it keeps for its own wrapping). It also keeps the engine's recursive
+ * code (comparison, canonical keys, pipelines) far from the stack's limit.
+ */
+const MAX_STORAGE_DEPTH = 180;
+
+/** Counts the top-level document as level 1; empty objects and arrays add no level (as mongod). */
+function exceedsStorageDepth(doc: Document): boolean {
+  let level: unknown[] = [doc];
+  for (let depth = 1; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const value of level) {
+      for (const child of Array.isArray(value) ? value : Object.values(value as Document)) {
+        if (!Array.isArray(child) && !isPlainObject(child)) continue;
+        if ((Array.isArray(child) ? child.length : Object.keys(child).length) === 0) continue;
+        if (depth === MAX_STORAGE_DEPTH) return true;
+        next.push(child);
+      }
+    }
+    level = next;
+  }
+  return false;
 }
 
 /** mongod refuses arrays, regexes and undefined as `_id` (they cannot be unique keys). */

@@ -1,4 +1,5 @@
-import { getIndexKeyValues, pathExists } from '../query/index.js';
+import { mongoError } from '../errors.js';
+import { getIndexKeyValues, getPath, isPlainObject, ownField, pathExists } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
@@ -46,17 +47,60 @@ export class IndexRuntime {
     return this.spec.name;
   }
 
-  /** The document's keys, or undefined when this index does not cover it. */
-  keysOf(doc: Document): DocKeys | undefined {
+  /**
+   * The document's keys, or undefined when this index does not cover it.
+   * Like mongod, a compound index refuses a document whose key fields run
+   * through two different arrays (171): their cross product is not a key
+   * set, and could be millions of tuples. `strict: false` (restore) skips
+   * that check for data stored before it existed.
+   */
+  keysOf(doc: Document, strict = true): DocKeys | undefined {
     if (this.spec.sparse && !this.paths.some((p) => pathExists(doc, p))) return undefined;
     if (this.covers && !this.covers(doc)) return undefined;
+    const shared = this.paths.length > 1 ? this.sharedArrayPrefix(doc, strict) : undefined;
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
     const first = distinct(perField[0]!, this.collation);
     const tuples = new Map<string, unknown[]>();
     if (this.uniqueKeys) {
-      for (const tuple of cartesian(perField)) tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
+      const add = (tuple: unknown[]) => tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
+      if (shared) {
+        // Fields inside one array pair up element by element (mongod's keys), not crosswise.
+        for (const element of getPath(doc, this.paths[0]!.slice(0, shared.length)) as unknown[]) {
+          const lists = this.paths.map((p, i) =>
+            shared.fields.has(i) ? getIndexKeyValues(element, p.slice(shared.length)) : perField[i]!,
+          );
+          for (const tuple of cartesian(lists)) add(tuple);
+        }
+      } else {
+        for (const tuple of cartesian(perField)) add(tuple);
+      }
     }
     return { first, tuples };
+  }
+
+  /**
+   * The array the key fields go through: undefined when at most one field
+   * meets an array; throws CannotIndexParallelArrays (171) when they meet
+   * different ones.
+   */
+  private sharedArrayPrefix(doc: Document, strict: boolean): { length: number; fields: Set<number> } | undefined {
+    let found: { length: number; fields: Set<number> } | undefined;
+    for (let i = 0; i < this.paths.length; i++) {
+      const length = arrayPrefixLength(doc, this.paths[i]!);
+      if (length === undefined) continue;
+      if (!found) {
+        found = { length, fields: new Set([i]) };
+        continue;
+      }
+      const other = this.paths[[...found.fields][0]!]!;
+      const same = length === found.length && this.paths[i]!.slice(0, length).every((part, k) => part === other[k]);
+      if (!same) {
+        if (!strict) return undefined;
+        throw mongoError('CannotIndexParallelArrays', `cannot index parallel arrays [${this.fields[i]}] [${this.fields[[...found.fields][0]!]}]`);
+      }
+      found.fields.add(i);
+    }
+    return found && found.fields.size > 1 ? found : undefined;
   }
 
   /** Throws DuplicateKey when another document already holds one of these keys. */
@@ -91,7 +135,7 @@ export class IndexRuntime {
   build(ns: string, docs: Iterable<[string, Document]>, enforceUnique = true): void {
     const entries: IndexEntry[] = [];
     for (const [idKey, doc] of docs) {
-      const keys = this.keysOf(doc);
+      const keys = this.keysOf(doc, enforceUnique);
       if (!keys) continue;
       if (enforceUnique) this.check(ns, keys, idKey);
       for (const value of keys.first) entries.push({ value, idKey });
@@ -161,6 +205,17 @@ function distinct(values: unknown[], collation?: Collation): unknown[] {
     seen.add(k);
     return true;
   });
+}
+
+/** How many components of `path` lead to the first array on it (undefined: no array). */
+function arrayPrefixLength(doc: Document, path: string[]): number | undefined {
+  let cur: unknown = doc;
+  for (let i = 0; i < path.length; i++) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = ownField(cur, path[i]!);
+    if (Array.isArray(cur)) return i + 1;
+  }
+  return undefined;
 }
 
 function cartesian(lists: unknown[][]): unknown[][] {

@@ -112,9 +112,13 @@ export class LiveStorage implements Storage {
   }
 
   scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document> {
-    const snapshot = this.state(db, coll)?.data.scan(plan) ?? [];
+    const data = this.state(db, coll)?.data;
+    const ids = data?.scan(plan) ?? [];
     return (function* () {
-      for (const bytes of snapshot) yield decodeDocument(bytes);
+      for (const idKey of ids) {
+        const bytes = data!.get(idKey);
+        if (bytes) yield decodeDocument(bytes);
+      }
     })();
   }
 

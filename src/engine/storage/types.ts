@@ -87,7 +87,8 @@ export interface Storage {
   /**
    * Candidate documents in `_id` order (full scan) or in index order (plan).
    * Each is a private copy the caller may mutate. Safe against concurrent
-   * modification: the set is fixed when scan() is called.
+   * modification: the set of `_id`s is fixed when scan() is called, and each
+   * document is read when the iteration reaches it (deleted ones are skipped).
    */
   scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document>;
   count(db: string, coll: string): number;

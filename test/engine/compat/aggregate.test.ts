@@ -178,6 +178,18 @@ const cases: CompatCase[] = [
     run: async (c) => withoutIds(await c.aggregate([{ $addFields: { b: 2 } }]).toArray()),
     expected: [{ a: 1, b: 2 }],
   },
+  {
+    name: 'a $range too large for memory is ExceededMemoryLimit, even nested in another expression',
+    seed: [{ _id: 1 }],
+    run: (c) => c.aggregate([{ $project: { n: { $size: { $range: [0, 1e9] } } } }]).toArray(),
+    code: 146,
+  },
+  {
+    name: 'a $range within the memory limit is built',
+    seed: [{ _id: 1 }],
+    run: (c) => c.aggregate([{ $project: { n: { $size: { $range: [0, 100000] } } } }]).toArray(),
+    expected: [{ _id: 1, n: 100000 }],
+  },
 ];
 
 describeCompat('aggregate', cases);

@@ -5,6 +5,33 @@ const many = Array.from({ length: 250 }, (_, i) => ({ _id: i, v: i % 7 }));
 
 const cases: CompatCase[] = [
   {
+    name: 'a getMore whose query fails kills its cursor',
+    seed: [1, 1, 1, 0].map((v, i) => ({ _id: i, v })),
+    run: async (c, db) => {
+      const filter = { $expr: { $eq: [{ $divide: [1, '$v'] }, 1] } };
+      const first = await db.command({ find: c.collectionName, filter, batchSize: 1 });
+      const failed = await db.command({ getMore: first.cursor.id, collection: c.collectionName }).catch((e: { code: number }) => e.code);
+      const again = await db.command({ getMore: first.cursor.id, collection: c.collectionName }).catch((e: { code: number }) => e.code);
+      return [first.cursor.firstBatch.length, failed, again];
+    },
+    expected: [1, 2, 43],
+  },
+  {
+    name: 'getMore skips a document deleted after the first batch and returns the current version of a changed one',
+    seed: [1, 2, 3, 4, 5].map((i) => ({ _id: i, v: i })),
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 2 });
+      await c.deleteOne({ _id: 5 });
+      await c.updateOne({ _id: 4 }, { $set: { v: 40 } });
+      const next = await db.command({ getMore: first.cursor.id, collection: c.collectionName });
+      return next.cursor.nextBatch;
+    },
+    expected: [
+      { _id: 3, v: 3 },
+      { _id: 4, v: 40 },
+    ],
+  },
+  {
     name: 'a cursor iterates past the first batch of 101',
     seed: many,
     run: async (c) => (await c.find({}).toArray()).length,

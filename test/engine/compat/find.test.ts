@@ -207,6 +207,13 @@ const cases: CompatCase[] = [
     run: (c) => c.find({ age: { $bogus: 1 } }).toArray(),
     code: 2,
   },
+  {
+    // Backtracking V8 would spend about a minute on this one and block every connection meanwhile.
+    name: 'a $regex with catastrophic backtracking still answers',
+    seed: [{ _id: 1, s: `${'a'.repeat(30)}!` }, { _id: 2, s: 'aaa' }],
+    run: (c) => c.find({ s: { $regex: '^(a+)+$' } }).toArray(),
+    expected: [{ _id: 2, s: 'aaa' }],
+  },
 ];
 
 describeCompat('find', cases);

@@ -1,9 +1,16 @@
-import { ObjectId, type Db } from 'mongodb';
+import { ObjectId, type Db, type Document } from 'mongodb';
 import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
 
 /** The raw reply of an insert command, with ok. */
 function insertRaw(db: Db, c: LooseCollection, documents: object[], ordered = true) {
   return db.command({ insert: c.collectionName, documents, ordered });
+}
+
+/** A sub-document `levels` objects deep. */
+function nested(levels: number): Document {
+  let doc: Document = { x: 1 };
+  for (let i = 1; i < levels; i++) doc = { a: doc };
+  return doc;
 }
 
 const cases: CompatCase[] = [
@@ -147,6 +154,67 @@ const cases: CompatCase[] = [
     indexes: [{ key: { email: 1 }, options: { unique: true } }],
     run: (c) => c.insertMany([{ email: 'a' }, { email: 'a' }]),
     code: 11000,
+  },
+  {
+    name: 'a document 180 levels deep is stored',
+    run: async (c) => {
+      await c.insertOne({ _id: 1, a: nested(179) });
+      return c.countDocuments();
+    },
+    expected: 1,
+  },
+  {
+    name: 'a document more than 180 levels deep is Overflow',
+    run: (c) => c.insertOne({ _id: 1, a: nested(180) }),
+    code: 15,
+  },
+  {
+    name: 'an update that nests a document more than 180 levels deep is Overflow and changes nothing',
+    seed: [{ _id: 1, b: 1 }],
+    run: async (c) => {
+      const err = await c.updateOne({ _id: 1 }, { $set: { b: 2, a: nested(180) } }).catch((e: { code: number }) => e.code);
+      return [err, await c.findOne({ _id: 1 })];
+    },
+    expected: [15, { _id: 1, b: 1 }],
+  },
+  {
+    name: 'a compound index refuses a document whose key fields are two different arrays',
+    indexes: [{ key: { a: 1, b: 1 } }],
+    run: (c) => c.insertOne({ a: [1, 2], b: [1, 2] }),
+    code: 171,
+  },
+  {
+    name: 'a unique compound index over parallel arrays refuses them without building their cross product',
+    indexes: [{ key: { a: 1, b: 1 }, options: { unique: true } }],
+    run: (c) => c.insertOne({ a: Array.from({ length: 5000 }, (_, i) => i), b: Array.from({ length: 5000 }, (_, i) => i) }),
+    code: 171,
+  },
+  {
+    name: 'a unique compound index over fields of one array pairs them element by element',
+    indexes: [{ key: { 'a.x': 1, 'a.y': 1 }, options: { unique: true } }],
+    seed: [{ _id: 1, a: [{ x: 1, y: 2 }, { x: 2, y: 1 }] }],
+    run: async (c) => {
+      await c.insertOne({ _id: 2, a: [{ x: 1, y: 1 }] });
+      return c.countDocuments();
+    },
+    expected: 2,
+  },
+  {
+    name: 'a unique compound index over fields of one array still refuses an element pair another document holds',
+    indexes: [{ key: { 'a.x': 1, 'a.y': 1 }, options: { unique: true } }],
+    seed: [{ _id: 1, a: [{ x: 1, y: 2 }, { x: 2, y: 1 }] }],
+    run: (c) => c.insertOne({ _id: 2, a: [{ x: 2, y: 1 }] }),
+    code: 11000,
+  },
+  {
+    name: 'an update that makes parallel arrays under a compound index fails and leaves the document unchanged',
+    indexes: [{ key: { a: 1, b: 1 } }],
+    seed: [{ _id: 1, a: [1, 2], b: 1 }],
+    run: async (c) => {
+      const err = await c.updateOne({ _id: 1 }, { $set: { b: [3, 4] } }).catch((e: { code: number }) => e.code);
+      return [err, await c.findOne({ _id: 1 })];
+    },
+    expected: [171, { _id: 1, a: [1, 2], b: 1 }],
   },
 ];
 

@@ -217,6 +217,21 @@ const cases: CompatCase[] = [
     },
     expected: { n: 2, nModified: 1, upserted: [{ index: 0, _id: 1 }] },
   },
+  {
+    name: 'setting an array index far past its end is CannotBackfillArray and changes nothing',
+    seed: [{ _id: 1, a: [1] }],
+    run: async (c) => {
+      const err = await c.updateOne({ _id: 1 }, { $set: { 'a.999999999': 1 } }).catch((e: { code: number }) => e.code);
+      return [err, await c.findOne({ _id: 1 })];
+    },
+    expected: [34, { _id: 1, a: [1] }],
+  },
+  {
+    name: 'an update that grows a document past 16MB is BSONObjectTooLarge',
+    seed: [{ _id: 1 }],
+    run: (c) => c.updateOne({ _id: 1 }, [{ $set: { a: { $range: [0, 2000000] } } }]),
+    code: 10334,
+  },
 ];
 
 describeCompat('update', cases);

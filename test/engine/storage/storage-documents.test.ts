@@ -90,6 +90,19 @@ describe.each(storageKinds)('$name storage: documents', (kind) => {
     expect(seen).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('reads each scanned document when reached: removed ones are skipped, replaced ones are current', () => {
+    for (let i = 0; i < 4; i++) s.insert('app', 'c', { _id: i, v: i });
+    const scan = s.scan('app', 'c')[Symbol.iterator]();
+    const first = scan.next().value;
+    s.remove('app', 'c', 2);
+    s.replace('app', 'c', { _id: 3, v: 30 });
+    expect([first, ...{ [Symbol.iterator]: () => scan }]).toEqual([
+      { _id: 0, v: 0 },
+      { _id: 1, v: 1 },
+      { _id: 3, v: 30 },
+    ]);
+  });
+
   it('scans a missing collection as empty', () => {
     expect([...s.scan('app', 'missing')]).toEqual([]);
     expect(s.count('app', 'missing')).toBe(0);

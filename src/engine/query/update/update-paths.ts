@@ -60,9 +60,16 @@ export function locate(doc: Document, parts: string[], create: boolean): Slot | 
   return { container, key, exists: Object.hasOwn(container, key), value: ownField(container, key) };
 }
 
+/** mongod's cap on the nulls an update may add before an array index (kMaxPaddingAllowed). */
+const MAX_ARRAY_PADDING = 1_500_000;
+
 function writeSlot(container: Document | unknown[], key: string, value: unknown): void {
   if (Array.isArray(container)) {
     const idx = Number(key);
+    // Without the cap, `{$set: {'a.999999999': 1}}` would fill the heap and kill the process.
+    if (idx - container.length > MAX_ARRAY_PADDING) {
+      throw mongoError('CannotBackfillArray', `can't backfill more than ${MAX_ARRAY_PADDING} elements`);
+    }
     while (container.length < idx) container.push(null);
     container[idx] = value;
   } else {
