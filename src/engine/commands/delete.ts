@@ -6,7 +6,7 @@ import { assertKnownFields, letParam, missingField, optionalDocument, requiredAr
 import { readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
 import { assertNotView } from './view-helpers.js';
-import { flushWrites, isOrdered, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
+import { flushWrites, isOrdered, runStatements, withWriteErrors } from './write-helpers.js';
 
 interface DeleteStatement {
   q: Document;
@@ -49,25 +49,18 @@ export const deleteCommand: CommandHandler = {
     assertNotView(storage, ctx.db, coll);
 
     let n = 0;
-    const writeErrors: WriteErrorEntry[] = [];
     // Malformed statements fail the whole command (mongod parses them all first).
     const parsed = statements.map(parseStatement);
-    for (let index = 0; index < parsed.length; index++) {
-      try {
-        const st = parsed[index]!;
-        const matches = readDocuments(storage, ctx.db, coll, {
-          filter: st.q,
-          collation: st.collation,
-          hint: st.hint,
-          variables,
-          limit: st.limit,
-        });
-        for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id)) n++;
-      } catch (err) {
-        writeErrors.push(toWriteError(index, err));
-        if (ordered) break;
-      }
-    }
+    const writeErrors = runStatements(parsed, ordered, (st) => {
+      const matches = readDocuments(storage, ctx.db, coll, {
+        filter: st.q,
+        collation: st.collation,
+        hint: st.hint,
+        variables,
+        limit: st.limit,
+      });
+      for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id)) n++;
+    });
     await flushWrites(ctx);
     return withWriteErrors({ n }, writeErrors);
   },

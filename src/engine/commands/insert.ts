@@ -5,7 +5,7 @@ import { collectionParam } from './namespace.js';
 import { requiredArray } from './params.js';
 import type { CommandHandler } from './types.js';
 import { assertNotView } from './view-helpers.js';
-import { flushWrites, isOrdered, prepareInsert, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
+import { flushWrites, isOrdered, prepareInsert, runStatements, withWriteErrors } from './write-helpers.js';
 
 /** insert: documents one by one; ordered stops at the first error, unordered goes on. */
 export const insertCommand: CommandHandler = {
@@ -25,18 +25,12 @@ export const insertCommand: CommandHandler = {
     storage.ensureCollection(ctx.db, coll);
     const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
     let n = 0;
-    const writeErrors: WriteErrorEntry[] = [];
-    for (let index = 0; index < documents.length; index++) {
-      try {
-        const doc = prepareInsert(documents[index]);
-        check(doc);
-        storage.insert(ctx.db, coll, doc);
-        n++;
-      } catch (err) {
-        writeErrors.push(toWriteError(index, err));
-        if (ordered) break;
-      }
-    }
+    const writeErrors = runStatements(documents, ordered, (document) => {
+      const doc = prepareInsert(document);
+      check(doc);
+      storage.insert(ctx.db, coll, doc);
+      n++;
+    });
     await flushWrites(ctx);
     return withWriteErrors({ n }, writeErrors);
   },

@@ -8,7 +8,7 @@ import { collationFor, readDocuments } from './read-helpers.js';
 import type { CommandHandler } from './types.js';
 import { assertNotView } from './view-helpers.js';
 import { isReplacement, updateOne, upsertOne } from './update-helpers.js';
-import { flushWrites, isOrdered, toWriteError, withWriteErrors, type WriteErrorEntry } from './write-helpers.js';
+import { flushWrites, isOrdered, runStatements, withWriteErrors } from './write-helpers.js';
 
 interface UpdateStatement {
   q: Document;
@@ -63,42 +63,35 @@ export const updateCommand: CommandHandler = {
     let n = 0;
     let nModified = 0;
     const upserted: Document[] = [];
-    const writeErrors: WriteErrorEntry[] = [];
     // Malformed statements fail the whole command (mongod parses them all first).
     const parsed = statements.map(parseStatement);
-    for (let index = 0; index < parsed.length; index++) {
-      try {
-        const st = parsed[index]!;
-        if (st.multi && isReplacement(st.u)) {
-          throw mongoError('FailedToParse', 'multi update is not supported for replacement-style update');
-        }
-        const collation = collationFor(storage, ctx.db, coll, st.collation);
-        const opts = { filter: st.q, arrayFilters: st.arrayFilters, collation, variables, check };
-        // The scan's document set is fixed when it starts, so an updated
-        // document is never visited twice.
-        const matches = readDocuments(storage, ctx.db, coll, {
-          filter: st.q,
-          collation,
-          hint: st.hint,
-          variables,
-          limit: st.multi ? 0 : 1,
-        });
-        let matched = 0;
-        for (const doc of matches) {
-          matched++;
-          if (updateOne(storage, ctx.db, coll, doc, st.u, opts).modified) nModified++;
-          n++;
-        }
-        if (matched === 0 && st.upsert) {
-          const doc = upsertOne(storage, ctx.db, coll, st.u, opts);
-          n++;
-          upserted.push({ index, _id: doc._id });
-        }
-      } catch (err) {
-        writeErrors.push(toWriteError(index, err));
-        if (ordered) break;
+    const writeErrors = runStatements(parsed, ordered, (st, index) => {
+      if (st.multi && isReplacement(st.u)) {
+        throw mongoError('FailedToParse', 'multi update is not supported for replacement-style update');
       }
-    }
+      const collation = collationFor(storage, ctx.db, coll, st.collation);
+      const opts = { filter: st.q, arrayFilters: st.arrayFilters, collation, variables, check };
+      // The scan's document set is fixed when it starts, so an updated
+      // document is never visited twice.
+      const matches = readDocuments(storage, ctx.db, coll, {
+        filter: st.q,
+        collation,
+        hint: st.hint,
+        variables,
+        limit: st.multi ? 0 : 1,
+      });
+      let matched = 0;
+      for (const doc of matches) {
+        matched++;
+        if (updateOne(storage, ctx.db, coll, doc, st.u, opts).modified) nModified++;
+        n++;
+      }
+      if (matched === 0 && st.upsert) {
+        const doc = upsertOne(storage, ctx.db, coll, st.u, opts);
+        n++;
+        upserted.push({ index, _id: doc._id });
+      }
+    });
     await flushWrites(ctx);
     const reply: Document = { n, nModified };
     if (upserted.length > 0) reply.upserted = upserted;

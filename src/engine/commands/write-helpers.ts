@@ -54,6 +54,27 @@ export function toWriteError(index: number, err: unknown): WriteErrorEntry {
   return { index, code: err.code, errmsg: err.message, ...err.extra };
 }
 
+/**
+ * Runs each statement of a write command (mongod's batch semantics): a
+ * failure becomes a write error at its index, and an ordered batch stops there.
+ */
+export function runStatements<T>(
+  statements: readonly T[],
+  ordered: boolean,
+  apply: (statement: T, index: number) => void,
+): WriteErrorEntry[] {
+  const writeErrors: WriteErrorEntry[] = [];
+  for (let index = 0; index < statements.length; index++) {
+    try {
+      apply(statements[index]!, index);
+    } catch (err) {
+      writeErrors.push(toWriteError(index, err));
+      if (ordered) break;
+    }
+  }
+  return writeErrors;
+}
+
 /** Acknowledged writes are durable: wait for storage before replying. */
 export async function flushWrites(ctx: CommandContext): Promise<void> {
   await ctx.engine.storage.flush();
