@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, type RunningEngine } from '../../src/engine/index.js';
+import { buildService, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
+
+/**
+ * With MONGODB_URI the service uses that MongoDB and starts no engine of its
+ * own; being stateless, two instances on one database serve the same data.
+ * The MongoDB here is our engine running on its own, as `npm run engine` does.
+ */
+
+const ADMIN = { email: 'shared-admin@example.com', password: `Sh4red-${randomBytes(6).toString('hex')}!` };
+const JWT_SECRET = randomBytes(32).toString('hex');
+
+let build: ServiceBuild;
+let workDir: string;
+let mongo: RunningEngine;
+const services: ServiceProcess[] = [];
+
+function serviceEnv(): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MONGODB_URI: `${mongo.uri}shared_db`,
+    DATA_DIR: path.join(workDir, 'unused-data'),
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    JWT_SECRET,
+    LOG_LEVEL: 'info',
+  };
+}
+
+async function call(service: ServiceProcess, method: string, urlPath: string, options: { body?: unknown; token?: string } = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${service.baseUrl}${urlPath}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+beforeAll(async () => {
+  build = buildService();
+  workDir = mkdtempSync(path.join(os.tmpdir(), 'external-mongodb-'));
+  mongo = await startEngine({ dbPath: path.join(workDir, 'mongo') });
+  // Two instances at once on an empty database: one creates the administrator.
+  services.push(...(await Promise.all([0, 1].map(() => startService(build.index, serviceEnv(), workDir)))));
+}, 180_000);
+
+afterAll(async () => {
+  for (const service of services) await stopService(service);
+  await mongo?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('a service on MONGODB_URI', () => {
+  it('starts no embedded engine of its own', () => {
+    expect(existsSync(path.join(workDir, 'unused-data'))).toBe(false);
+  });
+
+  it('keeps its data in the database the URI names', async () => {
+    const client = new MongoClient(mongo.uri);
+    try {
+      const users = await client.db('shared_db').collection('users').find({}, { projection: { email: 1 } }).toArray();
+      expect(users.map((user) => user.email)).toEqual([ADMIN.email]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('serves, from a second instance, what the first one wrote', async () => {
+    const [first, second] = services;
+    const { body: session } = await call(first!, 'POST', '/api/v1/auth/login', { body: ADMIN });
+    const created = await call(first!, 'POST', '/api/v1/restaurant/meal-menus', {
+      token: session.accessToken,
+      body: { name: 'Shared lunch', date: '2026-04-04', mealType: 'lunch', tenant_id: 'tenant-shared' },
+    });
+    expect(created.status).toBe(201);
+
+    const read = await call(second!, 'GET', `/api/v1/restaurant/meal-menus/${created.body.id}`, { token: session.accessToken });
+    expect([read.status, read.body.name]).toEqual([200, 'Shared lunch']);
+  });
+});
