@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import mongoose from 'mongoose';
 import { signAccessToken } from './auth/jwt.js';
@@ -6,11 +7,15 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { createPlatformAdmin } from './users/bootstrap.js';
+import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './users/credential.rules.js';
 import { emailCollation, UserModel } from './users/user.model.js';
 
 const usage = `Usage:
-  npm run cli -- create-admin --email <email> --password <password>
-      Creates a platform administrator (no tenant, every permission).
+  printf '%s\\n' "$PASSWORD" | npm run cli -- create-admin --email <email> --password-stdin
+      Creates a platform administrator (no tenant, every permission), reading
+      the password from the first line of stdin. The password ${PASSWORD_RULE}.
+      (--password <password> works too, but is discouraged: a command line is
+      visible to every user of the machine in ps and /proc, and lands in shell history.)
   npm run cli -- token --email <email> [--tenant <tenantId>]
       Prints an access token for an existing user (uses JWT_SECRET: set it,
       or the token is signed with a throwaway secret the server does not know).
@@ -19,11 +24,16 @@ stop the server first when it runs the embedded engine on the same DATA_DIR).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  let values: { email?: string; password?: string; tenant?: string };
+  let values: { email?: string; password?: string; 'password-stdin'?: boolean; tenant?: string };
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, tenant: { type: 'string' } },
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        tenant: { type: 'string' },
+      },
       strict: true,
     }));
   } catch (err) {
@@ -35,21 +45,26 @@ async function main(argv: string[]): Promise<number> {
     console.error(usage);
     return 2;
   }
+  let password = '';
+  if (command === 'create-admin') {
+    const checked = await adminPassword({ ...values, email: values.email });
+    if ('problem' in checked) {
+      console.error(checked.problem);
+      return 2;
+    }
+    password = checked.password;
+  }
   const { config, warnings } = loadConfig();
   const logger = createLogger({ logLevel: 'warn' });
   warnings.forEach((warning) => logger.warn(warning));
   const database = await openDatabase(config, logger);
   try {
     if (command === 'create-admin') {
-      if (!values.password) {
-        console.error(usage);
-        return 2;
-      }
       if (await UserModel.exists({ email: values.email, tenant_id: null }).collation(emailCollation)) {
         console.error(`A platform user with the email ${values.email} already exists`);
         return 1;
       }
-      const admin = await createPlatformAdmin({ email: values.email, password: values.password });
+      const admin = await createPlatformAdmin({ email: values.email, password });
       console.log(JSON.stringify(admin));
       return 0;
     }
@@ -67,6 +82,29 @@ async function main(argv: string[]): Promise<number> {
     await database.close();
     if (mongoose.connection.readyState !== 0) await mongoose.disconnect();
   }
+}
+
+/**
+ * create-admin's password, from stdin or --password, checked against the
+ * password rule (with the email) before the database opens: a refused
+ * administrator changes nothing.
+ */
+async function adminPassword(values: { email: string; password?: string; 'password-stdin'?: boolean }): Promise<{ password: string } | { problem: string }> {
+  const fromStdin = values['password-stdin'] === true;
+  if (values.password !== undefined && fromStdin) return { problem: `Give either --password or --password-stdin, not both\n${usage}` };
+  const password = fromStdin ? await readFirstLine(process.stdin) : values.password;
+  if (!password) return { problem: `${fromStdin ? 'No password on stdin' : 'No password given'}\n${usage}` };
+  if (!isEmailAddress(values.email)) return { problem: `The email "${values.email}" is not an email address` };
+  if (!isAcceptablePassword(password)) return { problem: `The password ${PASSWORD_RULE}` };
+  return { password };
+}
+
+/** The first line of a stream (without its line break), or null when it ends before one starts. */
+async function readFirstLine(input: NodeJS.ReadableStream): Promise<string | null> {
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  // Leaving the loop closes the interface: nothing after the first line is read.
+  for await (const line of lines) return line;
+  return null;
 }
 
 main(process.argv.slice(2)).then(

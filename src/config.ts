@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './users/credential.rules.js';
 
 /**
  * Every setting of the service, read once from the environment, validated and
@@ -126,9 +127,8 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const adminPassword = env.ADMIN_PASSWORD; // not trimmed: spaces may be part of a password
   if (adminEmail && !adminPassword) problems.push('ADMIN_PASSWORD is required when ADMIN_EMAIL is set');
   if (!adminEmail && adminPassword) problems.push('ADMIN_EMAIL is required when ADMIN_PASSWORD is set');
-  if (adminEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(adminEmail)) {
-    problems.push('ADMIN_EMAIL must be an email address');
-  }
+  if (adminEmail && !isEmailAddress(adminEmail)) problems.push('ADMIN_EMAIL must be an email address');
+  if (adminPassword && !isAcceptablePassword(adminPassword)) problems.push(`ADMIN_PASSWORD ${PASSWORD_RULE}`);
 
   const logLevel = read(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {

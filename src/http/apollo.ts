@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import type { AppContext } from '../graphql/context.js';
 import { isUnexpected, normalizeError, wasLogged } from '../graphql/normalize-error.js';
 import { atMostOncePerRequest } from '../graphql/once-per-request.rule.js';
+import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
 import type { RequestContextFactory } from './request-context.js';
 
@@ -45,6 +46,7 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
     plugins: [
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       httpHeadFromErrors(),
+      queryCostLimit(),
     ],
   });
   await server.start();
@@ -84,6 +86,25 @@ function formatError(
       http: { status: error.status },
       ...(error.fieldErrors?.length ? { errors: error.fieldErrors } : {}),
       ...(exposeErrorDetails && isUnexpected(error) && error.originalError ? { debug: error.originalError.message } : {}),
+    },
+  };
+}
+
+/**
+ * The query cost limit (src/graphql/query-cost.rule.ts). Not among the
+ * validationRules: those run before the variables are known, and a list's
+ * `limit` usually is one. REST runs fixed operations with bounded limits, so
+ * only /graphql needs it.
+ */
+function queryCostLimit(): ApolloServerPlugin<AppContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          // Apollo always resolves the operation before this hook; the guard is for the type.
+          if (operation) assertQueryCost({ schema, document, operation, variables: request.variables });
+        },
+      };
     },
   };
 }

@@ -1,12 +1,13 @@
 import { IsEmail, IsNotEmpty, IsOptional, MaxLength } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
+import { EMAIL_MAX_LENGTH } from './credential.rules.js';
 
 /** `login` / `POST /auth/login`: the credentials, validated before the service runs. */
 @ArgsType()
 export class LoginArgs {
   @Field()
   @IsEmail()
-  @MaxLength(320)
+  @MaxLength(EMAIL_MAX_LENGTH)
   email!: string;
 
   @Field()

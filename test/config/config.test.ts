@@ -101,6 +101,25 @@ describe('invalid configuration', () => {
     expect(problemsOf({ ADMIN_EMAIL: 'root@example.com' })).toEqual(['ADMIN_PASSWORD is required when ADMIN_EMAIL is set']);
   });
 
+  it.each([
+    ['too short', 'Ab1!'],
+    ['without an uppercase letter', 'secr3t!pw'],
+    ['without a digit or non-word character', 'SecretPw'],
+  ])('refuses an ADMIN_PASSWORD %s, stating the password rule', (_name, password) => {
+    expect(problemsOf({ ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: password })).toEqual([
+      'ADMIN_PASSWORD must be 6 to 50 characters long and contain an uppercase letter, a lowercase letter, and a digit or a non-word character',
+    ]);
+  });
+
+  it('refuses an ADMIN_EMAIL that login would refuse', () => {
+    expect(problemsOf({ ADMIN_EMAIL: 'root@example..com', ADMIN_PASSWORD: 'Secr3t!pw' })).toEqual(['ADMIN_EMAIL must be an email address']);
+  });
+
+  it('lists a bad ADMIN_PASSWORD with the other bad variables', () => {
+    const problems = problemsOf({ PORT: 'eighty', ADMIN_EMAIL: 'root@example.com', ADMIN_PASSWORD: 'weak' });
+    expect(problems.map((problem) => problem.split(' ')[0])).toEqual(['PORT', 'ADMIN_PASSWORD']);
+  });
+
   it('refuses a PORT above 65535', () => {
     expect(problemsOf({ PORT: '70000' })).toHaveLength(1);
   });

@@ -1,0 +1,82 @@
+import { createRequire } from 'node:module';
+import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type * as QueryComplexityModule from 'graphql-query-complexity';
+import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { MAX_PAGE_LIMIT } from '../shared/pagination.js';
+
+// graphql-query-complexity (a dependency of type-graphql) ships an ES module build
+// that imports graphql's .mjs files, while graphql (no `exports` map) loads as
+// CommonJS everywhere else here: two copies whose type checks do not recognise
+// each other's schema objects. Its CommonJS build shares our copy of graphql.
+const { getComplexity, fieldExtensionsEstimator, simpleEstimator } = createRequire(import.meta.url)(
+  'graphql-query-complexity',
+) as typeof QueryComplexityModule;
+
+/**
+ * The most an operation may cost. A field costs 1 plus its selections; a list
+ * taking `limit` costs its selections once per item it may return. A full page
+ * of meal menus with every field costs about 1,600, so three such pages fit in
+ * one request, and a thousand aliases of the cheapest field do not.
+ */
+export const MAX_QUERY_COST = 5000;
+
+/** A field with a `limit` argument (every paginated list) returns up to that many items. */
+const pagedListEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
+  if (!('limit' in args)) return undefined;
+  // Out of range is refused by the resolver anyway: cost it at the bounds, never below one item.
+  const limit = typeof args.limit === 'number' ? Math.min(Math.max(args.limit, 1), MAX_PAGE_LIMIT) : MAX_PAGE_LIMIT;
+  return 1 + limit * childComplexity;
+};
+
+/** First answer wins: paged lists, then a `complexity` set on a TypeGraphQL field, then 1 per field. */
+export const queryCostEstimators: ComplexityEstimator[] = [
+  pagedListEstimator,
+  fieldExtensionsEstimator(),
+  simpleEstimator({ defaultComplexity: 1 }),
+];
+
+export interface CostedOperation {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  variables?: Record<string, unknown> | null;
+}
+
+/**
+ * What an operation costs with these variables, or null when the variables do
+ * not coerce (execution then refuses them itself and runs nothing). Throws
+ * past the library's node count (fragments spread into fragments).
+ */
+export function queryCost({ schema, document, operation, variables }: CostedOperation): number | null {
+  if (getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).errors) return null;
+  return getComplexity({
+    schema,
+    query: document,
+    operationName: operation.name?.value,
+    // Raw, not coerced: the library coerces them again (a coerced DateTime would not parse twice).
+    variables: variables ?? {},
+    estimators: queryCostEstimators,
+  });
+}
+
+/**
+ * Refuses an operation that costs more than `max` (aliases repeating an
+ * expensive list, or one page nested in many): GRAPHQL_VALIDATION_FAILED, a
+ * 400 like every other refused document, saying the cost and the limit.
+ * Runs once the variables are known, since `limit` is usually one.
+ */
+export function assertQueryCost(operation: CostedOperation, max = MAX_QUERY_COST): void {
+  let cost: number | null;
+  try {
+    cost = queryCost(operation);
+  } catch (err) {
+    throw refused(`This operation is too large to cost: ${(err as Error).message}`);
+  }
+  if (cost !== null && cost > max) {
+    throw refused(`This operation costs ${cost}, over the limit of ${max} (a list costs its selection once per item of its limit; aliases add up)`);
+  }
+}
+
+function refused(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+}

@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAppSchema } from '../../src/graphql/build-schema.js';
+import { MAX_QUERY_COST, queryCost } from '../../src/graphql/query-cost.rule.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+
+/**
+ * GraphQL's cost limit: aliases repeating a list, or many cheap fields, cannot
+ * turn one request into unbounded work. Refused with 400 GRAPHQL_VALIDATION_FAILED
+ * naming the cost and the limit, before anything runs.
+ */
+let app: TestApp;
+let admin: TestUser;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  admin = await app.createUser({ tenantId: null });
+});
+afterAll(() => app?.close());
+
+/** 1 + 100 x (items: 1 + 10 fields, nextCursor: 1) = 1201 at limit 100. */
+const PAGE_FIELDS = 'items { id name description date mealType estimatedPortions tenant_id deletedAt createdAt updatedAt } nextCursor';
+const aliasedPages = (count: number, limit: string) =>
+  Array.from({ length: count }, (_, i) => `p${i}: mealMenus(limit: ${limit}) { ${PAGE_FIELDS} }`).join('\n');
+
+describe('the query cost limit', () => {
+  it('refuses aliases repeating a full page, saying the cost and the limit (400 GRAPHQL_VALIDATION_FAILED)', async () => {
+    const response = await app.graphql(`{ ${aliasedPages(5, '100')} }`, undefined, { token: admin.token });
+    expect({ status: response.status, data: response.body.data, errors: response.body.errors }).toEqual({
+      status: 400,
+      data: undefined,
+      errors: [
+        expect.objectContaining({
+          message: expect.stringContaining(`costs 6005, over the limit of ${MAX_QUERY_COST}`),
+          extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }),
+        }),
+      ],
+    });
+  });
+
+  it('counts a limit given as a variable at its value', async () => {
+    const query = `query Pages($limit: Int) { ${aliasedPages(5, '$limit')} }`;
+    const statuses = [];
+    for (const limit of [100, 5]) statuses.push((await app.graphql(query, { limit }, { token: admin.token })).status);
+    expect(statuses).toEqual([400, 200]);
+  });
+
+  it('refuses thousands of aliases of a cheap field', async () => {
+    const fields = Array.from({ length: MAX_QUERY_COST + 1 }, (_, i) => `f${i}: permissions`).join(' ');
+    const response = await app.graphql(`{ ${fields} }`, undefined, { token: admin.token });
+    expect([response.status, response.body.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
+  });
+
+  it('lets three full pages through in one request', async () => {
+    const response = await app.graphql(`{ ${aliasedPages(3, '100')} }`, undefined, { token: admin.token });
+    expect([response.status, response.body.errors]).toEqual([200, undefined]);
+  });
+});
+
+describe('the client operations (test/support/operations) at their largest page', () => {
+  const operationsDir = path.resolve('test/support/operations');
+  const operations = readdirSync(operationsDir)
+    .filter((name) => name.endsWith('.graphql'))
+    .flatMap((file) => {
+      const document = parse(readFileSync(path.join(operationsDir, file), 'utf8'));
+      return document.definitions
+        .filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)
+        .map((operation) => ({ name: operation.name?.value ?? file, document, operation }));
+    });
+
+  /** A value for every variable the operations declare; `limit` at its maximum. */
+  const variables = {
+    limit: 100,
+    email: 'someone@example.com',
+    password: 'Passw0rd!',
+    id: '0123456789abcdef01234567',
+    name: 'Lunch',
+    date: '2026-01-02',
+    mealType: 'lunch',
+    portions: 10,
+  };
+
+  it.each(operations)('$name costs under half the limit', async ({ document, operation }) => {
+    const cost = queryCost({ schema: await buildAppSchema(), document, operation, variables });
+    expect(cost).toBeLessThan(MAX_QUERY_COST / 2);
+  });
+});
