@@ -45,7 +45,7 @@ export async function startEngine(opts: StartEngineOptions): Promise<RunningEngi
   const cursors = new CursorStore();
 
   let server: WireServer | undefined;
-  const engine: EngineState & { connectionsCreated(): number } = {
+  const engine: EngineState = {
     storage,
     cursors,
     startedAt: new Date(),

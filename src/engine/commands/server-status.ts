@@ -1,10 +1,7 @@
 import os from 'node:os';
 import { Long } from 'bson';
 import { serverFacts, storageEngineName } from './server-facts.js';
-import type { CommandHandler, EngineState } from './types.js';
-
-/** The server started by startEngine also counts every connection it accepted. */
-type CountingEngineState = EngineState & { connectionsCreated?: () => number };
+import type { CommandHandler } from './types.js';
 
 const MB = 1024 * 1024;
 
@@ -13,7 +10,7 @@ export const serverStatusCommand: CommandHandler = {
   aliases: ['serverstatus'],
   help: 'process, connection, memory and engine statistics',
   handle(_body, ctx) {
-    const engine: CountingEngineState = ctx.engine;
+    const { engine } = ctx;
     const uptimeMs = Date.now() - engine.startedAt.getTime();
     const current = engine.connections();
     const memory = process.memoryUsage();
@@ -31,7 +28,7 @@ export const serverStatusCommand: CommandHandler = {
       connections: {
         current,
         available: serverFacts.maxIncomingConnections - current,
-        totalCreated: engine.connectionsCreated?.() ?? current,
+        totalCreated: engine.connectionsCreated(),
       },
       mem: { bits: 64, resident: Math.round(memory.rss / MB), virtual: Math.round(memory.rss / MB), supported: true },
       storageEngine: { name: storageEngineName(storage.durable), persistent: storage.durable },

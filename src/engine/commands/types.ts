@@ -18,6 +18,8 @@ export interface EngineState {
   startedAt: Date;
   /** Number of open client connections. */
   connections(): number;
+  /** Client connections accepted since start (serverStatus totalCreated). */
+  connectionsCreated(): number;
   /** Version string reported by buildInfo/hello (what we claim to be). */
   version: string;
 }

@@ -14,7 +14,7 @@ import { encodeDocument } from '../../../src/engine/wire/index.js';
 function context(): CommandContext {
   const storage = createMemoryStorage();
   storage.insert('db', 'people', { _id: 1, name: 'ann', tags: ['a'] });
-  const engine = { storage, cursors: new CursorStore(), startedAt: new Date(), version: '7.0.0', connections: () => 1 } as EngineState;
+  const engine = { storage, cursors: new CursorStore(), startedAt: new Date(), version: '7.0.0', connections: () => 1, connectionsCreated: () => 1 } as EngineState;
   return { engine, connection: { id: 1, remoteAddress: '127.0.0.1:1' }, db: 'db' };
 }
 
