@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { createDispatcher } from './commands/dispatch.js';
-import { CursorStore } from './commands/cursor-store.js';
+import { createDispatcher, type EngineState } from './commands/index.js';
+import { CursorStore } from './cursors/index.js';
 import { lockDbPath, type DbPathLock } from './db-path-lock.js';
-import { serverFacts } from './commands/server-facts.js';
-import type { EngineState } from './commands/types.js';
 import { startWireServer, type WireServer } from './server/index.js';
+import { serverFacts } from './standalone/index.js';
 import { createMemoryStorage, openLmdbStorage, startTtlSweeper, type Storage } from './storage/index.js';
 
 /**

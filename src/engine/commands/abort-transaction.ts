@@ -1,4 +1,4 @@
-import { transactionsRefused } from './standalone-transactions.js';
+import { transactionsRefused } from '../standalone/index.js';
 import type { CommandHandler } from './types.js';
 
 export const abortTransactionCommand: CommandHandler = {

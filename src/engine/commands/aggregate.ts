@@ -1,14 +1,12 @@
+import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
+import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalDocument, requiredArray } from '../params/index.js';
 import { runPipeline, splitOutputStage } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
-import { writeOutput } from './aggregate-output.js';
-import { firstBatchReply } from './cursor-store.js';
-import { assertValidCollectionName, namespaceOf } from './namespace.js';
-import { letParam, nonNegativeInteger, optionalDocument, requiredArray } from './params.js';
-import { collationFor, readDocuments } from './read-helpers.js';
+import { collationFor, readDocuments } from '../reads/index.js';
+import { flushWrites, writeOutput } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { flushWrites } from './write-helpers.js';
 
 /** Stages that need no input collection (`{aggregate: 1}`). */
 const COLLECTIONLESS_STAGES = new Set(['$documents']);
@@ -74,7 +72,7 @@ export const aggregateCommand: CommandHandler = {
     const ns = collectionless ? `${ctx.db}.$cmd.aggregate` : namespaceOf(ctx.db, target);
     if (output) {
       writeOutput(storage, ctx.db, output, results, body.bypassDocumentValidation);
-      await flushWrites(ctx);
+      await flushWrites(ctx.engine.storage);
       return firstBatchReply(ns, { batch: [], id: 0n });
     }
     return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize }));

@@ -1,4 +1,4 @@
-import { serverFacts, storageEngineName } from './server-facts.js';
+import { serverFacts, storageEngineName } from '../standalone/index.js';
 import type { CommandHandler } from './types.js';
 
 export const buildInfoCommand: CommandHandler = {

@@ -1,9 +1,7 @@
+import { collectionParam, nonNegativeInteger, optionalDocument, optionalInteger } from '../params/index.js';
 import type { Collation } from '../query/types.js';
-import { collectionParam } from './namespace.js';
-import { nonNegativeInteger, optionalDocument, optionalInteger } from './params.js';
-import { readDocuments } from './read-helpers.js';
+import { isView, readDocuments } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
-import { isView } from './view-helpers.js';
 
 /**
  * count: the number of matching documents (estimatedDocumentCount sends it

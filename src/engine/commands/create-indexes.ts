@@ -1,13 +1,11 @@
 import { mongoError } from '../errors.js';
+import { collectionParam, requiredArray } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
+import { assertNotView, defaultCollation } from '../reads/index.js';
 import type { IndexSpec } from '../storage/types.js';
-import { collectionParam } from './namespace.js';
-import { requiredArray } from './params.js';
-import { defaultCollation } from './read-helpers.js';
+import { flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
-import { flushWrites } from './write-helpers.js';
 
 /** The index options mongod accepts; anything else is 197. */
 const INDEX_FIELDS = new Set([
@@ -94,10 +92,10 @@ export const createIndexesCommand: CommandHandler = {
     } catch (err) {
       for (const name of created) storage.dropIndex(ctx.db, coll, name);
       if (!existed) storage.dropCollection(ctx.db, coll);
-      await flushWrites(ctx);
+      await flushWrites(ctx.engine.storage);
       throw err;
     }
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     const reply: Document = {
       numIndexesBefore: before,
       numIndexesAfter: storage.collection(ctx.db, coll)!.indexes.length,

@@ -1,9 +1,7 @@
-import { assertValidValidator } from './document-validation.js';
-import { collectionParam } from './namespace.js';
-import { commandOptions } from './params.js';
+import { collectionParam, commandOptions } from '../params/index.js';
+import { viewOptions } from '../reads/index.js';
+import { assertValidValidator, flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { viewOptions } from './view-helpers.js';
-import { flushWrites } from './write-helpers.js';
 
 /** create: an empty collection with its options kept as given, or a view (viewOn); 48 when it exists. */
 export const createCommand: CommandHandler = {
@@ -19,7 +17,7 @@ export const createCommand: CommandHandler = {
       assertValidValidator(options);
       storage.createCollection(ctx.db, name, options);
     }
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return {};
   },
 };

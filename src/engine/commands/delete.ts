@@ -1,12 +1,10 @@
 import { mongoError } from '../errors.js';
+import { assertKnownFields, collectionParam, letParam, missingField, optionalDocument, requiredArray } from '../params/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, toDouble } from '../query/values.js';
-import { collectionParam } from './namespace.js';
-import { assertKnownFields, letParam, missingField, optionalDocument, requiredArray } from './params.js';
-import { readDocuments } from './read-helpers.js';
+import { assertNotView, readDocuments } from '../reads/index.js';
+import { flushWrites, isOrdered, runStatements, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
-import { flushWrites, isOrdered, runStatements, withWriteErrors } from './write-helpers.js';
 
 interface DeleteStatement {
   q: Document;
@@ -61,7 +59,7 @@ export const deleteCommand: CommandHandler = {
       });
       for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id)) n++;
     });
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return withWriteErrors({ n }, writeErrors);
   },
 };

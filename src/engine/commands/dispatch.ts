@@ -1,7 +1,7 @@
 import { ErrorCodes, isMongoCommandError, mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
-import { findCommand } from './registry.js';
-import { hasTransactionFields, transactionsRefused } from './standalone-transactions.js';
+import { hasTransactionFields, transactionsRefused } from '../standalone/index.js';
+import { lookupCommand } from './registry.js';
 import type { CommandContext } from './types.js';
 
 /**
@@ -22,7 +22,7 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
   return async function dispatch(body, ctx) {
     const name = firstKey(body);
     try {
-      const handler = name === undefined ? undefined : findCommand(name);
+      const handler = name === undefined ? undefined : lookupCommand(name);
       if (!handler) throw mongoError('CommandNotFound', `no such command: '${name ?? ''}'`);
       if (hasTransactionFields(body)) throw transactionsRefused();
       const reply = await handler.handle(body, ctx);

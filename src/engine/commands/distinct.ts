@@ -1,9 +1,8 @@
+import { collectionParam, missingField, optionalDocument, optionalString } from '../params/index.js';
 import { getPathValues } from '../query/index.js';
-import { canonicalKey } from '../storage/index.js';
 import type { Collation } from '../query/types.js';
-import { collectionParam } from './namespace.js';
-import { missingField, optionalDocument, optionalString } from './params.js';
-import { collationFor, readDocuments } from './read-helpers.js';
+import { collationFor, readDocuments } from '../reads/index.js';
+import { canonicalKey } from '../storage/index.js';
 import type { CommandHandler } from './types.js';
 
 /** distinct: the distinct values of a path; array values contribute their elements. */

@@ -1,5 +1,5 @@
+import { flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { flushWrites } from './write-helpers.js';
 
 /** dropDatabase: removes every collection of the command's `$db`. */
 export const dropDatabaseCommand: CommandHandler = {
@@ -8,7 +8,7 @@ export const dropDatabaseCommand: CommandHandler = {
   async handle(_body, ctx) {
     ctx.engine.storage.dropDatabase(ctx.db);
     ctx.engine.cursors.killNamespace(ctx.db);
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return { dropped: ctx.db };
   },
 };

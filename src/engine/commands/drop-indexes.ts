@@ -1,12 +1,10 @@
 import { mongoError } from '../errors.js';
+import { collectionParam, missingField } from '../params/index.js';
 import { isPlainObject } from '../query/values.js';
+import { assertNotView, sameKeyPattern } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
-import { collectionParam } from './namespace.js';
-import { missingField } from './params.js';
-import { sameKeyPattern } from './read-helpers.js';
+import { flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
-import { flushWrites } from './write-helpers.js';
 
 /** The names `index` designates: a name, "*" (all but `_id_`), a key pattern, or a list of names. */
 function targetNames(info: CollectionInfo, index: unknown): string[] {
@@ -40,7 +38,7 @@ export const dropIndexesCommand: CommandHandler = {
       if (!info.indexes.some((ix) => ix.name === name)) throw mongoError('IndexNotFound', `index not found with name [${name}]`);
     }
     for (const name of names) storage.dropIndex(ctx.db, coll, name);
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return { nIndexesWas };
   },
 };

@@ -1,6 +1,6 @@
-import { collectionParam, namespaceOf } from './namespace.js';
+import { collectionParam, namespaceOf } from '../params/index.js';
+import { flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { flushWrites } from './write-helpers.js';
 
 /** drop: removes a collection, its indexes and its cursors; a missing one is not an error (mongod 7). */
 export const dropCommand: CommandHandler = {
@@ -14,7 +14,7 @@ export const dropCommand: CommandHandler = {
     const nIndexesWas = info.indexes.length;
     storage.dropCollection(ctx.db, name);
     cursors.killNamespace(ctx.db, name);
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return { nIndexesWas, ns: namespaceOf(ctx.db, name) };
   },
 };

@@ -1,15 +1,11 @@
 import { mongoError } from '../errors.js';
+import { collectionParam, letParam, optionalArray, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
-import { documentCheck } from './document-validation.js';
-import { collectionParam } from './namespace.js';
-import { letParam, optionalArray, optionalBool, optionalDocument } from './params.js';
-import { collationFor, readFirst } from './read-helpers.js';
+import { assertNotView, collationFor, readFirst } from '../reads/index.js';
+import { documentCheck, flushWrites, updateOne, upsertOne } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
-import { updateOne, upsertOne } from './update-helpers.js';
-import { flushWrites } from './write-helpers.js';
 
 interface FindAndModifyParams {
   coll: string;
@@ -104,7 +100,7 @@ export const findAndModifyCommand: CommandHandler = {
         reply = { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
       }
     }
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return reply;
   },
 };

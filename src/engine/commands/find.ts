@@ -1,11 +1,9 @@
+import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
+import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { firstBatchReply } from './cursor-store.js';
-import { findById } from './find-by-id.js';
-import { collectionParam, namespaceOf } from './namespace.js';
-import { letParam, nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
-import { readDocuments } from './read-helpers.js';
+import { findById, readDocuments } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
@@ -30,7 +28,7 @@ export const findCommand: CommandHandler = {
       throw mongoError('BadValue', 'error processing query: tailable cursor requested on non capped collection');
     }
     // The driver's findOne({_id}): a direct lookup when nothing else could change its result.
-    const byId = findById(body, { coll, filter, sort, projection, skip, batchSize, collation, variables }, ctx);
+    const byId = findById(ctx.engine.storage, ctx.db, body, { coll, filter, sort, projection, skip, batchSize, collation, variables });
     if (byId) return byId;
 
     // 2-3. storage scan and query step
@@ -51,6 +49,6 @@ export const findCommand: CommandHandler = {
   },
 };
 
-export function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
+function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
   for (const item of items) yield fn(item);
 }

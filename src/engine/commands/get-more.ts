@@ -1,6 +1,5 @@
-import { nextBatchReply } from './cursor-store.js';
-import { cursorCollectionParam, namespaceOf } from './namespace.js';
-import { cursorIdParam, nonNegativeInteger } from './params.js';
+import { nextBatchReply } from '../cursors/index.js';
+import { cursorCollectionParam, cursorIdParam, namespaceOf, nonNegativeInteger } from '../params/index.js';
 import type { CommandHandler } from './types.js';
 
 /** getMore: the next batch of an open cursor (default: everything up to 16 MiB). */

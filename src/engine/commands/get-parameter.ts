@@ -1,8 +1,8 @@
 import { Long } from 'bson';
 import { mongoError } from '../errors.js';
-import type { Document } from '../query/types.js';
 import { isPlainObject } from '../query/index.js';
-import { serverFacts } from './server-facts.js';
+import type { Document } from '../query/types.js';
+import { serverFacts } from '../standalone/index.js';
 import type { CommandHandler } from './types.js';
 
 /**
@@ -23,7 +23,7 @@ function parameters(): Document {
 }
 
 /** Fields every command may carry that are not parameter names. */
-const GENERIC_FIELDS = new Set(['getParameter', 'comment', 'lsid', 'maxTimeMS', 'readConcern', 'writeConcern', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+const NON_PARAMETER_FIELDS = new Set(['getParameter', 'comment', 'lsid', 'maxTimeMS', 'readConcern', 'writeConcern', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
 
 export const getParameterCommand: CommandHandler = {
   name: 'getParameter',
@@ -33,7 +33,7 @@ export const getParameterCommand: CommandHandler = {
     const mode = body.getParameter;
     const wantsAll = mode === '*' || (isPlainObject(mode) && Boolean(mode.allParameters));
     const showDetails = isPlainObject(mode) && Boolean(mode.showDetails);
-    const names = wantsAll ? Object.keys(all) : Object.keys(body).filter((k) => !GENERIC_FIELDS.has(k) && !k.startsWith('$'));
+    const names = wantsAll ? Object.keys(all) : Object.keys(body).filter((k) => !NON_PARAMETER_FIELDS.has(k) && !k.startsWith('$'));
     const reply: Document = {};
     for (const name of names) {
       if (!Object.hasOwn(all, name)) continue;

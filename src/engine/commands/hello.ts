@@ -1,5 +1,5 @@
 import { isPlainObject } from '../query/index.js';
-import { serverFacts } from './server-facts.js';
+import { serverFacts } from '../standalone/index.js';
 import type { CommandHandler } from './types.js';
 
 /**

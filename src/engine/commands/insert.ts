@@ -1,11 +1,9 @@
-import { documentCheck } from './document-validation.js';
 import { mongoError } from '../errors.js';
+import { collectionParam, requiredArray } from '../params/index.js';
 import { isPlainObject } from '../query/values.js';
-import { collectionParam } from './namespace.js';
-import { requiredArray } from './params.js';
+import { assertNotView } from '../reads/index.js';
+import { documentCheck, flushWrites, isOrdered, prepareInsert, runStatements, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
-import { flushWrites, isOrdered, prepareInsert, runStatements, withWriteErrors } from './write-helpers.js';
 
 /** insert: documents one by one; ordered stops at the first error, unordered goes on. */
 export const insertCommand: CommandHandler = {
@@ -31,7 +29,7 @@ export const insertCommand: CommandHandler = {
       storage.insert(ctx.db, coll, doc);
       n++;
     });
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     return withWriteErrors({ n }, writeErrors);
   },
 };

@@ -1,3 +1,8 @@
-import { noopCommand } from './noop-command.js';
+import type { CommandHandler } from './types.js';
 
-export const killAllSessionsCommand = noopCommand('killAllSessions', 'accepted; sessions keep no server state');
+/** Accepted and ignored: sessions keep no server state here. */
+export const killAllSessionsCommand: CommandHandler = {
+  name: 'killAllSessions',
+  help: 'accepted; sessions keep no server state',
+  handle: () => ({}),
+};

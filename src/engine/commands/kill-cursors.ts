@@ -1,5 +1,4 @@
-import { cursorCollectionParam, namespaceOf } from './namespace.js';
-import { cursorIdParam, requiredArray } from './params.js';
+import { cursorCollectionParam, cursorIdParam, namespaceOf, requiredArray } from '../params/index.js';
 import type { CommandHandler } from './types.js';
 
 /** killCursors: closes cursors of one collection. */

@@ -1,10 +1,10 @@
+import { firstBatchReply } from '../cursors/index.js';
+import { nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileFilter } from '../query/index.js';
 import type { Document } from '../query/types.js';
+import { isView } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
-import { firstBatchReply } from './cursor-store.js';
-import { nonNegativeInteger, optionalBool, optionalDocument } from './params.js';
 import type { CommandHandler } from './types.js';
-import { isView } from './view-helpers.js';
 
 function describe(info: CollectionInfo): Document {
   // A view has no uuid nor _id index, and is read-only.

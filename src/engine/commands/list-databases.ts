@@ -1,6 +1,6 @@
+import { optionalBool, optionalDocument } from '../params/index.js';
 import { compileFilter } from '../query/index.js';
 import type { Storage } from '../storage/types.js';
-import { optionalBool, optionalDocument } from './params.js';
 import type { CommandHandler } from './types.js';
 
 /**

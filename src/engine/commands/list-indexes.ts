@@ -1,11 +1,10 @@
+import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
+import { collectionParam, nonNegativeInteger, optionalDocument } from '../params/index.js';
 import type { Document } from '../query/types.js';
+import { assertNotView } from '../reads/index.js';
 import type { IndexSpec } from '../storage/types.js';
-import { firstBatchReply } from './cursor-store.js';
-import { collectionParam } from './namespace.js';
-import { nonNegativeInteger, optionalDocument } from './params.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
 
 /** An index as listIndexes shows it: `v`, `key`, `name` first, then its options. */
 export function describeIndex(spec: IndexSpec): Document {

@@ -1,3 +1,8 @@
-import { noopCommand } from './noop-command.js';
+import type { CommandHandler } from './types.js';
 
-export const refreshSessionsCommand = noopCommand('refreshSessions', 'accepted; sessions keep no server state');
+/** Accepted and ignored: sessions keep no server state here. */
+export const refreshSessionsCommand: CommandHandler = {
+  name: 'refreshSessions',
+  help: 'accepted; sessions keep no server state',
+  handle: () => ({}),
+};

@@ -1,4 +1,3 @@
-import type { CommandHandler } from './types.js';
 import { abortTransactionCommand } from './abort-transaction.js';
 import { aggregateCommand } from './aggregate.js';
 import { buildInfoCommand } from './build-info.js';
@@ -14,7 +13,7 @@ import { dropIndexesCommand } from './drop-indexes.js';
 import { dropCommand } from './drop.js';
 import { endSessionsCommand } from './end-sessions.js';
 import { findAndModifyCommand } from './find-and-modify.js';
-import { findCommand as findDocumentsCommand } from './find.js';
+import { findCommand } from './find.js';
 import { getCmdLineOptsCommand } from './get-cmd-line-opts.js';
 import { getLogCommand } from './get-log.js';
 import { getMoreCommand } from './get-more.js';
@@ -31,6 +30,7 @@ import { listIndexesCommand } from './list-indexes.js';
 import { pingCommand } from './ping.js';
 import { refreshSessionsCommand } from './refresh-sessions.js';
 import { serverStatusCommand } from './server-status.js';
+import type { CommandHandler } from './types.js';
 import { updateCommand } from './update.js';
 import { whatsmyuriCommand } from './whatsmyuri.js';
 
@@ -55,8 +55,8 @@ export const commandTable: readonly CommandHandler[] = [
   dropDatabaseCommand,
   dropIndexesCommand,
   endSessionsCommand,
+  findCommand,
   findAndModifyCommand,
-  findDocumentsCommand,
   getCmdLineOptsCommand,
   getLogCommand,
   getMoreCommand,
@@ -85,6 +85,7 @@ for (const handler of commandTable) {
   }
 }
 
-export function findCommand(name: string): CommandHandler | undefined {
+/** The handler registered under `name` (canonical name or alias), if any. */
+export function lookupCommand(name: string): CommandHandler | undefined {
   return byName.get(name);
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Long } from 'bson';
-import { serverFacts, storageEngineName } from './server-facts.js';
+import { serverFacts, storageEngineName } from '../standalone/index.js';
 import type { CommandHandler } from './types.js';
 
 const MB = 1024 * 1024;

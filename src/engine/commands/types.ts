@@ -1,6 +1,6 @@
-import type { Storage } from '../storage/types.js';
+import type { CursorStore } from '../cursors/index.js';
 import type { Document } from '../query/types.js';
-import type { CursorStore } from './cursor-store.js';
+import type { Storage } from '../storage/types.js';
 
 /** Per-connection facts a command may need (hello, connectionStatus, cursors). */
 export interface ConnectionInfo {

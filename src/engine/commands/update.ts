@@ -1,14 +1,10 @@
 import { mongoError } from '../errors.js';
+import { assertKnownFields, collectionParam, letParam, missingField, optionalArray, optionalBool, optionalDocument, requiredArray } from '../params/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
-import { documentCheck } from './document-validation.js';
-import { collectionParam } from './namespace.js';
-import { assertKnownFields, letParam, missingField, optionalArray, optionalBool, optionalDocument, requiredArray } from './params.js';
-import { collationFor, readDocuments } from './read-helpers.js';
+import { assertNotView, collationFor, readDocuments } from '../reads/index.js';
+import { documentCheck, flushWrites, isOrdered, isReplacement, runStatements, updateOne, upsertOne, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
-import { assertNotView } from './view-helpers.js';
-import { isReplacement, updateOne, upsertOne } from './update-helpers.js';
-import { flushWrites, isOrdered, runStatements, withWriteErrors } from './write-helpers.js';
 
 interface UpdateStatement {
   q: Document;
@@ -92,7 +88,7 @@ export const updateCommand: CommandHandler = {
         upserted.push({ index, _id: doc._id });
       }
     });
-    await flushWrites(ctx);
+    await flushWrites(ctx.engine.storage);
     const reply: Document = { n, nModified };
     if (upserted.length > 0) reply.upserted = upserted;
     return withWriteErrors(reply, writeErrors);

@@ -93,7 +93,7 @@ export function fromMingo(value: unknown): unknown {
   return value;
 }
 
-function isOperatorObject(value: Document): boolean {
+function isOperatorExpression(value: Document): boolean {
   const keys = Object.keys(value);
   return keys.length > 0 && keys[0]!.startsWith('$');
 }
@@ -106,7 +106,7 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   }
   if (Array.isArray(expr)) return expr.map((e) => evaluateExpression(doc, e, variables));
   if (!isPlainObject(expr)) return expr;
-  if (!isOperatorObject(expr)) {
+  if (!isOperatorExpression(expr)) {
     const out: Document = {};
     for (const k of Object.keys(expr)) {
       const v = evaluateExpression(doc, expr[k], variables);

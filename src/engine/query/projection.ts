@@ -145,7 +145,7 @@ function parseProjection(projection: Document, options: ProjectionOptions): Pars
   return { tree, inclusion: inclusion ?? idOnlyInclusion, idExcluded, positional };
 }
 
-function includeTree(doc: Document, tree: Tree, root: Document, ctx: ApplyContext): Document {
+function includeTree(doc: Document, tree: Tree, root: Document, ctx: ProjectionContext): Document {
   const out: Document = {};
   for (const key of Object.keys(doc)) {
     const node = tree.get(key);
@@ -197,7 +197,7 @@ function hasExpr(tree: Tree): boolean {
   return false;
 }
 
-function includeArray(arr: unknown[], tree: Tree, root: Document, ctx: ApplyContext): unknown[] {
+function includeArray(arr: unknown[], tree: Tree, root: Document, ctx: ProjectionContext): unknown[] {
   const out: unknown[] = [];
   for (const el of arr) {
     if (isPlainObject(el)) out.push(includeTree(el, tree, root, ctx));
@@ -227,7 +227,7 @@ function excludeTree(doc: Document, tree: Tree): Document {
   return out;
 }
 
-interface ApplyContext {
+interface ProjectionContext {
   positionalIndex?: number;
   variables?: Document;
 }

@@ -63,16 +63,22 @@ export function sortKey(doc: Document, path: string, direction: SortDirection, c
   return has ? best : null;
 }
 
-/** A comparator for Array.prototype.sort (stable: ties keep input order). */
 /**
+ * The n of a `{$natural: <n>}` sort or hint (`$natural` its only key), as a
+ * number: n > 0 asks for storage order, anything else for the reverse. Any
+ * other spec gives undefined. The value is not validated (a hint takes any).
+ */
+export function naturalDirection(spec: Document | undefined): number | undefined {
+  if (!spec) return undefined;
+  const keys = Object.keys(spec);
+  return keys.length === 1 && keys[0] === '$natural' ? Number(spec.$natural) : undefined;
+}
+
+/**
+ * A comparator for Array.prototype.sort (stable: ties keep input order).
  * `$natural` only asks for storage order: it is validated and then ignored
  * here (see `naturalDirection` for callers that honour `$natural: -1`).
  */
-export function naturalDirection(sort: Document | undefined): SortDirection | undefined {
-  if (!sort || !('$natural' in sort)) return undefined;
-  return parseSort({ $natural: sort.$natural })[0]![1];
-}
-
 export function compileSort(sort: Document, collation?: Collation): (a: Document, b: Document) => number {
   const spec = parseSort(sort).filter(([path]) => path !== '$natural');
   if (spec.length === 0) return () => 0;

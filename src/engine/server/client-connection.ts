@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { ConnectionInfo } from '../commands/types.js';
+import type { ConnectionInfo } from '../commands/index.js';
 import { FrameReader, WireProtocolError } from '../wire/index.js';
 import { handleFrame, type FrameContext } from './handle-frame.js';
 

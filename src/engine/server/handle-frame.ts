@@ -1,5 +1,4 @@
-import type { Dispatch } from '../commands/dispatch.js';
-import type { CommandContext, ConnectionInfo, EngineState } from '../commands/types.js';
+import type { CommandContext, ConnectionInfo, Dispatch, EngineState } from '../commands/index.js';
 import type { Document } from '../query/types.js';
 import { encodeOpMsg, encodeOpReply, OpCode, parseOpMsg, parseOpQuery, WireProtocolError } from '../wire/index.js';
 

@@ -1,6 +1,5 @@
 import net from 'node:net';
-import type { Dispatch } from '../commands/dispatch.js';
-import type { EngineState } from '../commands/types.js';
+import type { Dispatch, EngineState } from '../commands/index.js';
 import { ClientConnection } from './client-connection.js';
 
 /** The TCP side of the engine: accepts connections and tracks them until shutdown. */

@@ -12,7 +12,7 @@ import type { Document } from '../query/index.js';
 /** mongod's limit for a stored document: 16MB plus 16KB of headroom for internal fields. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024 + 16 * 1024;
 
-export function encodeDocument(doc: Document): Buffer {
+export function encodeStoredDocument(doc: Document): Buffer {
   let bytes: Uint8Array;
   try {
     bytes = BSON.serialize(doc, { checkKeys: false, ignoreUndefined: true });
@@ -33,7 +33,7 @@ function tooLarge(size: number): Error {
   );
 }
 
-export function decodeDocument(bytes: Uint8Array): Document {
+export function decodeStoredDocument(bytes: Uint8Array): Document {
   // bsonRegExp: a stored regex keeps its exact options (a JS RegExp cannot hold "x").
   return fromBsonDocument(BSON.deserialize(bytes, { promoteValues: false, bsonRegExp: true }) as Document);
 }

@@ -2,7 +2,7 @@ import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
 import { bsonType, isPlainObject } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeDocument, encodeDocument } from './bson-codec.js';
+import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
 import { IndexRuntime } from './index-runtime.js';
@@ -37,7 +37,7 @@ export class CollectionData {
     const decoded: Array<[string, Document]> = [];
     const loaded: Array<[string, Buffer]> = [];
     for (const bytes of stored) {
-      const doc = decodeDocument(bytes);
+      const doc = decodeStoredDocument(bytes);
       const idKey = idKeyOf(doc._id);
       this.docs.set(idKey, bytes);
       decoded.push([idKey, doc]);
@@ -59,7 +59,7 @@ export class CollectionData {
   }
 
   private *decodedDocs(): Iterable<[string, Document]> {
-    for (const [idKey, bytes] of this.docs) yield [idKey, decodeDocument(bytes)];
+    for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(bytes)];
   }
 
   get(idKey: string): Buffer | undefined {
@@ -75,7 +75,7 @@ export class CollectionData {
     if (exceedsStorageDepth(doc)) {
       throw mongoError('Overflow', `cannot insert document because it exceeds ${MAX_STORAGE_DEPTH} levels of nesting`);
     }
-    const bytes = encodeDocument(doc);
+    const bytes = encodeStoredDocument(doc);
     const keys = this.keysFor(doc);
     for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
@@ -88,9 +88,9 @@ export class CollectionData {
     const oldBytes = this.docs.get(idKey);
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
-    const bytes = encodeDocument(doc);
+    const bytes = encodeStoredDocument(doc);
     const newKeys = this.keysFor(doc);
-    const oldKeys = this.keysFor(decodeDocument(oldBytes), false);
+    const oldKeys = this.keysFor(decodeStoredDocument(oldBytes), false);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
     for (const [name, index] of this.indexes) {
@@ -106,7 +106,7 @@ export class CollectionData {
   remove(idKey: string): boolean {
     const bytes = this.docs.get(idKey);
     if (!bytes) return false;
-    const keys = this.keysFor(decodeDocument(bytes), false);
+    const keys = this.keysFor(decodeStoredDocument(bytes), false);
     for (const [name, k] of keys) this.index(name).remove(k, idKey);
     this.docs.delete(idKey);
     return true;

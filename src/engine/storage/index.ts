@@ -6,4 +6,4 @@ export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
 export type { TtlSweeper } from './ttl-sweeper.js';
 export { canonicalKey } from './canonical-key.js';
 /** Stored BSON bytes -> value model (with regexes kept exact), for callers holding raw bytes. */
-export { decodeDocument as decodeStoredDocument } from './bson-codec.js';
+export { decodeStoredDocument } from './bson-codec.js';

@@ -1,7 +1,7 @@
 import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
 import type { Document } from '../query/index.js';
-import { decodeDocument } from './bson-codec.js';
+import { decodeStoredDocument } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
@@ -104,7 +104,7 @@ export class LiveStorage implements Storage {
 
   findById(db: string, coll: string, id: unknown): Document | undefined {
     const bytes = this.state(db, coll)?.data.get(idKeyOf(id));
-    return bytes && decodeDocument(bytes);
+    return bytes && decodeStoredDocument(bytes);
   }
 
   findRawById(db: string, coll: string, id: unknown): Uint8Array | undefined {
@@ -117,7 +117,7 @@ export class LiveStorage implements Storage {
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
-        if (bytes) yield decodeDocument(bytes);
+        if (bytes) yield decodeStoredDocument(bytes);
       }
     })();
   }

@@ -4,7 +4,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { BSON } from 'bson';
 import type { Binary } from 'bson';
 import type { Document } from '../query/index.js';
-import { decodeDocument } from './bson-codec.js';
+import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
 import type { CollectionInfo, IndexSpec, Storage } from './types.js';
@@ -103,7 +103,7 @@ function restore(
 ): void {
   const byUuid = new Map<string, ReturnType<LiveStorage['attach']>>();
   for (const { key, value } of catalog.getRange()) {
-    const record = decodeDocument(value);
+    const record = decodeStoredDocument(value);
     const info: CollectionInfo = {
       db: record.db as string,
       name: record.name as string,

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { EngineState } from '../../../src/engine/commands/types.js';
+import type { EngineState } from '../../../src/engine/commands/index.js';
 import { ClientConnection } from '../../../src/engine/server/client-connection.js';
 import { encodeOpMsg } from '../../../src/engine/wire/index.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeDocument } from '../../../src/engine/storage/bson-codec.js';
+import { encodeStoredDocument } from '../../../src/engine/storage/bson-codec.js';
 import { CollectionData, idKeyOf } from '../../../src/engine/storage/collection-data.js';
 import { ID_INDEX } from '../../../src/engine/storage/index-spec-rules.js';
 
@@ -8,7 +8,7 @@ const compound = { v: 2, key: { a: 1, b: 1 }, name: 'a_1_b_1' };
 describe('collection data: documents stored before a rule existed', () => {
   it('restores a document with parallel arrays under a compound index and can still remove it', () => {
     const data = new CollectionData('app.c', [ID_INDEX, compound]);
-    data.restore([encodeDocument({ _id: 1, a: [1, 2], b: [3, 4] })]);
+    data.restore([encodeStoredDocument({ _id: 1, a: [1, 2], b: [3, 4] })]);
     expect(data.remove(idKeyOf(1))).toBe(true);
     expect(data.count).toBe(0);
   });

@@ -3,7 +3,7 @@ import { applyUpdate, isOperatorUpdate, upsertSeed, valuesEqual } from '../query
 import type { Collation, Document } from '../query/types.js';
 import type { Storage } from '../storage/types.js';
 import type { DocumentCheck } from './document-validation.js';
-import { assertValidId, withIdFirst } from './write-helpers.js';
+import { assertValidId, withIdFirst } from './write-batch.js';
 
 /**
  * Applying one update to one document, and building an upserted document:
@@ -11,7 +11,8 @@ import { assertValidId, withIdFirst } from './write-helpers.js';
  * read-modify-write of a document never interleaves with another command.
  */
 
-export interface UpdateOptions {
+/** One update statement's options (an `updates` entry, or findAndModify's): query, arrayFilters, collation, let. */
+export interface UpdateStatementOptions {
   filter: Document;
   arrayFilters?: Document[];
   collation?: Collation;
@@ -35,7 +36,7 @@ export function updateOne(
   coll: string,
   doc: Document,
   update: Document | Document[],
-  opts: UpdateOptions,
+  opts: UpdateStatementOptions,
 ): { doc: Document; modified: boolean } {
   const result = applyUpdate(doc, update, {
     isInsert: false,
@@ -64,7 +65,7 @@ export function upsertOne(
   db: string,
   coll: string,
   update: Document | Document[],
-  opts: UpdateOptions,
+  opts: UpdateStatementOptions,
 ): Document {
   const seed = upsertSeed(opts.filter);
   let doc: Document;

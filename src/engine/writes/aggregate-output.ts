@@ -1,13 +1,12 @@
 import { mongoError } from '../errors.js';
+import { assertValidCollectionName } from '../params/index.js';
 import { applyUpdate } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
+import { assertNotView, readFirst } from '../reads/index.js';
 import type { Storage } from '../storage/types.js';
 import { documentCheck } from './document-validation.js';
-import { assertValidCollectionName } from './namespace.js';
-import { readFirst } from './read-helpers.js';
-import { assertNotView } from './view-helpers.js';
-import { withIdFirst } from './write-helpers.js';
+import { withIdFirst } from './write-batch.js';
 
 /**
  * The writing stages of aggregate, `$out` and `$merge`, run here rather than

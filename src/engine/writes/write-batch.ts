@@ -1,8 +1,8 @@
 import { ObjectId } from 'bson';
 import { isMongoCommandError, mongoError } from '../errors.js';
-import type { CommandContext } from './types.js';
 import type { Document } from '../query/types.js';
 import { bsonType, isPlainObject } from '../query/values.js';
+import type { Storage } from '../storage/types.js';
 
 /**
  * What every write command shares: `_id` handling, field-name validation,
@@ -76,8 +76,8 @@ export function runStatements<T>(
 }
 
 /** Acknowledged writes are durable: wait for storage before replying. */
-export async function flushWrites(ctx: CommandContext): Promise<void> {
-  await ctx.engine.storage.flush();
+export async function flushWrites(storage: Storage): Promise<void> {
+  await storage.flush();
 }
 
 /** `ordered` defaults to true. */

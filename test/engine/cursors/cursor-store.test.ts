@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CursorStore } from '../../../src/engine/commands/cursor-store.js';
+import { CursorStore } from '../../../src/engine/cursors/index.js';
 
 const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ _id: i }));
 

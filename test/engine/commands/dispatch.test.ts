@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/engine/commands/dispatch.js';
-import type { CommandContext, EngineState } from '../../../src/engine/commands/types.js';
+import { createDispatcher, type CommandContext, type EngineState } from '../../../src/engine/commands/index.js';
 
 /** A context whose storage fails in an unexpected way (a bug, not a MongoCommandError). */
 function brokenContext(): CommandContext {

@@ -1,9 +1,9 @@
 import { mongoError } from '../errors.js';
-import { compileFilter, compileSort, planQuery, valuesEqual } from '../query/index.js';
+import { compileFilter, compileSort, naturalDirection, planQuery, valuesEqual } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
-import { isView, viewDocuments } from './view-helpers.js';
+import { isView, viewDocuments } from './views.js';
 
 /**
  * The query step shared by find, count, distinct, update, delete and
@@ -71,12 +71,6 @@ export function collationFor(storage: Storage, db: string, coll: string, request
 export function readFirst(storage: Storage, db: string, coll: string, opts: ReadOptions): Document | undefined {
   for (const doc of readDocuments(storage, db, coll, { ...opts, limit: 1 })) return doc;
   return undefined;
-}
-
-function naturalDirection(sort: Document | undefined): number | undefined {
-  if (!sort) return undefined;
-  const keys = Object.keys(sort);
-  return keys.length === 1 && keys[0] === '$natural' ? Number(sort.$natural) : undefined;
 }
 
 function* lazyFilter(

@@ -1,8 +1,7 @@
 import { BSON, Long } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { CursorStore } from '../../../src/engine/commands/cursor-store.js';
-import { createDispatcher } from '../../../src/engine/commands/dispatch.js';
-import type { CommandContext, EngineState } from '../../../src/engine/commands/types.js';
+import { CursorStore } from '../../../src/engine/cursors/index.js';
+import { createDispatcher, type CommandContext, type EngineState } from '../../../src/engine/commands/index.js';
 import { createMemoryStorage } from '../../../src/engine/storage/index.js';
 import { encodeDocument } from '../../../src/engine/wire/index.js';
 

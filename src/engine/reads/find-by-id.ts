@@ -2,10 +2,10 @@ import { BSON, Long } from 'bson';
 import { bsonType, isSimpleCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { decodeStoredDocument } from '../storage/index.js';
+import type { Storage } from '../storage/types.js';
 import { encodeExhaustedFirstBatchReply, SELF_ENCODER } from '../wire/index.js';
-import { defaultCollation } from './read-helpers.js';
-import type { CommandContext } from './types.js';
-import { isView } from './view-helpers.js';
+import { defaultCollation } from './read-documents.js';
+import { isView } from './views.js';
 
 /**
  * The point read every `findOne({_id})` / `findById` sends, answered without
@@ -32,17 +32,16 @@ export interface FindParams {
   variables?: Document;
 }
 
-export function findById(body: Document, params: FindParams, ctx: CommandContext): Document | undefined {
+export function findById(storage: Storage, db: string, body: Document, params: FindParams): Document | undefined {
   const id = plainIdOf(params);
   if (id === undefined) return undefined;
   for (const key in body) if (!PLAIN_FIELDS.has(key)) return undefined;
-  const storage = ctx.engine.storage;
-  const info = storage.collection(ctx.db, params.coll);
+  const info = storage.collection(db, params.coll);
   if (isView(info)) return undefined;
   // Under a non-simple default collation string ids compare by that collation, which the _id map does not.
   if (typeof id === 'string' && !isSimpleCollation(defaultCollation(info))) return undefined;
-  const bytes = info && storage.findRawById(ctx.db, params.coll, id);
-  return exhaustedFirstBatch(`${ctx.db}.${params.coll}`, bytes ? [bytes] : []);
+  const bytes = info && storage.findRawById(db, params.coll, id);
+  return exhaustedFirstBatch(`${db}.${params.coll}`, bytes ? [bytes] : []);
 }
 
 /** The `_id` of `{_id: <value>}` when equality on it is exactly equality of the `_id` map's keys. */

@@ -14,7 +14,7 @@ import type { CollectionInfo, Storage } from '../storage/types.js';
 /** mongod's limit on views defined on views. */
 const MAX_VIEW_DEPTH = 20;
 
-/** Reads a collection or view of the same database (read-helpers' readDocuments). */
+/** Reads a collection or view of the same database (read-documents.ts' readDocuments). */
 export type SourceReader = (coll: string, collation: Collation | undefined) => Iterable<Document>;
 
 export function isView(info: CollectionInfo | undefined): boolean {
