@@ -2,13 +2,12 @@ import 'reflect-metadata';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import mongoose from 'mongoose';
-import { signAccessToken } from './auth/jwt.js';
+import { signAccessToken } from './auth/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
-import { createPlatformAdmin } from './users/bootstrap.js';
-import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './users/credential.rules.js';
-import { emailCollation, UserModel } from './users/user.model.js';
+import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
+import { createPlatformAdmin, emailCollation, UserModel } from './users/index.js';
 
 const usage = `Usage:
   printf '%s\\n' "$PASSWORD" | npm run cli -- create-admin --email <email> --password-stdin

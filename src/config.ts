@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './users/credential.rules.js';
+import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/credential-rules.js';
 
 /**
  * Every setting of the service, read once from the environment, validated and

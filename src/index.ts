@@ -3,10 +3,10 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
-import { buildAppSchema } from './graphql/build-schema.js';
-import { createApp, GRAPHQL_PATH, REST_BASE_PATH } from './http/app.js';
+import { GRAPHQL_PATH, REST_BASE_PATH } from './http/app.js';
 import { createLogger } from './logger.js';
-import { bootstrapAdmin } from './users/bootstrap.js';
+import { buildServiceSchema, createService } from './service.js';
+import { bootstrapAdmin } from './users/index.js';
 
 /**
  * Start-up only: config -> database (embedded engine unless MONGODB_URI) ->
@@ -30,8 +30,8 @@ async function main(): Promise<void> {
 
   const database = await openDatabase(config, logger);
   await bootstrapAdmin(config, logger);
-  const schema = await buildAppSchema();
-  const { app, stop } = await createApp(config, schema, { logger });
+  const schema = await buildServiceSchema();
+  const { app, stop } = await createService(config, schema, { logger });
 
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {

@@ -1,8 +1,8 @@
 import type { AuthCheckerFn } from 'type-graphql';
 import { hasPermission } from './actor.js';
 import { requireActor } from './require-actor.js';
-import { errors } from '../errors.js';
-import type { AppContext } from '../graphql/context.js';
+import { errors } from '../errors/index.js';
+import type { AppContext } from './context.js';
 
 /**
  * `@Authorized('menus:write')`: the caller must hold every listed permission.

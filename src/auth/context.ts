@@ -1,6 +1,6 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from './actor.js';
 import type { AppConfig } from '../config.js';
-import type { AppError } from '../errors.js';
+import type { AppError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Actor } from './actor.js';
-import { errors } from '../errors.js';
+import { errors } from '../errors/index.js';
 
 /**
  * The one way both surfaces (GraphQL via Apollo, REST via SOFA) turn request

@@ -1,6 +1,6 @@
 import { createParameterDecorator } from 'type-graphql';
 import { requireActor } from './require-actor.js';
-import type { AppContext } from '../graphql/context.js';
+import type { AppContext } from './context.js';
 
 /** Injects the authenticated `Actor`; throws 401 when there is none. */
 export function CurrentActor() {

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import type { AppConfig } from '../config.js';
-import { errors } from '../errors.js';
+import { errors } from '../errors/index.js';
 
 /** The one algorithm we sign with and the only one we accept (no `none`, no RS/HS confusion). */
 const ALGORITHM = 'HS256';

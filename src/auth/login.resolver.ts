@@ -1,13 +1,16 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import { LoginArgs } from './auth.inputs.js';
-import { AccessToken } from './auth.types.js';
-import { login } from './auth.service.js';
-import type { AppContext } from '../graphql/context.js';
+import type { AppContext } from './context.js';
+import { LoginArgs } from './login.inputs.js';
+import type { LoginService } from './login.service.js';
+import { AccessToken } from './login.types.js';
 
+/** Built by the composition root with its service (src/service.ts). */
 @Resolver()
-export class AuthResolver {
+export class LoginResolver {
+  constructor(private readonly logins: LoginService) {}
+
   @Mutation(() => AccessToken, { description: 'Signs in with email and password; open to anyone' })
   login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<AccessToken> {
-    return login(context.config.jwt, args);
+    return this.logins.login(context.config.jwt, args);
   }
 }

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import type { SignedAccessToken } from '../auth/jwt.js';
+import type { SignedAccessToken } from './jwt.js';
 
 @ObjectType({ description: 'An access token to send as `Authorization: Bearer <accessToken>`' })
 export class AccessToken implements SignedAccessToken {

@@ -1,5 +1,5 @@
-import type { Actor } from '../auth/actor.js';
-import { errors } from '../errors.js';
+import type { Actor } from './actor.js';
+import { errors } from '../errors/index.js';
 
 /**
  * Tenancy rules shared by every area whose records carry `tenant_id`.

@@ -15,6 +15,13 @@ export const errorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
+  // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
+  GRAPHQL_PARSE_FAILED: { status: 400, title: 'Bad Request' },
+  GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
+  BAD_REQUEST: { status: 400, title: 'Bad Request' },
+  OPERATION_RESOLUTION_FAILURE: { status: 400, title: 'Bad Request' },
+  PERSISTED_QUERY_NOT_FOUND: { status: 400, title: 'Bad Request' },
+  PERSISTED_QUERY_NOT_SUPPORTED: { status: 400, title: 'Bad Request' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -74,6 +81,8 @@ export const errors = {
     new AppError('CONFLICT', message, { errors: [{ field, rule: 'unique', message }] }),
   payloadTooLarge: (limit: string) =>
     new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${limit}`),
+  /** A GraphQL document refused before it runs (too deep, too costly, a field repeated). */
+  documentRefused: (message: string) => new AppError('GRAPHQL_VALIDATION_FAILED', message),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
     new AppError('RATE_LIMITED', message, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
@@ -82,4 +91,18 @@ export const errors = {
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
+}
+
+/** A masked unexpected failure; the original stays as `cause` (originalError) for the log. */
+export function internalError(cause: unknown): AppError {
+  return new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', { cause });
+}
+
+/** True when the error is a masked unexpected failure (its cause is logged, never shown). */
+export function isUnexpected(error: AppError): boolean {
+  return error.code === 'INTERNAL_SERVER_ERROR';
 }

@@ -2,13 +2,14 @@ import type { ValidationError } from 'class-validator';
 import { GraphQLError } from 'graphql';
 import mongoose from 'mongoose';
 import { ArgumentValidationError } from 'type-graphql';
-import { AppError, errorCatalogue, errors, type ErrorCode, type FieldError } from '../errors.js';
+import { AppError, errorCatalogue, errors, internalError, isErrorCode, type ErrorCode, type FieldError } from './catalogue.js';
 
 /**
  * Turns anything thrown while serving a request into the AppError both
- * surfaces render: our own errors pass through, known library errors get
- * their code and status here (once), the rest become a masked 500 that
- * keeps the original as `cause` for the log.
+ * surfaces render: our own errors pass through, known library errors
+ * (class-validator, mongoose, graphql-js, Apollo's request codes) get their
+ * code and status here, once; the rest become a masked 500 that keeps the
+ * original as `cause` for the log. Pure: it logs nothing (see report.ts).
  */
 export function normalizeError(thrown: unknown): AppError {
   const chain = causeChain(thrown);
@@ -35,26 +36,6 @@ function isOutputFailure(chain: readonly unknown[]): boolean {
   const outer = chain[0] as GraphQLError;
   const inner = chain.at(-1) as GraphQLError;
   return outer.path !== undefined && !inner.message.startsWith('Argument "');
-}
-
-export function internalError(cause: unknown): AppError {
-  return new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', { cause });
-}
-
-/** True when the error is a masked unexpected failure (log its cause). */
-export function isUnexpected(error: AppError): boolean {
-  return error.code === 'INTERNAL_SERVER_ERROR';
-}
-
-const logged = new WeakSet<AppError>();
-
-/** Remembers that an unexpected error was logged already, so renderers do not log it twice. */
-export function markLogged(error: AppError): void {
-  logged.add(error);
-}
-
-export function wasLogged(error: AppError): boolean {
-  return logged.has(error);
 }
 
 /** A GraphQLError wraps what was really thrown (`originalError`): the error, then what it wraps, and so on. */
@@ -120,10 +101,6 @@ function fromGraphQL(error: GraphQLError): AppError {
     return errors.invalidField(variable, rule, error.message);
   }
   return new AppError(code, error.message, code === 'UNAUTHENTICATED' ? { headers: { 'WWW-Authenticate': 'Bearer' } } : {});
-}
-
-function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
 }
 
 function codeForStatus(status: number): ErrorCode {

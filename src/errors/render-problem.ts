@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { errorCatalogue, type AppError, type FieldError } from '../errors.js';
+import { errorCatalogue, isUnexpected, type AppError, type FieldError } from './catalogue.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -34,7 +34,7 @@ export function toProblem(error: AppError, { requestId, exposeDetails = false }:
     requestId,
   };
   if (error.fieldErrors?.length) problem.errors = error.fieldErrors;
-  if (exposeDetails && error.code === 'INTERNAL_SERVER_ERROR' && error.originalError) {
+  if (exposeDetails && isUnexpected(error) && error.originalError) {
     problem.debug = error.originalError.message;
   }
   return problem;

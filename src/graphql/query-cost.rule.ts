@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
-import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { errors } from '../errors/index.js';
 import { MAX_PAGE_LIMIT } from '../shared/pagination.js';
 
 // graphql-query-complexity (a dependency of type-graphql) ships an ES module build
@@ -70,13 +71,9 @@ export function assertQueryCost(operation: CostedOperation, max = MAX_QUERY_COST
   try {
     cost = queryCost(operation);
   } catch (err) {
-    throw refused(`This operation is too large to cost: ${(err as Error).message}`);
+    throw errors.documentRefused(`This operation is too large to cost: ${(err as Error).message}`);
   }
   if (cost !== null && cost > max) {
-    throw refused(`This operation costs ${cost}, over the limit of ${max} (a list costs its selection once per item of its limit; aliases add up)`);
+    throw errors.documentRefused(`This operation costs ${cost}, over the limit of ${max} (a list costs its selection once per item of its limit; aliases add up)`);
   }
-}
-
-function refused(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
 }

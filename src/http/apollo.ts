@@ -3,18 +3,15 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
-import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { AppError } from '../errors.js';
-import type { AppContext } from '../graphql/context.js';
-import { isUnexpected, normalizeError, wasLogged } from '../graphql/normalize-error.js';
+import type { GraphQLSchema } from 'graphql';
+import { normalizeError, settleError, toGraphQLError } from '../errors/index.js';
 import { atMostOncePerRequest } from '../graphql/once-per-request.rule.js';
 import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
-import type { RequestContextFactory } from './request-context.js';
+import { currentScope, requestScope } from './request-scope.js';
 
 export interface ApolloMountOptions {
   schema: GraphQLSchema;
-  createContext: RequestContextFactory;
   production: boolean;
   exposeErrorDetails: boolean;
   logger: Logger;
@@ -26,15 +23,14 @@ export interface ApolloMount {
 }
 
 /**
- * GraphQL at /graphql: Apollo Server 5 with the shared context factory.
- * Errors are rendered from the same AppError as REST: `extensions.code`,
- * `extensions.http.status` (kept; Apollo strips it by default),
- * `extensions.errors` for validation, `extensions.requestId`; the response's
+ * GraphQL at /graphql: Apollo Server 5. The context is the one the request
+ * edge made; every error leaves through `settleError` + `toGraphQLError`
+ * (src/errors), as REST's leave through the problem renderer; the response's
  * HTTP status and headers (WWW-Authenticate, Retry-After) follow the errors.
  */
 export async function createApolloMount(options: ApolloMountOptions): Promise<ApolloMount> {
-  const { schema, createContext, production, exposeErrorDetails, logger } = options;
-  const server = new ApolloServer<AppContext>({
+  const { schema, production, exposeErrorDetails, logger } = options;
+  const server = new ApolloServer({
     schema,
     introspection: !production,
     includeStacktraceInErrorResponses: false,
@@ -42,7 +38,15 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
     validationRules: [atMostOncePerRequest(['Mutation.login'])],
     // src/index.ts owns shutdown (drain HTTP, then database); Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
-    formatError: (formatted, error) => formatError(formatted, error, { exposeErrorDetails, logger }),
+    formatError: (formatted, thrown) => {
+      const scope = currentScope(logger);
+      return toGraphQLError(settleError(thrown, scope), {
+        requestId: scope.requestId,
+        exposeDetails: exposeErrorDetails,
+        locations: formatted.locations,
+        path: formatted.path,
+      });
+    },
     plugins: [
       production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
       httpHeadFromErrors(),
@@ -51,42 +55,15 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
   });
   await server.start();
   return {
-    handler: expressMiddleware(server, { context: ({ req }) => createContext(req) }),
+    handler: expressMiddleware(server, {
+      async context() {
+        const scope = requestScope.getStore();
+        // The request edge runs before this mount; without it there is no caller to speak of.
+        if (!scope) throw new Error('GraphQL request outside the request edge');
+        return scope.context as object;
+      },
+    }),
     stop: () => server.stop(),
-  };
-}
-
-/** Codes Apollo gives request errors (syntax, validation, bad request): kept, as GraphQL clients expect them. */
-const APOLLO_REQUEST_CODES = new Set([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'BAD_REQUEST',
-  'OPERATION_RESOLUTION_FAILURE',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
-]);
-
-function formatError(
-  formatted: GraphQLFormattedError,
-  thrown: unknown,
-  { exposeErrorDetails, logger }: { exposeErrorDetails: boolean; logger: Logger },
-): GraphQLFormattedError {
-  const apolloCode = formatted.extensions?.code;
-  if (typeof apolloCode === 'string' && APOLLO_REQUEST_CODES.has(apolloCode)) {
-    return { ...formatted, extensions: { code: apolloCode, http: { status: 400 } } };
-  }
-  const error = normalizeError(thrown);
-  if (isUnexpected(error) && !wasLogged(error)) logger.error({ err: error.originalError ?? thrown }, 'unexpected error');
-  return {
-    message: error.message,
-    ...(formatted.locations ? { locations: formatted.locations } : {}),
-    ...(formatted.path ? { path: formatted.path } : {}),
-    extensions: {
-      code: error.code,
-      http: { status: error.status },
-      ...(error.fieldErrors?.length ? { errors: error.fieldErrors } : {}),
-      ...(exposeErrorDetails && isUnexpected(error) && error.originalError ? { debug: error.originalError.message } : {}),
-    },
   };
 }
 
@@ -96,7 +73,7 @@ function formatError(
  * `limit` usually is one. REST runs fixed operations with bounded limits, so
  * only /graphql needs it.
  */
-function queryCostLimit(): ApolloServerPlugin<AppContext> {
+function queryCostLimit(): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {
@@ -109,23 +86,19 @@ function queryCostLimit(): ApolloServerPlugin<AppContext> {
   };
 }
 
-/** Sets the response status to the most severe error's, its headers, and each error's requestId. */
-function httpHeadFromErrors(): ApolloServerPlugin<AppContext> {
+/** Sets the response status to the most severe error's, and the headers the errors imply. */
+function httpHeadFromErrors(): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ response, errors, contextValue }) {
+        async willSendResponse({ response, errors: thrown }) {
           if (response.body.kind !== 'single' || !response.body.singleResult.errors?.length) return;
-          const result = response.body.singleResult;
-          result.errors = result.errors!.map((error) => ({
-            ...error,
-            extensions: { ...error.extensions, requestId: contextValue.requestId },
-          }));
-          const statuses = result.errors.map((error) => (error.extensions?.http as { status?: number } | undefined)?.status ?? 500);
+          const statuses = response.body.singleResult.errors.map(
+            (error) => (error.extensions?.http as { status?: number } | undefined)?.status ?? 500,
+          );
           response.http.status = Math.max(...statuses);
-          for (const original of errors ?? []) {
-            const error = original instanceof AppError ? original : normalizeError(original);
-            for (const [name, value] of Object.entries(error.headers)) response.http.headers.set(name.toLowerCase(), value);
+          for (const original of thrown ?? []) {
+            for (const [name, value] of Object.entries(normalizeError(original).headers)) response.http.headers.set(name.toLowerCase(), value);
           }
         },
       };

@@ -1,31 +1,30 @@
 import express, { type Express } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { createActorResolver, type ActorResolver } from '../auth/credentials.js';
-import { jwtStrategy } from '../auth/jwt.strategy.js';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createApolloMount } from './apollo.js';
 import { useDocs } from './docs.js';
 import { useHealth } from './health.js';
 import { OPENAPI_ENDPOINT, openApiOptions } from './openapi.js';
-import { createRequestContextFactory } from './request-context.js';
-import { restRoutes, type RestRoutes } from './rest-routes.js';
+import { createRestArgumentReader } from './rest-arguments.js';
+import { useRequestEdge, type RequestContextFactory } from './request-edge.js';
+import type { RestRoutes } from './rest-routes.js';
 import { useSofaRest } from './sofa.js';
 import { useCors } from './use-cors.js';
+import { useErrorAnswers, useNotFound } from './use-error-answers.js';
 import { useJsonBody } from './use-json-body.js';
-import { useNotFound, useProblemErrors } from './use-problem-errors.js';
 import { useRequestLogging } from './use-request-logging.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const REST_BASE_PATH = '/api/v1';
 const API_VERSION = '1.0.0';
 
-export interface AppOptions {
+export interface AppOptions<TContext> {
+  /** The REST route of each operation (every area's table, joined). */
+  routes: RestRoutes;
+  /** The resolver context of a request: credential -> caller (src/auth/request-context.ts). */
+  createContext: RequestContextFactory<TContext>;
   logger?: Logger;
-  /** Replaces the credential strategies (tests); default: JWT (API keys plug in here). */
-  resolveActor?: ActorResolver;
-  /** Replaces the REST route table (tests with their own schema); default: `restRoutes`. */
-  restRoutes?: RestRoutes;
 }
 
 export interface AppHandle {
@@ -35,25 +34,18 @@ export interface AppHandle {
 }
 
 /**
- * The HTTP application: small pieces composed in one ordered list. Both
- * surfaces share the context factory (credentials -> actor) and the error
- * catalogue.
+ * The HTTP application: small pieces composed in one ordered list. It knows
+ * no area and no credential kind: the schema, the routes and the context
+ * factory come from the composition root (src/service.ts).
  */
-export async function createApp(config: AppConfig, schema: GraphQLSchema, options: AppOptions = {}): Promise<AppHandle> {
+export async function createApp<TContext>(
+  config: AppConfig,
+  schema: GraphQLSchema,
+  options: AppOptions<TContext>,
+): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
   const development = config.nodeEnv === 'development';
-  // The credential strategies, tried in order. API keys plug in here: an
-  // `apiKeyStrategy()` that recognises secrets with API_KEY_PREFIX (`ak_`),
-  // as `Bearer` or `X-API-Key` (see src/auth/credentials.ts).
-  const resolveActor = options.resolveActor ?? createActorResolver([jwtStrategy(config.jwt)]);
-  const createContext = createRequestContextFactory(config, resolveActor, logger);
-  const apollo = await createApolloMount({
-    schema,
-    createContext,
-    production: config.nodeEnv === 'production',
-    exposeErrorDetails: development,
-    logger,
-  });
+  const apollo = await createApolloMount({ schema, production: config.nodeEnv === 'production', exposeErrorDetails: development, logger });
 
   const app = express();
   app.disable('x-powered-by');
@@ -62,19 +54,25 @@ export async function createApp(config: AppConfig, schema: GraphQLSchema, option
     useCors({ origins: config.corsOrigins }),
     useHealth(),
     useDocs({ basePath: REST_BASE_PATH, openApiPath: `${REST_BASE_PATH}${OPENAPI_ENDPOINT}` }),
-    useJsonBody({ limitBytes: config.bodyLimit.bytes }),
+    useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
+    useRequestEdge({
+      graphqlPath: GRAPHQL_PATH,
+      restBasePath: REST_BASE_PATH,
+      createContext: options.createContext,
+      readRestArguments: createRestArgumentReader(schema, options.routes, REST_BASE_PATH),
+      logger,
+    }),
     express.Router().use(GRAPHQL_PATH, apollo.handler),
     useSofaRest({
       schema,
       basePath: REST_BASE_PATH,
-      routes: options.restRoutes ?? restRoutes,
-      createContext,
+      routes: options.routes,
       openAPI: openApiOptions({ version: API_VERSION }),
       logger,
       exposeErrorDetails: development,
     }),
     useNotFound(),
-    useProblemErrors({ bodyLimitLabel: config.bodyLimit.label, exposeDetails: development, logger, graphqlPath: GRAPHQL_PATH }),
+    useErrorAnswers({ exposeDetails: development, logger, graphqlPath: GRAPHQL_PATH }),
   ];
   for (const piece of pipeline) app.use(piece);
   return { app, stop: () => apollo.stop() };

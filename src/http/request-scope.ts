@@ -1,12 +1,25 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from '../logger.js';
 
 /**
- * The request a piece of code runs for, where no request object reaches:
- * SOFA's error handler only receives the errors, yet its problem+json must
- * carry the request id. Set around the SOFA call in sofa.ts.
+ * What the request edge learned about one API request, reachable from code
+ * no request object reaches: Apollo's formatError and SOFA's errorHandler
+ * only receive errors, SOFA's execute only its arguments. Set once by the
+ * request edge (request-edge.ts) around everything that serves the request.
  */
-export interface RequestScope {
+export interface RequestScope<TContext = unknown> {
   requestId: string;
+  /** The request's own logger (pino-http's child, with the request id). */
+  logger: Logger;
+  /** The resolver context both surfaces hand to graphql-js. */
+  context: TContext;
+  /** REST only: the JSON body's fields, checked, to pass as operation variables. */
+  restVariables?: Record<string, unknown>;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** The scope of the request being served, or a bare one (an error before the edge ran). */
+export function currentScope(fallback: Logger): Pick<RequestScope, 'requestId' | 'logger'> & Partial<RequestScope> {
+  return requestScope.getStore() ?? { requestId: '', logger: fallback };
+}

@@ -11,7 +11,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import type { FieldError } from '../errors.js';
+import { errors, type FieldError } from '../errors/index.js';
 import type { RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {
@@ -20,8 +20,8 @@ interface RouteArguments {
   args: readonly GraphQLArgument[];
 }
 
-/** What a REST call carries that SOFA turns into arguments. */
-export interface RestArguments {
+/** What a REST call carries that becomes operation arguments. */
+export interface RestCall {
   method: string;
   path: string;
   query: Record<string, unknown>;
@@ -29,18 +29,26 @@ export interface RestArguments {
   body: unknown;
 }
 
-export type RequestArgumentCheck = (request: RestArguments) => FieldError[];
+/**
+ * Reads a REST call's arguments as strictly as GraphQL reads variables, and
+ * answers the body fields to pass as variables (path parameters win over a
+ * body field of the same name). Throws a 400 naming each bad field.
+ */
+export type RestArgumentReader = (call: RestCall) => Record<string, unknown>;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * SOFA converts every path, query and body value with the scalar's
- * `serialize` before the operation runs and, when that fails, answers 400
- * without saying which argument. `serialize` is also lenient where GraphQL
+ * The REST side of the request edge. SOFA converts every path, query and
+ * body value with the scalar's `serialize` and, when that fails, answers 400
+ * without saying which argument; `serialize` is also lenient where GraphQL
  * input is strict (`0x10`, `1e2`, ` 5` are integers to it; any word but
- * `true` is `false`). This check runs first: a value GraphQL would refuse as
- * a variable, or that SOFA's conversion would choke on, is a 400 naming the
- * field (rule `type`), as a GraphQL variable error is.
+ * `true` is `false`). SOFA also drops body fields that are no argument, and
+ * would turn `null` into "absent". So the JSON body never reaches SOFA: it
+ * is checked here, once, and its values go to graphql-js as variables, as
+ * sent, exactly as a GraphQL client's variables would.
  */
-export function createRequestArgumentCheck(schema: GraphQLSchema, routes: RestRoutes, basePath: string): RequestArgumentCheck {
+export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRoutes, basePath: string): RestArgumentReader {
   const table: RouteArguments[] = [];
   for (const [operation, route] of Object.entries(routes)) {
     const [typeName, fieldName] = operation.split('.');
@@ -52,24 +60,80 @@ export function createRequestArgumentCheck(schema: GraphQLSchema, routes: RestRo
 
   return ({ method, path, query, body }) => {
     const route = table.find((candidate) => candidate.method === method && candidate.pattern.test({ pathname: path }));
-    if (!route) return [];
+    if (!route) return {};
     const params = route.pattern.exec({ pathname: path })?.pathname.groups ?? {};
-    const bodyFields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-    const problems: FieldError[] = [];
-    for (const arg of route.args) {
-      // SOFA's order: path, then a non-empty query value, then the body.
-      const fromUrl = arg.name in params ? decodeSafely(params[arg.name]) : query[arg.name];
-      const message = Array.isArray(fromUrl)
-        ? repeatedProblem(arg.type)
-        : typeof fromUrl === 'string' && fromUrl !== ''
-          ? textProblem(arg.type, fromUrl)
-          : Object.hasOwn(bodyFields, arg.name) && bodyFields[arg.name] != null
-            ? conversionProblem(arg.type, bodyFields[arg.name])
-            : undefined;
-      if (message) problems.push({ field: arg.name, rule: 'type', message: `${arg.name}: ${message}` });
+    const typeProblems = valueProblems(route.args, params, query, body);
+    if (typeProblems.length > 0) {
+      throw errors.badInput(`Invalid value for ${typeProblems.map((problem) => problem.field).join(', ')}`, typeProblems);
     }
-    return problems;
+    return bodyVariables(route, new Set(Object.keys(params)), query, body);
   };
+}
+
+/** Values GraphQL would refuse as variables, or that SOFA's conversion would choke on (rule `type`). */
+function valueProblems(
+  args: readonly GraphQLArgument[],
+  params: Record<string, string | undefined>,
+  query: Record<string, unknown>,
+  body: unknown,
+): FieldError[] {
+  const bodyFields = isJsonObject(body) ? body : {};
+  const problems: FieldError[] = [];
+  for (const arg of args) {
+    // SOFA's order: path, then a non-empty query value, then the body.
+    const fromUrl = arg.name in params ? decodeSafely(params[arg.name]) : query[arg.name];
+    const message = Array.isArray(fromUrl)
+      ? repeatedProblem(arg.type)
+      : typeof fromUrl === 'string' && fromUrl !== ''
+        ? textProblem(arg.type, fromUrl)
+        : Object.hasOwn(bodyFields, arg.name) && bodyFields[arg.name] != null
+          ? conversionProblem(arg.type, bodyFields[arg.name])
+          : undefined;
+    if (message) problems.push({ field: arg.name, rule: 'type', message: `${arg.name}: ${message}` });
+  }
+  return problems;
+}
+
+/** Where each argument may come from, and which body fields become variables. */
+function bodyVariables(
+  route: RouteArguments,
+  pathArguments: ReadonlySet<string>,
+  query: Record<string, unknown>,
+  body: unknown,
+): Record<string, unknown> {
+  const argumentNames = new Set(route.args.map((arg) => arg.name));
+  const takesBody = BODY_METHODS.has(route.method);
+  // A password in a query string ends up in access logs and browser history: body methods take none.
+  const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name)) : [];
+  if (inQuery.length > 0) {
+    throw errors.badInput(
+      `Send ${inQuery.join(', ')} in the JSON body, not in the query string`,
+      inQuery.map((field) => ({ field, rule: 'inBody', message: `${field} belongs in the JSON body` })),
+    );
+  }
+  if (body === undefined) return {};
+  if (!isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
+  // GET and DELETE take their arguments from the path and query string, as the
+  // OpenAPI document says; a body would add arguments it does not describe.
+  const inBody = takesBody ? [] : Object.keys(body);
+  if (inBody.length > 0) {
+    throw errors.badInput(
+      `This route takes no request body: send ${inBody.join(', ')} in the path or query string`,
+      inBody.map((field) => ({ field, rule: 'inUrl', message: `${field} belongs in the path or query string` })),
+    );
+  }
+  const unknownFields = Object.keys(body).filter((field) => !argumentNames.has(field));
+  if (unknownFields.length > 0) {
+    throw errors.badInput(
+      `Unknown field${unknownFields.length > 1 ? 's' : ''}: ${unknownFields.join(', ')}`,
+      unknownFields.map((field) => ({ field, rule: 'unknown', message: `${field} is not a field of this operation` })),
+    );
+  }
+  return Object.fromEntries(Object.entries(body).filter(([field]) => !pathArguments.has(field)));
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 const INTEGER_TEXT = /^-?\d+$/;

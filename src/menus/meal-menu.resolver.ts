@@ -1,6 +1,6 @@
 import { Args, Authorized, Mutation, Query, Resolver } from 'type-graphql';
-import type { Actor } from '../auth/actor.js';
-import { CurrentActor } from '../auth/current-actor.decorator.js';
+import type { Actor } from '../auth/index.js';
+import { CurrentActor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import {
   CreateMealMenuArgs,

@@ -1,9 +1,9 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { hasPermission, type Actor } from '../auth/actor.js';
-import { errors } from '../errors.js';
+import { hasPermission, type Actor } from '../auth/index.js';
+import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
 import { findPage, type Page } from '../shared/pagination.js';
-import { tenantForCreate, tenantScope } from '../shared/tenant-scope.js';
+import { tenantForCreate, tenantScope } from '../auth/index.js';
 import type { CreateMealMenuArgs, MealMenusArgs } from './meal-menu.inputs.js';
 import { MealMenu, MealMenuModel } from './meal-menu.model.js';
 import { DeleteMode, type DeleteMealMenuResult } from './meal-menu.types.js';

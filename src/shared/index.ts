@@ -1,4 +1,4 @@
-/** Helpers every area shares: ids, tenancy, pagination, calendar days. */
+/** Helpers every area shares: ids, pagination, calendar days, the credential rules. */
 export { IdArgs, ObjectIdField, isObjectIdString, toObjectId, type ObjectIdFieldOptions } from './object-id.js';
 export {
   DEFAULT_PAGE_LIMIT,
@@ -12,5 +12,5 @@ export {
   type Page,
   type PageableModel,
 } from './pagination.js';
-export { TENANT_FIELD, isInActorTenant, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';
 export { CALENDAR_DATE_PATTERN, IS_CALENDAR_DATE, IsCalendarDate, isCalendarDate } from './calendar-date.js';
+export { EMAIL_MAX_LENGTH, IsAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORD_RULE, isAcceptablePassword, isEmailAddress } from './credential-rules.js';

@@ -1,6 +1,6 @@
-import { hashPassword } from '../auth/password.js';
+import { hashPassword } from '../auth/index.js';
 import type { AppConfig } from '../config.js';
-import { isDuplicateKey } from '../graphql/normalize-error.js';
+import { isDuplicateKey } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import { UserModel } from './user.model.js';
 

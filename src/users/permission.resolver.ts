@@ -1,5 +1,5 @@
 import { Authorized, Query, Resolver } from 'type-graphql';
-import { permissions } from '../auth/permissions.js';
+import { permissions } from '../auth/index.js';
 
 @Resolver()
 export class PermissionResolver {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/actor.js';
 import { authChecker } from '../../src/auth/auth-checker.js';
-import { AppError, errors } from '../../src/errors.js';
-import type { AppContext } from '../../src/graphql/context.js';
+import { AppError, errors } from '../../src/errors/index.js';
+import type { AppContext } from '../../src/auth/context.js';
 
 /** `@Authorized(...)`: who passes, and what the refusals say. */
 

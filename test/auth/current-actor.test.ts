@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/actor.js';
 import { authChecker } from '../../src/auth/auth-checker.js';
 import { CurrentActor } from '../../src/auth/current-actor.decorator.js';
-import { errors } from '../../src/errors.js';
+import { errors } from '../../src/errors/index.js';
 
 /** `@CurrentActor()` hands the caller to a resolver, or refuses with 401. */
 

@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import { signAccessToken, verifyAccessToken } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/errors/index.js';
 import { refusedTokens } from '../support/tokens.js';
 
 const settings = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 's'.repeat(48), JWT_ISSUER: 'iss-a', JWT_AUDIENCE: 'aud-b' }).config.jwt;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { permissionsOfRoles } from '../../src/auth/role-permissions.js';
-import { RoleModel } from '../../src/users/role.model.js';
+import { permissionsOfRoles as permissionsOfRolesIn } from '../../src/auth/index.js';
+import { RoleModel, userAccountStore } from '../../src/users/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** What a user's role ids grant: built-in roles from code, custom roles from their tenant's records. */
@@ -14,6 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
+const permissionsOfRoles = (tenantId: string, roleIds: string[]) => permissionsOfRolesIn(userAccountStore, tenantId, roleIds);
 const sorted = (set: Set<string>) => [...set].sort();
 
 describe('permissions of roles', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/actor.js';
-import { isInActorTenant, tenantForCreate, tenantScope } from '../../src/shared/tenant-scope.js';
+import { isInActorTenant, tenantForCreate, tenantScope } from '../../src/auth/tenant-scope.js';
 
 function actor(tenantId: string | null): Actor {
   return { userId: 'u1', tenantId, permissions: new Set(['*']), roles: [], via: { kind: 'jwt' } };

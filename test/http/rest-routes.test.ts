@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildAppSchema } from '../../src/graphql/build-schema.js';
-import { restRoutes } from '../../src/http/rest-routes.js';
+import { buildServiceSchema } from '../../src/service.js';
+import { restRoutes } from '../../src/service.js';
 
 /** Every operation has an explicit, unique REST route; SOFA's defaults are never relied on. */
 
-const schema = await buildAppSchema();
+const schema = await buildServiceSchema();
 const operations = [
   ...Object.keys(schema.getQueryType()?.getFields() ?? {}).map((name) => `Query.${name}`),
   ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((name) => `Mutation.${name}`),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errors } from '../../src/errors.js';
+import { errors } from '../../src/errors/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

@@ -53,7 +53,11 @@ let baseUrl: string;
 
 beforeAll(async () => {
   const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'k'.repeat(40) });
-  handle = await createApp(config, schema, { restRoutes: routes, logger: pino({ level: 'silent' }) });
+  handle = await createApp(config, schema, {
+    routes,
+    createContext: async (_req, { requestId }) => ({ requestId }),
+    logger: pino({ level: 'silent' }),
+  });
   server = handle.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;

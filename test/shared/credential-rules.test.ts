@@ -1,6 +1,6 @@
 import { validate } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { IsAcceptablePassword, isAcceptablePassword, isEmailAddress } from '../../src/users/credential.rules.js';
+import { IsAcceptablePassword, isAcceptablePassword, isEmailAddress } from '../../src/shared/credential-rules.js';
 
 /** The password rule of the service description (§2.2), shared by every place that sets a password. */
 describe('the password rule', () => {

@@ -4,14 +4,12 @@ import type { GraphQLSchema } from 'graphql';
 import type { Db } from 'mongodb';
 import mongoose from 'mongoose';
 import { pino, type Logger } from 'pino';
-import type { ActorResolver } from '../../src/auth/credentials.js';
-import { signAccessToken } from '../../src/auth/jwt.js';
-import { hashPassword } from '../../src/auth/password.js';
+import { hashPassword, signAccessToken, type ActorResolver } from '../../src/auth/index.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import { connectMongoose, startEmbeddedEngine } from '../../src/database.js';
-import { buildAppSchema } from '../../src/graphql/build-schema.js';
-import { createApp, REST_BASE_PATH } from '../../src/http/app.js';
-import { UserModel } from '../../src/users/user.model.js';
+import { REST_BASE_PATH } from '../../src/http/app.js';
+import { buildServiceSchema, createService } from '../../src/service.js';
+import { UserModel } from '../../src/users/index.js';
 
 /**
  * A whole service for one test file: its own in-memory engine, its own
@@ -97,8 +95,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
   await connectMongoose(engine.uri, `test_${randomBytes(4).toString('hex')}`);
-  schemaOnce ??= buildAppSchema();
-  const handle = await createApp(config, await schemaOnce, {
+  schemaOnce ??= buildServiceSchema();
+  const handle = await createService(config, await schemaOnce, {
     logger: options.logger ?? pino({ level: config.logLevel }),
     resolveActor: options.resolveActor,
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeError } from '../../src/graphql/normalize-error.js';
+import { normalizeError } from '../../src/errors/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Stored users: one email per tenant, whatever its case; a duplicate is a 409 naming `email`. */

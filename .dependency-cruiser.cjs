@@ -1,0 +1,78 @@
+/**
+ * The layering of src/, checked on every `npm test` (dependency-cruiser).
+ * From the bottom: engine/ (standalone) | errors/, logger, config, shared/ |
+ * graphql/, http/ (generic mechanisms) | auth/ | the areas (users/, menus/,
+ * api-keys/, schemas/) | the composition root (service.ts) and entry points.
+ * A folder imports only from below it; areas meet only through shared/.
+ */
+const AREAS = '(users|menus|api-keys|schemas)';
+const ROOT = 'src/(service|index|cli|emit-schema|database)[.]ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'No import cycles, type-only ones included.', from: {}, to: { circular: true } },
+    {
+      name: 'engine-is-standalone',
+      severity: 'error',
+      comment: 'The engine runs on its own (npm run engine): it knows nothing of the service.',
+      from: { path: '^src/engine/' },
+      to: { path: '^src/', pathNot: '^src/engine/' },
+    },
+    {
+      name: 'engine-through-its-entry',
+      severity: 'error',
+      comment: 'The service reaches the engine only through src/engine/index.ts.',
+      from: { path: '^src/', pathNot: '^src/engine/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/index[.]ts$' },
+    },
+    {
+      name: 'base-stays-below',
+      severity: 'error',
+      comment: 'errors/, logger, config and shared/ are the floor: they import nothing above them.',
+      from: { path: '^src/(errors/|shared/|logger[.]ts|config[.]ts)' },
+      to: { path: `^src/(auth|http|graphql|${AREAS})/|${ROOT}` },
+    },
+    {
+      name: 'mechanisms-know-no-area',
+      severity: 'error',
+      comment: 'graphql/ and http/ are generic: schema, routes and context come from the composition root.',
+      from: { path: '^src/(graphql|http)/' },
+      to: { path: `^src/(auth|${AREAS})/|${ROOT}` },
+    },
+    {
+      name: 'graphql-below-http',
+      severity: 'error',
+      from: { path: '^src/graphql/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'auth-knows-no-area',
+      severity: 'error',
+      comment: 'auth/ reads users through its AccountStore port, which the users area implements.',
+      from: { path: '^src/auth/' },
+      to: { path: `^src/${AREAS}/|${ROOT}` },
+    },
+    {
+      name: 'areas-meet-through-shared',
+      severity: 'error',
+      comment: 'An area never imports another area (nor the composition root).',
+      from: { path: `^src/${AREAS}/` },
+      to: { path: `^src/${AREAS}/|${ROOT}`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'src-not-to-tests-or-dev-deps',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    { name: 'src-not-to-test', severity: 'error', from: { path: '^src/' }, to: { path: '^(test|bench)/' } },
+    { name: 'not-to-unresolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.d.ts'] },
+  },
+};

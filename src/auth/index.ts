@@ -1,0 +1,23 @@
+/**
+ * Credentials (JWT; API keys plug in as another strategy), the caller
+ * (`Actor`) and the resolver context, permissions and the auth checker,
+ * tenant confinement, and sign-in. Areas use it; it uses no area: what it
+ * reads of users comes through the `AccountStore` port.
+ */
+export type { Account, AccountStore, LoginCandidate } from './account-store.js';
+export { hasPermission, isPlatformAdmin, type Actor } from './actor.js';
+export { authChecker } from './auth-checker.js';
+export { authRestRoutes } from './auth.routes.js';
+export type { AppContext } from './context.js';
+export { API_KEY_PREFIX, createActorResolver, type ActorResolver, type CredentialStrategy } from './credentials.js';
+export { CurrentActor } from './current-actor.decorator.js';
+export { signAccessToken, verifyAccessToken, type JwtSettings } from './jwt.js';
+export { jwtStrategy } from './jwt.strategy.js';
+export { LoginResolver } from './login.resolver.js';
+export { LoginService } from './login.service.js';
+export { hashPassword, verifyPassword } from './password.js';
+export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, type Permission } from './permissions.js';
+export { createRequestContextFactory } from './request-context.js';
+export { requireActor } from './require-actor.js';
+export { permissionsOfRoles } from './role-permissions.js';
+export { isInActorTenant, TENANT_FIELD, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';

@@ -1,0 +1,32 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { isUnexpected, type AppError } from './catalogue.js';
+
+export interface GraphQLRenderOptions {
+  requestId: string;
+  /** Development: add the masked cause's message as `debug`. */
+  exposeDetails?: boolean;
+  /** Where in the document (from graphql-js), when the error has a place. */
+  locations?: GraphQLFormattedError['locations'];
+  path?: GraphQLFormattedError['path'];
+}
+
+/**
+ * The one AppError -> GraphQL error mapping: `extensions.code`,
+ * `extensions.http.status` (Apollo strips it by default; the contract keeps
+ * it), the field list as `extensions.errors`, and the request id.
+ */
+export function toGraphQLError(error: AppError, options: GraphQLRenderOptions): GraphQLFormattedError {
+  const { requestId, exposeDetails = false, locations, path } = options;
+  return {
+    message: error.message,
+    ...(locations ? { locations } : {}),
+    ...(path ? { path } : {}),
+    extensions: {
+      code: error.code,
+      http: { status: error.status },
+      ...(error.fieldErrors?.length ? { errors: error.fieldErrors } : {}),
+      ...(exposeDetails && isUnexpected(error) && error.originalError ? { debug: error.originalError.message } : {}),
+      requestId,
+    },
+  };
+}
