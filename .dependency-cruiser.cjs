@@ -1,7 +1,7 @@
 /**
  * The layering of src/, checked on every `npm test` (dependency-cruiser).
  * From the bottom: engine/ (standalone) | errors/, logger, config, shared/ |
- * graphql/, http/ (generic mechanisms) | auth/ | the areas (users/, menus/,
+ * graphql/, http/ (generic mechanisms) | auth/ | audit/ | the areas (users/, menus/,
  * api-keys/, schemas/) | the composition root (service.ts) and entry points.
  * A folder imports only from below it; areas meet only through shared/.
  */
@@ -31,14 +31,14 @@ module.exports = {
       severity: 'error',
       comment: 'errors/, logger, config and shared/ are the floor: they import nothing above them.',
       from: { path: '^src/(errors/|shared/|logger[.]ts|config[.]ts)' },
-      to: { path: `^src/(auth|http|graphql|${AREAS})/|${ROOT}` },
+      to: { path: `^src/(auth|audit|http|graphql|${AREAS})/|${ROOT}` },
     },
     {
       name: 'mechanisms-know-no-area',
       severity: 'error',
       comment: 'graphql/ and http/ are generic: schema, routes and context come from the composition root.',
       from: { path: '^src/(graphql|http)/' },
-      to: { path: `^src/(auth|${AREAS})/|${ROOT}` },
+      to: { path: `^src/(auth|audit|${AREAS})/|${ROOT}` },
     },
     {
       name: 'graphql-below-http',
@@ -51,6 +51,13 @@ module.exports = {
       severity: 'error',
       comment: 'auth/ reads users through its AccountStore port, which the users area implements.',
       from: { path: '^src/auth/' },
+      to: { path: `^src/(audit|${AREAS})/|${ROOT}` },
+    },
+    {
+      name: 'audit-knows-no-area',
+      severity: 'error',
+      comment: 'The audit trail is a mechanism every area uses; it imports none of them.',
+      from: { path: '^src/audit/' },
       to: { path: `^src/${AREAS}/|${ROOT}` },
     },
     {

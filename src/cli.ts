@@ -68,13 +68,19 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const filter = { email: values.email, ...(values.tenant ? { tenant_id: values.tenant } : {}) };
-    const users = await UserModel.find(filter, { _id: 1, tenant_id: 1, roles: 1 }).collation(emailCollation).limit(2).lean();
+    const users = await UserModel.find(filter, { _id: 1, tenant_id: 1, roles: 1, tokenVersion: 1 }).collation(emailCollation).limit(2).lean();
     if (users.length !== 1) {
       console.error(users.length === 0 ? 'No such user' : 'Several users have this email: name one with --tenant');
       return 1;
     }
     const [user] = users;
-    const token = signAccessToken(config.jwt, { sub: String(user._id), tenant: user.tenant_id ?? null, roles: user.roles ?? [] });
+    const token = signAccessToken(config.jwt, {
+      sub: String(user._id),
+      tenant: user.tenant_id ?? null,
+      roles: user.roles ?? [],
+      // The user's current version: a later password change ends this token too.
+      ver: user.tokenVersion ?? 0,
+    });
     console.log(JSON.stringify(token));
     return 0;
   } finally {

@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
+import { AuditEventResolver, auditRestRoutes } from './audit/index.js';
 import {
   authChecker,
   authRestRoutes,
@@ -16,7 +17,7 @@ import { createApp, type AppHandle } from './http/app.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import type { Logger } from './logger.js';
 import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';
-import { accessControlRestRoutes, PermissionResolver, userAccountStore } from './users/index.js';
+import { accessControlRestRoutes, PermissionResolver, RoleResolver, UserResolver, userAccountStore } from './users/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -27,11 +28,12 @@ export const restRoutes: RestRoutes = {
   ...authRestRoutes,
   ...accessControlRestRoutes,
   ...mealMenuRestRoutes,
+  ...auditRestRoutes,
 };
 
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
-    resolvers: [LoginResolver, PermissionResolver, MealMenuResolver],
+    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver],
     authChecker,
     instances: [new LoginResolver(new LoginService(userAccountStore))],
   });

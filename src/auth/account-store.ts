@@ -8,6 +8,8 @@ export interface Account {
   /** null: a platform administrator. */
   tenantId: string | null;
   roles: readonly string[];
+  /** Raised by every password change: tokens issued under an older version are refused. */
+  tokenVersion: number;
 }
 
 export interface LoginCandidate extends Account {
@@ -18,10 +20,15 @@ export interface AccountStore {
   /** The account an access token names, or null when it is gone. */
   findAccount(id: string): Promise<Account | null>;
   /**
-   * Accounts with this email (case-insensitively), in the named tenant when
-   * `tenantId` is given, else in every tenant; at most `limit`.
+   * The one account a sign-in with this email (case-insensitively) checks the
+   * password of, or null:
+   * - `tenant` a string: the account of that tenant;
+   * - `tenant` null: the platform account (no tenant);
+   * - `tenant` undefined (not named): the platform account when there is one,
+   *   else the only tenant account with the email when exactly one exists.
+   * Reads a bounded number of records, whatever exists.
    */
-  findLoginCandidates(email: string, tenantId: string | undefined, limit: number): Promise<LoginCandidate[]>;
+  findLoginCandidate(email: string, tenant: string | null | undefined): Promise<LoginCandidate | null>;
   /** The permissions the tenant's custom roles with these ids grant (unknown ids grant nothing). */
   customRolePermissions(tenantId: string | null, roleIds: readonly string[]): Promise<string[]>;
 }

@@ -8,7 +8,8 @@ import { errors } from '../errors/index.js';
 /**
  * Bearer access tokens. The token proves who the user is; the user record
  * (still existing, same tenant) and its current roles decide what they may
- * do, so a role change applies at once rather than at token expiry.
+ * do, so a role change applies at once rather than at token expiry, and a
+ * password change (a new token version) ends every token issued before it.
  */
 export function jwtStrategy(settings: JwtSettings, accounts: AccountStore): CredentialStrategy {
   return {
@@ -19,6 +20,10 @@ export function jwtStrategy(settings: JwtSettings, accounts: AccountStore): Cred
       const account = await accounts.findAccount(claims.sub);
       if (!account || account.tenantId !== claims.tenant) {
         throw errors.unauthenticated('Invalid access token: unknown user');
+      }
+      if (account.tokenVersion !== claims.ver) {
+        // Issued before the latest password change (which raises the version).
+        throw errors.unauthenticated('Access token revoked: the password changed');
       }
       return {
         userId: claims.sub,

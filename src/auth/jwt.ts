@@ -15,6 +15,12 @@ export interface AccessTokenClaims {
   tenant: string | null;
   /** Role ids held when the token was issued. */
   roles: string[];
+  /**
+   * The account's token version when the token was issued (claim `ver`); a
+   * password change raises it, which ends every older token. A token without
+   * the claim is version 0.
+   */
+  ver: number;
 }
 
 export interface SignedAccessToken {
@@ -25,7 +31,7 @@ export interface SignedAccessToken {
 }
 
 export function signAccessToken(settings: JwtSettings, claims: AccessTokenClaims): SignedAccessToken {
-  const accessToken = jwt.sign({ tenant: claims.tenant, roles: claims.roles }, settings.secret, {
+  const accessToken = jwt.sign({ tenant: claims.tenant, roles: claims.roles, ver: claims.ver }, settings.secret, {
     algorithm: ALGORITHM,
     subject: claims.sub,
     issuer: settings.issuer,
@@ -54,12 +60,13 @@ export function verifyAccessToken(settings: JwtSettings, token: string): AccessT
     // jsonwebtoken only checks `exp` when present; we require it.
     throw errors.unauthenticated('Invalid access token: no expiry');
   }
-  const { sub, tenant, roles } = payload;
+  const { sub, tenant, roles, ver = 0 } = payload;
   const validRoles = Array.isArray(roles) && roles.every((role) => typeof role === 'string');
-  if (typeof sub !== 'string' || !sub || !(tenant === null || typeof tenant === 'string') || !validRoles) {
+  const validVersion = Number.isSafeInteger(ver) && ver >= 0;
+  if (typeof sub !== 'string' || !sub || !(tenant === null || typeof tenant === 'string') || !validRoles || !validVersion) {
     throw errors.unauthenticated('Invalid access token: malformed claims');
   }
-  return { sub, tenant, roles };
+  return { sub, tenant, roles, ver };
 }
 
 function describeJwtFailure(err: unknown): string {

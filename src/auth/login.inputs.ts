@@ -15,8 +15,16 @@ export class LoginArgs {
   @MaxLength(1024)
   password!: string;
 
-  /** Needed only when the email exists in several tenants. */
-  @Field(() => String, { nullable: true })
+  /**
+   * The tenant of the account; null: the platform account. Absent: the
+   * platform account, else the email's only tenant account.
+   */
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The account's tenant; null: the platform account (no tenant). Absent: the platform account with the email, " +
+      'else its only tenant account (required when the email exists in several tenants)',
+  })
   @IsOptional()
   @IsNotEmpty()
   tenantId?: string | null;

@@ -1,4 +1,5 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { OncePerRequest } from '../graphql/once-per-request.rule.js';
 import type { AppContext } from './context.js';
 import { LoginArgs } from './login.inputs.js';
 import type { LoginService } from './login.service.js';
@@ -9,7 +10,13 @@ import { AccessToken } from './login.types.js';
 export class LoginResolver {
   constructor(private readonly logins: LoginService) {}
 
-  @Mutation(() => AccessToken, { description: 'Signs in with email and password; open to anyone' })
+  @OncePerRequest()
+  @Mutation(() => AccessToken, {
+    description:
+      'Signs in with email and password; open to anyone. Without tenantId it signs in the platform account of the email, ' +
+      'else its only tenant account: an account of a tenant whose email exists in several tenants must send tenantId. ' +
+      'Any failure is the same 401 "Invalid email or password".',
+  })
   login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<AccessToken> {
     return this.logins.login(context.config.jwt, args);
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 
 /**
@@ -24,11 +25,12 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 let dummyHash: Promise<string> | undefined;
 
 /**
- * Spends the same work as a real check when no user matched, so response time
- * does not tell an unknown email from a wrong password.
+ * The hash a sign-in checks the password against when no account is chosen,
+ * so that every sign-in runs exactly one verification of the same cost and
+ * response time does not tell an unknown email from a wrong password. Made
+ * once per process, of a random password (nothing matches it).
  */
-export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword('dummy-password-never-matches');
-  await verifyPassword(await dummyHash, password);
-  return false;
+export function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(32).toString('base64url'));
+  return dummyHash;
 }

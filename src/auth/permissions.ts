@@ -16,6 +16,7 @@ export const permissions = [
   'menus:write',
   'menus:delete',
   'schemas:read',
+  'audit:read',
 ] as const;
 
 export type Permission = (typeof permissions)[number];

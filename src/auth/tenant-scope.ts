@@ -1,4 +1,4 @@
-import type { Actor } from './actor.js';
+import { isPlatformAdmin, type Actor } from './actor.js';
 import { errors } from '../errors/index.js';
 
 /**
@@ -8,28 +8,41 @@ import { errors } from '../errors/index.js';
  *   of another tenant is answered exactly like a missing one (404), so ids
  *   reveal nothing across tenants: services add `tenantScope(actor)` to the
  *   filter of every read, update and delete instead of checking afterwards.
- * - A platform caller (tenant null, e.g. the platform administrator) is not
- *   confined to a tenant: it reads and acts on every tenant's records.
+ * - Only a platform administrator (no tenant, holding `*`) is unconfined.
+ *   Being unconfined is decided by that, never by a missing tenant: any other
+ *   caller without a tenant (a misconfigured record) is refused, not widened.
  *   Permissions are still checked separately (`@Authorized`).
  * - On create, a tenant member creates in its own tenant (naming another one
- *   is 403); a platform caller has no tenant of its own and must name one.
+ *   is 403); a platform administrator has no tenant of its own and must name one.
  */
 export const TENANT_FIELD = 'tenant_id';
 
 export type TenantFilter = { tenant_id?: string };
 
+/** The caller's own tenant; a platform administrator has none (null). Throws for a tenantless non-administrator. */
+function confinedTenant(actor: Actor): string | null {
+  if (isPlatformAdmin(actor)) return null;
+  if (actor.tenantId === null) {
+    throw errors.forbidden('Your account belongs to no tenant and is not a platform administrator: it can reach no records');
+  }
+  return actor.tenantId;
+}
+
 export function tenantScope(actor: Actor): TenantFilter {
-  return actor.tenantId === null ? {} : { tenant_id: actor.tenantId };
+  const tenant = confinedTenant(actor);
+  return tenant === null ? {} : { tenant_id: tenant };
 }
 
 /** Whether a record owned by `tenantId` is visible to the actor. */
 export function isInActorTenant(actor: Actor, tenantId: string | null | undefined): boolean {
-  return actor.tenantId === null || actor.tenantId === tenantId;
+  const tenant = confinedTenant(actor);
+  return tenant === null || tenant === tenantId;
 }
 
 /** The tenant a new record belongs to, given the `tenant_id` the caller named (if any). */
 export function tenantForCreate(actor: Actor, requested: string | null | undefined): string {
-  if (actor.tenantId === null) {
+  const tenant = confinedTenant(actor);
+  if (tenant === null) {
     if (!requested) {
       throw errors.invalidField(
         TENANT_FIELD,
@@ -39,8 +52,8 @@ export function tenantForCreate(actor: Actor, requested: string | null | undefin
     }
     return requested;
   }
-  if (requested != null && requested !== actor.tenantId) {
+  if (requested != null && requested !== tenant) {
     throw errors.forbidden(`You do not have permission to create records in tenant '${requested}'`);
   }
-  return actor.tenantId;
+  return tenant;
 }

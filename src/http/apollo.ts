@@ -34,8 +34,8 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
     schema,
     introspection: !production,
     includeStacktraceInErrorResponses: false,
-    // Each sign-in costs an Argon2id check: no aliasing many into one request.
-    validationRules: [atMostOncePerRequest(['Mutation.login'])],
+    // An operation that hashes a password (@OncePerRequest) is not aliased many times into one request.
+    validationRules: [atMostOncePerRequest()],
     // src/index.ts owns shutdown (drain HTTP, then database); Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
     formatError: (formatted, thrown) => {

@@ -1,4 +1,5 @@
-import { Args, Authorized, Mutation, Query, Resolver } from 'type-graphql';
+import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { Audited } from '../audit/index.js';
 import type { Actor } from '../auth/index.js';
 import { CurrentActor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
@@ -34,12 +35,14 @@ export class MealMenuResolver {
   }
 
   @Authorized('menus:write')
+  @UseMiddleware(Audited('menus.create', { targetType: 'MealMenu' }))
   @Mutation(() => MealMenu, { description: 'Create a meal menu (stored with deletedAt: null).' })
   createMealMenu(@Args() args: CreateMealMenuArgs, @CurrentActor() actor: Actor): Promise<MealMenuDocument> {
     return this.menus.create(actor, args);
   }
 
   @Authorized('menus:write')
+  @UseMiddleware(Audited('menus.update', { targetType: 'MealMenu' }))
   @Mutation(() => MealMenu, { description: 'Set the estimated portions (an integer >= 0); answers the menu.' })
   updateEstimatedPortions(
     @Args() { id, portions }: UpdateEstimatedPortionsArgs,
@@ -49,6 +52,7 @@ export class MealMenuResolver {
   }
 
   @Authorized('menus:delete')
+  @UseMiddleware(Audited('menus.delete', { targetType: 'MealMenu' }))
   @Mutation(() => DeleteMealMenuResult, {
     description: 'Soft-delete a menu that stores deletedAt; remove one that lacks the field (legacy).',
   })

@@ -76,9 +76,11 @@ export class MealMenuService {
    */
   async delete(actor: Actor, id: string): Promise<DeleteMealMenuResult> {
     const scope = { _id: toObjectId(id), ...tenantScope(actor) };
-    const stored = await this.model.collection.findOne(scope, { projection: { deletedAt: 1 } });
+    const stored = await this.model.collection.findOne(scope, { projection: { deletedAt: 1, tenant_id: 1 } });
     // Already soft-deleted counts as gone.
     if (!stored || stored.deletedAt != null) throw notFound(id);
+    // Not answered (no GraphQL field): it tells the audit trail whose menu it was.
+    const tenant_id = typeof stored.tenant_id === 'string' ? stored.tenant_id : undefined;
 
     if ('deletedAt' in stored) {
       // The filter repeats the decision, so a concurrent delete makes this one a 404.
@@ -88,11 +90,11 @@ export class MealMenuService {
         { returnDocument: 'after' },
       );
       if (!menu?.deletedAt) throw notFound(id);
-      return { id, mode: DeleteMode.soft, deletedAt: menu.deletedAt };
+      return { id, mode: DeleteMode.soft, deletedAt: menu.deletedAt, tenant_id };
     }
 
     const { deletedCount } = await this.model.deleteOne({ ...scope, deletedAt: { $exists: false } });
     if (deletedCount === 0) throw notFound(id);
-    return { id, mode: DeleteMode.hard, deletedAt: null };
+    return { id, mode: DeleteMode.hard, deletedAt: null, tenant_id };
   }
 }

@@ -28,4 +28,10 @@ export class DeleteMealMenuResult {
 
   @Field(() => Date, { nullable: true, description: 'When it was soft-deleted; null for a hard delete.' })
   deletedAt!: Date | null;
+
+  /**
+   * The deleted menu's tenant, for the audit trail (a platform administrator's
+   * delete is recorded under it). Not a GraphQL field: never answered.
+   */
+  tenant_id?: string;
 }

@@ -9,7 +9,9 @@ export {
   decodeCursor,
   encodeCursor,
   findPage,
+  type FindPageOptions,
   type Page,
+  type PageOrder,
   type PageableModel,
 } from './pagination.js';
 export { CALENDAR_DATE_PATTERN, IS_CALENDAR_DATE, IsCalendarDate, isCalendarDate } from './calendar-date.js';

@@ -7,6 +7,8 @@ import { toObjectId } from './object-id.js';
  * Cursor pagination shared by every list: `{items, nextCursor}`, ordered by
  * `_id` (ObjectIds grow with insertion time, so the order is stable and a
  * record inserted during a walk never shifts the pages already read).
+ * Lists are oldest first unless they ask `findPage` for `order: 'desc'`
+ * (newest first, e.g. the audit trail).
  * The cursor is opaque to clients: the base64url of the last item's 12 id
  * bytes. `nextCursor` is null on the last page.
  */
@@ -22,11 +24,14 @@ export interface Page<T> {
  * The GraphQL page type of one item class. Use it as a base class so the
  * page gets its own name: `@ObjectType() class MealMenuPage extends Paginated(MealMenu) {}`.
  */
-export function Paginated<TItem extends object>(itemClass: ClassType<TItem>) {
+export function Paginated<TItem extends object>(
+  itemClass: ClassType<TItem>,
+  { itemsDescription = 'The items of this page, in id order.' }: { itemsDescription?: string } = {},
+) {
   // Abstract and never named in a resolver, so the schema only emits the subclasses.
   @ObjectType()
   abstract class PageType implements Page<TItem> {
-    @Field(() => [itemClass], { description: 'The items of this page, in id order.' })
+    @Field(() => [itemClass], { description: itemsDescription })
     items!: TItem[];
 
     @Field(() => String, {
@@ -89,18 +94,28 @@ export interface PageableModel<TDoc> {
   find(filter: Record<string, unknown>): Query<TDoc[], TDoc>;
 }
 
+/** `asc`: oldest first (the default); `desc`: newest first. */
+export type PageOrder = 'asc' | 'desc';
+
+export interface FindPageOptions {
+  order?: PageOrder;
+}
+
 /**
- * Runs `filter` as one page: sorted by `_id`, after the cursor's id, asking
- * one extra record to know whether another page follows.
+ * Runs `filter` as one page: sorted by `_id` (ascending unless `order` is
+ * `desc`), after the cursor's id in that order, asking one extra record to
+ * know whether another page follows.
  */
 export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
   model: PageableModel<TDoc>,
   filter: Record<string, unknown>,
   { limit, cursor }: { limit: number; cursor?: string | null },
+  { order = 'asc' }: FindPageOptions = {},
 ): Promise<Page<TDoc>> {
   const afterId = cursor ? decodeCursor(cursor) : null;
-  const pageFilter = afterId ? { $and: [filter, { _id: { $gt: toObjectId(afterId) } }] } : filter;
-  const found = await model.find(pageFilter).sort({ _id: 1 }).limit(limit + 1);
+  const after = order === 'desc' ? '$lt' : '$gt';
+  const pageFilter = afterId ? { $and: [filter, { _id: { [after]: toObjectId(afterId) } }] } : filter;
+  const found = await model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1);
   const items = found.slice(0, limit);
   const last = items.at(-1);
   return { items, nextCursor: found.length > limit && last ? encodeCursor(last._id) : null };

@@ -3,26 +3,39 @@ import { isObjectIdString } from '../shared/object-id.js';
 import { RoleModel } from './role.model.js';
 import { emailCollation, UserModel } from './user.model.js';
 
+const CANDIDATE_FIELDS = { _id: 1, tenant_id: 1, roles: 1, passwordHash: 1, tokenVersion: 1 } as const;
+
 /** The users area's side of auth's port: the reads sign-in and credentials need. */
 export const userAccountStore: AccountStore = {
   async findAccount(id) {
     if (!isObjectIdString(id)) return null;
-    const user = await UserModel.findById(id, { roles: 1, tenant_id: 1 }).lean();
-    return user ? { id, tenantId: user.tenant_id ?? null, roles: user.roles ?? [] } : null;
+    const user = await UserModel.findById(id, { roles: 1, tenant_id: 1, tokenVersion: 1 }).lean();
+    return user ? { id, tenantId: user.tenant_id ?? null, roles: user.roles ?? [], tokenVersion: user.tokenVersion ?? 0 } : null;
   },
 
-  async findLoginCandidates(email, tenantId, limit) {
-    const filter = tenantId ? { email, tenant_id: tenantId } : { email };
-    const users = await UserModel.find(filter, { _id: 1, tenant_id: 1, roles: 1, passwordHash: 1 })
+  async findLoginCandidate(email, tenant) {
+    // One query reading at most two records. A named tenant (or null, the
+    // platform) matches at most one account: email is unique per tenant. With
+    // no tenant named, null sorts before every tenant id, so the platform
+    // account comes first when there is one; else a second record means the
+    // email is in several tenants and no account is chosen.
+    const filter = tenant === undefined ? { email } : { email, tenant_id: tenant };
+    const users = await UserModel.find(filter, CANDIDATE_FIELDS)
       .collation(emailCollation)
-      .limit(limit)
+      .sort({ tenant_id: 1 })
+      .limit(2)
       .lean();
-    return users.map((user) => ({
-      id: String(user._id),
-      tenantId: user.tenant_id ?? null,
-      roles: user.roles ?? [],
-      passwordHash: user.passwordHash,
-    }));
+    const [first] = users;
+    if (!first) return null;
+    const chosen = tenant !== undefined || first.tenant_id == null || users.length === 1;
+    if (!chosen) return null;
+    return {
+      id: String(first._id),
+      tenantId: first.tenant_id ?? null,
+      roles: first.roles ?? [],
+      tokenVersion: first.tokenVersion ?? 0,
+      passwordHash: first.passwordHash,
+    };
   },
 
   async customRolePermissions(tenantId, roleIds) {

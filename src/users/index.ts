@@ -2,6 +2,10 @@
 export { userAccountStore } from './account-store.js';
 export { bootstrapAdmin, createPlatformAdmin, type NewAdmin } from './bootstrap.js';
 export { PermissionResolver } from './permission.resolver.js';
+export { RoleResolver } from './role.resolver.js';
 export { Role, RoleModel } from './role.model.js';
-export { emailCollation, User, UserModel } from './user.model.js';
+export { RoleService } from './role.service.js';
+export { UserResolver } from './user.resolver.js';
+export { DEFAULT_USER_COLOR, emailCollation, IdentificationType, SocialLinks, User, UserModel } from './user.model.js';
+export { UserService } from './user.service.js';
 export { accessControlRestRoutes } from './users.routes.js';

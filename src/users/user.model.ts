@@ -1,28 +1,73 @@
 import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 /** Case-insensitive comparison for emails: the unique index and sign-in use the same one. */
 export const emailCollation = { locale: 'en', strength: 2 } as const;
 
+export const DEFAULT_USER_COLOR = 'bg-blue-500';
+
+/** Kinds of identification document (service description 2.2). */
+export enum IdentificationType {
+  CC = 'CC',
+  CE = 'CE',
+  PA = 'PA',
+  TI = 'TI',
+  NIT = 'NIT',
+}
+
+registerEnumType(IdentificationType, {
+  name: 'IdentificationType',
+  description: 'Kind of identification document: CC, CE, PA, TI or NIT.',
+});
+
+/** A user's social media links; only these keys exist. */
+@ObjectType({ description: "A user's social media links (http or https URLs)." })
+export class SocialLinks {
+  @Field(() => String, { nullable: true })
+  @prop({ type: () => String, default: null })
+  twitter?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @prop({ type: () => String, default: null })
+  instagram?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @prop({ type: () => String, default: null })
+  linkedin?: string | null;
+}
+
 /**
  * A person who signs in. One class is both the stored record (typegoose
- * `@prop`) and the GraphQL type (`@Field`); `passwordHash` has no `@Field`
- * and `select: false`, so it never leaves the database unless asked for.
+ * `@prop`) and the GraphQL type (`@Field`); `passwordHash` and
+ * `tokenVersion` have no `@Field`, and the hash is `select: false`, so it
+ * never leaves the database unless asked for. The input rules live on the
+ * inputs (user.inputs.ts), declared once in user.fields.ts.
  */
 @ObjectType({ description: 'A user of the service; never carries the password or its hash' })
+// One email per tenant, compared case-insensitively; the same email may exist in another tenant.
 @index({ tenant_id: 1, email: 1 }, { unique: true, collation: emailCollation })
+// Sign-in without a tenant looks an email up across tenants.
+@index({ email: 1, tenant_id: 1 }, { collation: emailCollation })
+@index({ tenant_id: 1, roles: 1, _id: 1 })
 @modelOptions({ schemaOptions: { collection: 'users', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
 export class User {
   /** mongoose's `id` virtual: the `_id` as a string. */
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The record id (24 hexadecimal characters).' })
   readonly id!: string;
 
-  @Field()
+  @Field({ description: 'Email address; unique within the tenant, compared case-insensitively.' })
   @prop({ required: true, trim: true })
   email!: string;
 
   @prop({ required: true, select: false })
   passwordHash!: string;
+
+  /**
+   * Raised by every password change; an access token carries the version it
+   * was issued under (claim `ver`), so older tokens stop working at once.
+   */
+  @prop({ type: () => Number, default: 0 })
+  tokenVersion!: number;
 
   @Field()
   @prop({ required: true })
@@ -32,21 +77,53 @@ export class User {
   @prop({ type: () => String, default: null })
   lastName?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'URL of the profile picture.' })
+  @prop({ type: () => String, default: null })
+  profilePicture?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'An optional + then 7 to 15 digits.' })
+  @prop({ type: () => String, default: null })
+  mobile?: string | null;
+
+  @Field(() => IdentificationType, { nullable: true })
+  @prop({ type: () => String, enum: IdentificationType, default: null })
+  identificationType?: IdentificationType | null;
+
+  @Field(() => String, { nullable: true, description: 'Identification document number.' })
+  @prop({ type: () => String, default: null })
+  identification?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @prop({ type: () => String, default: null })
+  address?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Short biography.' })
+  @prop({ type: () => String, default: null })
+  bio?: string | null;
+
+  @Field(() => SocialLinks, { nullable: true })
+  @prop({ type: () => SocialLinks, _id: false, default: null })
+  social?: SocialLinks | null;
+
+  @Field({ description: `Default color associated with the user (default ${DEFAULT_USER_COLOR}).` })
+  @prop({ type: () => String, default: DEFAULT_USER_COLOR })
+  defaultColor!: string;
+
   /** Role ids: `admin`, `member` or a custom role's id. */
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Role ids: admin, member, or a custom role of the tenant.' })
   @prop({ type: () => [String], default: [] })
   roles!: string[];
 
   /** null: a platform administrator, outside every tenant. */
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The tenant; null only for a platform administrator.' })
   @prop({ type: () => String, default: null })
   tenant_id!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Id of the user who created the record.' })
   @prop({ type: () => String, default: null })
   createdBy!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Id of the user who last updated the record.' })
   @prop({ type: () => String, default: null })
   updatedBy!: string | null;
 

@@ -1,6 +1,15 @@
 import type { RestRoutes } from '../http/rest-routes.js';
 
+const tags = ['access-control'];
+
 /** REST routes of the access-control area (users, roles, permissions). */
 export const accessControlRestRoutes = {
-  'Query.permissions': { method: 'GET', path: '/access-control/permissions', tags: ['access-control'] },
+  'Query.users': { method: 'GET', path: '/access-control/users', tags },
+  'Query.user': { method: 'GET', path: '/access-control/users/:id', tags },
+  'Mutation.createUser': { method: 'POST', path: '/access-control/users', responseStatus: 201, tags },
+  'Mutation.updateUser': { method: 'PATCH', path: '/access-control/users/:id', tags },
+  'Query.roles': { method: 'GET', path: '/access-control/roles', tags },
+  'Mutation.createRole': { method: 'POST', path: '/access-control/roles', responseStatus: 201, tags },
+  'Query.me': { method: 'GET', path: '/auth/me', tags: ['auth'] },
+  'Query.permissions': { method: 'GET', path: '/access-control/permissions', tags },
 } satisfies RestRoutes;

@@ -23,6 +23,7 @@ let platform: Caller; // platform administrator, no tenant
 let listAdmin: Caller; // LIST_TENANT admin
 let listMember: Caller; // LIST_TENANT member
 let roleless: Caller; // TENANT, no role at all (not even menus:read)
+let tenantless: Caller; // no tenant, member role: not a platform administrator
 const nobody: Caller = {};
 const badToken: Caller = { token: 'not-a-valid-credential' };
 
@@ -184,6 +185,7 @@ beforeAll(async () => {
   listAdmin = { token: la.token };
   listMember = { token: lm.token };
   roleless = { token: r.token };
+  tenantless = { token: (await app.createUser({ tenantId: null, roles: ['member'] })).token };
 
   // The list tenant: three live menus over two days, one soft-deleted; nobody changes them.
   for (const [date, mealType] of [
@@ -340,6 +342,19 @@ runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', cl
       code: 'INTERNAL_SERVER_ERROR',
       data: (_data, _id, outcome) => expect(JSON.stringify(outcome.raw.body)).not.toContain('brunch'),
     },
+  }),
+  apiCase({
+    name: 'refuses a member stored without a tenant instead of showing it every tenant',
+    caller: () => tenantless,
+    operation: () => op.list(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: "refuses a member stored without a tenant one tenant's menu",
+    arrange: () => createMenu(),
+    caller: () => tenantless,
+    operation: (id) => op.get(id),
+    expect: { status: 403, code: 'FORBIDDEN' },
   }),
   apiCase({
     name: "lets a platform administrator read any tenant's menu",

@@ -48,6 +48,9 @@ const REFUSED_TOKEN_NAMES = [
   'without expiry',
   'signed with HS512',
   'not a JWT',
+  'with a non-integer ver',
+  'with a string ver',
+  'with a null ver',
 ];
 
 runCases('credentials', () => app, [

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import jwt from 'jsonwebtoken';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as password from '../../src/auth/password.js';
 import { apiCase, callOperation, runCases, type Operation } from '../api/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -8,18 +10,35 @@ let app: TestApp;
 let tenantUser: TestUser;
 let platformAdmin: TestUser;
 let twinA: TestUser;
+let twinB: TestUser;
+/** A platform administrator and a tenant user with the same email and the same password. */
+let sharedAdmin: TestUser;
+let sharedMember: TestUser;
 const TWIN_EMAIL = 'twin@example.test';
+const SHARED_EMAIL = 'shared@example.test';
+const SHARED_PASSWORD = 'Sh4red-passw0rd';
+/** An email present in five tenants. */
+const FIVE_EMAIL = 'five@example.test';
+
+/** Every password verification the service runs (the spy calls through). */
+const verifications = vi.spyOn(password, 'verifyPassword');
 
 beforeAll(async () => {
   app = await startTestApp();
-  [tenantUser, platformAdmin, twinA] = await Promise.all([
+  [tenantUser, platformAdmin, twinA, twinB, sharedAdmin, sharedMember] = await Promise.all([
     app.createUser({ tenantId: 'tenant-login', roles: ['member'], email: 'Mixed.Case@Example.test' }),
     app.createUser({ tenantId: null }),
     app.createUser({ tenantId: 'tenant-a', email: TWIN_EMAIL }),
     app.createUser({ tenantId: 'tenant-b', email: TWIN_EMAIL }),
+    app.createUser({ tenantId: null, email: SHARED_EMAIL, password: SHARED_PASSWORD }),
+    app.createUser({ tenantId: 'tenant-shared', roles: ['member'], email: SHARED_EMAIL, password: SHARED_PASSWORD }),
+    ...[1, 2, 3, 4, 5].map((n) => app.createUser({ tenantId: `tenant-five-${n}`, email: FIVE_EMAIL })),
   ]);
 });
-afterAll(() => app?.close());
+afterAll(() => {
+  verifications.mockRestore();
+  return app?.close();
+});
 
 const LOGIN = `mutation Login($email: String!, $password: String!, $tenantId: String) {
   login(email: $email, password: $password, tenantId: $tenantId) { accessToken tokenType expiresIn }
@@ -38,9 +57,39 @@ async function tokenWorks(token: string): Promise<boolean> {
 const refusedSignIn = {
   status: 401,
   code: 'UNAUTHENTICATED',
+  headers: { 'www-authenticate': 'Bearer' },
   data: (_data: unknown, _f: unknown, outcome: { message?: string }) => {
     expect(outcome.message).toBe('Invalid email or password');
   },
+};
+
+/** A successful sign-in as this user: the token names it (and its tenant) and works. */
+function signedInAs(user: () => TestUser) {
+  return {
+    status: 200,
+    data: async (data: { accessToken: string }) => {
+      const claims = jwt.decode(data.accessToken) as jwt.JwtPayload;
+      expect({ sub: claims.sub, tenant: claims.tenant, works: await tokenWorks(data.accessToken) }).toEqual({
+        sub: user().id,
+        tenant: user().tenantId,
+        works: true,
+      });
+    },
+  };
+}
+
+/**
+ * A refused sign-in that verified exactly one password hash: the same work
+ * whatever accounts exist. The counter is cleared by the case's `arrange`.
+ */
+const refusedAfterOneVerification = {
+  ...refusedSignIn,
+  db: () => {
+    expect(verifications).toHaveBeenCalledTimes(1);
+  },
+};
+const clearVerifications = () => {
+  verifications.mockClear();
 };
 
 runCases('signing in', () => app, [
@@ -78,10 +127,40 @@ runCases('signing in', () => app, [
     expect: { status: 200 },
   }),
   apiCase({
-    name: 'asks for tenantId when the email and password match in several tenants',
+    name: 'refuses an email of several tenants without tenantId with the same 401, even with the right password',
     caller: () => ({}),
     operation: () => login({ email: TWIN_EMAIL, password: twinA.password }),
-    expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'tenantId', rule: 'required' }] },
+    expect: refusedSignIn,
+  }),
+  apiCase({
+    name: 'signs the other account of a two-tenant email into its own tenant',
+    caller: () => ({}),
+    operation: () => login({ email: TWIN_EMAIL, password: twinB.password, tenantId: 'tenant-b' }),
+    expect: signedInAs(() => twinB),
+  }),
+  apiCase({
+    name: 'signs a platform administrator in without tenantId while a tenant user has the same email and password',
+    caller: () => ({}),
+    operation: () => login({ email: SHARED_EMAIL, password: SHARED_PASSWORD }),
+    expect: signedInAs(() => sharedAdmin),
+  }),
+  apiCase({
+    name: 'signs a platform administrator in with tenantId null while a tenant user has the same email and password',
+    caller: () => ({}),
+    operation: () => login({ email: SHARED_EMAIL, password: SHARED_PASSWORD, tenantId: null }),
+    expect: signedInAs(() => sharedAdmin),
+  }),
+  apiCase({
+    name: 'signs the tenant user sharing the email and password with a platform administrator into its tenant',
+    caller: () => ({}),
+    operation: () => login({ email: SHARED_EMAIL, password: SHARED_PASSWORD, tenantId: 'tenant-shared' }),
+    expect: signedInAs(() => sharedMember),
+  }),
+  apiCase({
+    name: 'refuses tenantId null for an email that has no platform account (null names the platform, not any tenant)',
+    caller: () => ({}),
+    operation: () => login({ email: tenantUser.email, password: tenantUser.password, tenantId: null }),
+    expect: refusedSignIn,
   }),
   apiCase({
     name: 'refuses a wrong password with 401',
@@ -100,6 +179,53 @@ runCases('signing in', () => app, [
     caller: () => ({}),
     operation: () => login({ email: tenantUser.email, password: tenantUser.password, tenantId: 'tenant-a' }),
     expect: refusedSignIn,
+  }),
+  apiCase({
+    name: 'verifies exactly one hash for an unknown email (wrong password)',
+    arrange: clearVerifications,
+    caller: () => ({}),
+    operation: () => login({ email: 'nobody-at-all@example.test', password: 'Wrong-passw0rd' }),
+    expect: refusedAfterOneVerification,
+  }),
+  apiCase({
+    name: 'verifies exactly one hash for an email in one tenant (wrong password)',
+    arrange: clearVerifications,
+    caller: () => ({}),
+    operation: () => login({ email: tenantUser.email, password: 'Wrong-passw0rd' }),
+    expect: refusedAfterOneVerification,
+  }),
+  apiCase({
+    name: 'verifies exactly one hash for an email in five tenants (wrong password)',
+    arrange: clearVerifications,
+    caller: () => ({}),
+    operation: () => login({ email: FIVE_EMAIL, password: 'Wrong-passw0rd' }),
+    expect: refusedAfterOneVerification,
+  }),
+  apiCase({
+    name: 'verifies exactly one hash for an email in five tenants with its tenant named (wrong password)',
+    arrange: clearVerifications,
+    caller: () => ({}),
+    operation: () => login({ email: FIVE_EMAIL, password: 'Wrong-passw0rd', tenantId: 'tenant-five-3' }),
+    expect: refusedAfterOneVerification,
+  }),
+  apiCase({
+    name: 'verifies exactly one hash for tenantId null without a platform account (wrong password)',
+    arrange: clearVerifications,
+    caller: () => ({}),
+    operation: () => login({ email: FIVE_EMAIL, password: 'Wrong-passw0rd', tenantId: null }),
+    expect: refusedAfterOneVerification,
+  }),
+  apiCase({
+    name: 'verifies exactly one hash for a successful sign-in of a platform administrator sharing its email',
+    arrange: clearVerifications,
+    caller: () => ({}),
+    operation: () => login({ email: SHARED_EMAIL, password: SHARED_PASSWORD }),
+    expect: {
+      status: 200,
+      db: () => {
+        expect(verifications).toHaveBeenCalledTimes(1);
+      },
+    },
   }),
   apiCase({
     name: 'refuses a malformed email with 400 naming the field and rule',

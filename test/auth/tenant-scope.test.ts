@@ -41,3 +41,19 @@ describe('the tenant of a new record', () => {
     );
   });
 });
+
+describe('a caller without a tenant who is no platform administrator', () => {
+  const tenantless: Actor = { userId: 'u2', tenantId: null, permissions: new Set(['menus:read']), roles: ['member'], via: { kind: 'jwt' } };
+
+  it('is refused, not widened to every tenant', () => {
+    expect(() => tenantScope(tenantless)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+
+  it('sees no record of any tenant', () => {
+    expect(() => isInActorTenant(tenantless, 't1')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+
+  it('cannot create records', () => {
+    expect(() => tenantForCreate(tenantless, 't1')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+});

@@ -80,6 +80,10 @@ describe('the client operations (test/support/operations) at their largest page'
     date: '2026-01-02',
     mealType: 'lunch',
     portions: 10,
+    firstName: 'Ada',
+    createdBy: '0123456789abcdef01234567',
+    updatedBy: '0123456789abcdef01234567',
+    permissions: ['menus:read'],
   };
 
   it.each(operations)('$name costs under half the limit', async ({ document, operation }) => {

@@ -50,7 +50,7 @@ describe('the command line', () => {
       expect(result.code).toBe(0);
       const { accessToken } = JSON.parse(result.stdout);
       const { config } = loadConfig({ JWT_SECRET });
-      expect(verifyAccessToken(config.jwt, accessToken)).toEqual({ sub: created.admin.id, tenant: null, roles: ['admin'] });
+      expect(verifyAccessToken(config.jwt, accessToken)).toEqual({ sub: created.admin.id, tenant: null, roles: ['admin'], ver: 0 });
     });
 
     it('create-admin refuses an email that already exists (exit 1)', async () => {

@@ -141,7 +141,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         tenant_id: opts.tenantId,
       });
       const id = String(user._id);
-      const { accessToken } = signAccessToken(config.jwt, { sub: id, tenant: opts.tenantId, roles });
+      const { accessToken } = signAccessToken(config.jwt, { sub: id, tenant: opts.tenantId, roles, ver: user.tokenVersion ?? 0 });
       return { id, email, password, tenantId: opts.tenantId, roles, token: accessToken };
     },
     async close() {

@@ -9,6 +9,8 @@ export interface TokenSubject {
   sub: string;
   tenant: string | null;
   roles: string[];
+  /** The `ver` claim (token version); omitted when undefined, which reads as version 0. */
+  ver?: number;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -22,6 +24,7 @@ function signed(settings: JwtSettings, subject: TokenSubject, claims: Record<str
     sub: subject.sub,
     tenant: subject.tenant,
     roles: subject.roles,
+    ...(subject.ver === undefined ? {} : { ver: subject.ver }),
     iss: settings.issuer,
     aud: settings.audience,
     iat: now(),
@@ -46,6 +49,9 @@ export function refusedTokens(settings: JwtSettings, subject: TokenSubject): Rec
     'without expiry': jwt.sign({ ...withoutExp }, settings.secret, { algorithm: 'HS256' }),
     'signed with HS512': jwt.sign({ ...withoutExp, exp: now() + 600 }, settings.secret, { algorithm: 'HS512' }),
     'not a JWT': 'not-a-valid-credential',
+    'with a non-integer ver': signed(settings, subject, { ver: 0.5 }),
+    'with a string ver': signed(settings, subject, { ver: '0' }),
+    'with a null ver': signed(settings, subject, { ver: null }),
   };
 }
 

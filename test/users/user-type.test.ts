@@ -26,7 +26,7 @@ describe('the User type', () => {
   });
 
   it('keeps emails unique per tenant, case-insensitively', () => {
-    const emailIndex = UserModel.schema.indexes().find(([keys]: [Record<string, unknown>, unknown]) => 'email' in keys);
+    const emailIndex = UserModel.schema.indexes().find(([keys]: [Record<string, unknown>, unknown]) => Object.keys(keys).join() === 'tenant_id,email');
     expect(emailIndex).toEqual([{ tenant_id: 1, email: 1 }, expect.objectContaining({ unique: true, collation: { locale: 'en', strength: 2 } })]);
   });
 });

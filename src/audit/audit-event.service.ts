@@ -1,0 +1,38 @@
+import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { tenantScope, type Actor } from '../auth/index.js';
+import { findPage, type Page } from '../shared/pagination.js';
+import type { AuditEventsArgs } from './audit-event.inputs.js';
+import { AuditEvent, AuditEventModel } from './audit-event.model.js';
+
+export type AuditEventDocument = DocumentType<AuditEvent>;
+
+/** What the `Audited` middleware hands over; `_id` and `at` are the trail's own. */
+export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'>;
+
+/**
+ * The audit trail: append a record, read pages of them. There is no method
+ * that changes or removes one (and the model refuses it). Reads are confined
+ * to the caller's tenant; a platform administrator reads every tenant's.
+ */
+export class AuditEventService {
+  constructor(private readonly model: ReturnModelType<typeof AuditEvent> = AuditEventModel) {}
+
+  async record(event: NewAuditEvent): Promise<void> {
+    await this.model.create({ ...event, at: new Date() });
+  }
+
+  async list(actor: Actor, args: AuditEventsArgs): Promise<Page<AuditEventDocument>> {
+    const at = {
+      ...(args.from ? { $gte: args.from } : {}),
+      ...(args.to ? { $lte: args.to } : {}),
+    };
+    const filter = {
+      ...tenantScope(actor),
+      ...(args.actor ? { 'actor.id': args.actor } : {}),
+      ...(args.action ? { action: args.action } : {}),
+      ...(args.target ? { 'target.id': args.target } : {}),
+      ...(Object.keys(at).length > 0 ? { at } : {}),
+    };
+    return findPage(this.model, filter, args, { order: 'desc' });
+  }
+}

@@ -1,0 +1,7 @@
+import { ObjectType } from 'type-graphql';
+import { Paginated } from '../shared/pagination.js';
+import { AuditEvent } from './audit-event.model.js';
+
+/** One page of `auditEvents`, newest first. */
+@ObjectType({ description: 'A page of audit events.' })
+export class AuditEventPage extends Paginated(AuditEvent, { itemsDescription: 'The events of this page, newest first.' }) {}

@@ -1,0 +1,6 @@
+import type { RestRoutes } from '../http/rest-routes.js';
+
+/** REST route of the audit trail (read only), relative to the `/api/v1` mount. */
+export const auditRestRoutes = {
+  'Query.auditEvents': { method: 'GET', path: '/audit-events', tags: ['audit'] },
+} satisfies RestRoutes;

@@ -1,0 +1,109 @@
+import type { MiddlewareFn } from 'type-graphql';
+import type { Actor, AppContext } from '../auth/index.js';
+import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
+import { AuditEventService, type NewAuditEvent } from './audit-event.service.js';
+
+export interface AuditedOptions {
+  /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
+  targetType: string;
+}
+
+type Args = Record<string, unknown>;
+
+const trail = new AuditEventService();
+
+/**
+ * Records one audit event per call of a mutation, declared on it:
+ * `@UseMiddleware(Audited('menus.create', { targetType: 'MealMenu' }))`.
+ *
+ * It runs after `@Authorized` (a call refused for its credential or its
+ * permissions never reaches it) and around argument validation and the
+ * resolver, so a 400 from validation, a 404 or a 409 is recorded as a
+ * `failure` and rethrown unchanged. A call without an authenticated caller is
+ * not recorded (it is refused before anything happens).
+ *
+ * - target id: the result's `id`, else the `id` argument (null when neither);
+ * - tenant: the result's `tenant_id`, else the `tenant_id` argument, else the
+ *   caller's tenant. A failure has no result, and a tenant member is recorded
+ *   in its own tenant whatever it named;
+ * - changes: the names of the arguments given (not undefined), except `id`; never a value.
+ *
+ * The record is written before the answer leaves, so it can be read right
+ * after. A record that cannot be written is logged and does not change the
+ * answer.
+ */
+export function Audited(action: string, { targetType }: AuditedOptions): MiddlewareFn<AppContext> {
+  return async ({ args, context }, next) => {
+    const { actor } = context;
+    if (!actor) return next();
+    const base = {
+      actor: auditActorOf(actor),
+      action,
+      changes: givenArgumentNames(args),
+      requestId: context.requestId,
+      ip: context.ip,
+    };
+
+    let result: unknown;
+    try {
+      result = await next();
+    } catch (error) {
+      await write(context, {
+        ...base,
+        target: { type: targetType, id: idOf(args) },
+        tenant_id: actor.tenantId ?? textOf(args['tenant_id']),
+        outcome: AuditOutcome.failure,
+      });
+      throw error;
+    }
+    const answer = (result ?? {}) as Args;
+    await write(context, {
+      ...base,
+      target: { type: targetType, id: idOf(answer) ?? idOf(args) },
+      tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId,
+      outcome: AuditOutcome.success,
+    });
+    return result;
+  };
+}
+
+/** The caller as the trail names it: the API key itself, or the user. */
+function auditActorOf(actor: Actor): AuditActor {
+  return actor.via.kind === 'api-key'
+    ? { type: AuditActorType.apiKey, id: actor.via.apiKeyId }
+    : { type: AuditActorType.user, id: actor.userId };
+}
+
+/**
+ * Arguments that carry a value, except `id`. An argument the caller left out
+ * is undefined unless its schema gives a default: then it is named too, as
+ * the operation sets it (REST runs a document that declares the defaults, so
+ * this is the one rule both surfaces share).
+ */
+function givenArgumentNames(args: Args): string[] {
+  return Object.keys(args).filter((name) => name !== 'id' && args[name] !== undefined);
+}
+
+function idOf(source: Args): string | null {
+  return textOf(source['id']);
+}
+
+/** A string, or an ObjectId as its hex string; anything else is no value. */
+function textOf(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && 'toHexString' in value && typeof value.toHexString === 'function') {
+    return String(value.toHexString());
+  }
+  return null;
+}
+
+async function write(context: AppContext, event: NewAuditEvent): Promise<void> {
+  try {
+    await trail.record(event);
+  } catch (err) {
+    context.logger.error(
+      { err, audit: { action: event.action, outcome: event.outcome, target: event.target } },
+      'audit event could not be written',
+    );
+  }
+}

@@ -1,0 +1,38 @@
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { ArgsType, Field } from 'type-graphql';
+import { permissions } from '../auth/index.js';
+import { PageArgs } from '../shared/pagination.js';
+import type { Role } from './role.model.js';
+
+/** `createRole` / `POST /access-control/roles`. */
+@ArgsType()
+export class CreateRoleArgs implements Partial<Role> {
+  @Field({ description: 'Unique within the tenant; admin and member are taken by the built-in roles.' })
+  @IsString()
+  @Length(1, 64)
+  @Matches(/^[\w .-]+$/, { message: '$property may hold letters, digits, spaces, _, . and - only' })
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+
+  @Field(() => [String], { description: 'Permission strings from `permissions`; none you do not hold yourself.' })
+  @IsArray()
+  @ArrayMaxSize(permissions.length)
+  @ArrayUnique()
+  @IsIn([...permissions], { each: true, message: 'each of $property must be a permission of the catalogue (see permissions)' })
+  permissions!: string[];
+
+  @Field(() => String, { nullable: true, description: 'The tenant; required when a platform administrator creates a role, else your own.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  tenant_id?: string | null;
+}
+
+/** `roles` / `GET /access-control/roles`. */
+@ArgsType()
+export class RolesArgs extends PageArgs {}

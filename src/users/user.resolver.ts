@@ -1,0 +1,59 @@
+import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { Audited } from '../audit/index.js';
+import { CurrentActor, type Actor } from '../auth/index.js';
+import { OncePerRequest } from '../graphql/once-per-request.rule.js';
+import type { Page } from '../shared/pagination.js';
+import { CreateUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
+import { User } from './user.model.js';
+import { UserService, type UserDocument } from './user.service.js';
+import { UserPage } from './user.types.js';
+
+/** Thin: unpack the arguments and the caller, call the service. */
+@Resolver(() => User)
+export class UserResolver {
+  private readonly service = new UserService();
+
+  @Authorized('users:read')
+  @Query(() => UserPage, {
+    description: 'Users of your tenant (a platform administrator: of every tenant), a page at a time, with filters.',
+  })
+  users(@Args() args: UsersArgs, @CurrentActor() actor: Actor): Promise<Page<UserDocument>> {
+    return this.service.list(actor, args);
+  }
+
+  @Authorized()
+  @Query(() => User, { description: 'One user; your own record needs no permission, others need users:read.' })
+  user(@Args() { id }: UserIdArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
+    return this.service.get(actor, id);
+  }
+
+  @Authorized()
+  @Query(() => User, { description: 'Your own user record (for an API key: its creator): your id is what createdBy and updatedBy take.' })
+  me(@CurrentActor() actor: Actor): Promise<UserDocument> {
+    return this.service.get(actor, actor.userId);
+  }
+
+  @Authorized('users:create')
+  @OncePerRequest()
+  @UseMiddleware(Audited('users.create', { targetType: 'User' }))
+  @Mutation(() => User, {
+    description:
+      'Create a user of your tenant (a platform administrator names tenant_id). createdBy and updatedBy are your own id; ' +
+      'roles need users:assign-roles. The email is unique within the tenant (409).',
+  })
+  createUser(@Args() args: CreateUserArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
+    return this.service.create(actor, args);
+  }
+
+  @Authorized()
+  @OncePerRequest()
+  @UseMiddleware(Audited('users.update', { targetType: 'User' }))
+  @Mutation(() => User, {
+    description:
+      'Update a user: absent fields stay, null clears an optional field. Your own profile needs no permission ' +
+      '(never your roles or tenant); others need users:update, roles users:assign-roles. A new password ends older tokens.',
+  })
+  updateUser(@Args() args: UpdateUserArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
+    return this.service.update(actor, args);
+  }
+}

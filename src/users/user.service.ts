@@ -1,0 +1,144 @@
+import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { hashPassword, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
+import { errors } from '../errors/index.js';
+import { toObjectId } from '../shared/object-id.js';
+import { findPage, type Page } from '../shared/pagination.js';
+import { RoleService } from './role.service.js';
+import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
+import { DEFAULT_USER_COLOR, User, UserModel } from './user.model.js';
+
+export type UserDocument = DocumentType<User>;
+
+const notFound = (id: string) => errors.notFound('User', id);
+
+/** Fields of an update that are not plain profile values. */
+type ProfileFields = Omit<UpdateUserArgs, 'id' | 'password' | 'roles' | 'tenant_id' | 'createdBy' | 'updatedBy'>;
+
+/**
+ * Users of a tenant: the rules of the contract's "Users" and "Permissions
+ * and tenants" sections. Every method takes the caller as a plain `Actor`;
+ * every query is confined to the caller's tenant, so another tenant's user
+ * answers 404. The input rules (formats, lengths) were checked on the
+ * arguments before any method runs (user.fields.ts).
+ */
+export class UserService {
+  constructor(
+    private readonly model: ReturnModelType<typeof User> = UserModel,
+    private readonly roles = new RoleService(),
+  ) {}
+
+  async list(actor: Actor, args: UsersArgs): Promise<Page<UserDocument>> {
+    const filter: Record<string, unknown> = { ...tenantScope(actor) };
+    if (args.email) filter.email = { $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' };
+    if (args.role) filter.roles = args.role;
+    if (args.search) {
+      const text = { $regex: escapeRegExp(args.search), $options: 'i' };
+      filter.$or = [{ email: text }, { firstName: text }, { lastName: text }];
+    }
+    if (args.createdAfter || args.createdBefore) {
+      filter.createdAt = { ...(args.createdAfter ? { $gt: args.createdAfter } : {}), ...(args.createdBefore ? { $lt: args.createdBefore } : {}) };
+    }
+    return findPage(this.model, filter, args);
+  }
+
+  /** Anyone may read their own record; other users need `users:read`. */
+  async get(actor: Actor, id: string): Promise<UserDocument> {
+    if (id !== actor.userId && !hasPermission(actor, 'users:read')) {
+      throw errors.forbidden("You do not have permission to view this user (users:read)");
+    }
+    const user = await this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
+    if (!user) throw notFound(id);
+    return user;
+  }
+
+  async create(actor: Actor, args: CreateUserArgs): Promise<UserDocument> {
+    const { password, roles, tenant_id: requestedTenant, createdBy, updatedBy, ...profile } = args;
+    assertSelf(actor, { createdBy, updatedBy });
+    const tenantId = tenantForCreate(actor, requestedTenant);
+    const assigned = roles ?? [];
+    if (assigned.length > 0) await this.assertMayAssign(actor, tenantId, assigned);
+    // Argon2id runs on libuv's thread pool: other requests are served meanwhile.
+    const passwordHash = await hashPassword(password);
+    // A duplicate email in the tenant is the unique index's 11000: 409 naming `email`.
+    return this.model.create({
+      ...withoutNulls(profile),
+      defaultColor: profile.defaultColor ?? DEFAULT_USER_COLOR,
+      passwordHash,
+      roles: assigned,
+      tenant_id: tenantId,
+      createdBy,
+      updatedBy,
+    });
+  }
+
+  /**
+   * Partial: absent fields stay, `null` clears an optional field. Users may
+   * edit their own profile without `users:update`, never their own roles or
+   * tenant. A password change re-hashes and raises `tokenVersion`, which
+   * ends every token issued before it.
+   */
+  async update(actor: Actor, args: UpdateUserArgs): Promise<UserDocument> {
+    const { id, password, roles, tenant_id: tenantId, createdBy, updatedBy, ...profile } = args;
+    const scope = { _id: toObjectId(id), ...tenantScope(actor) };
+    const current = await this.model.findOne(scope).lean();
+    if (!current) throw notFound(id);
+    const self = id === actor.userId;
+    if (!self && !hasPermission(actor, 'users:update')) {
+      throw errors.forbidden('You do not have permission to update this user (users:update)');
+    }
+    assertSelf(actor, { updatedBy });
+    if (createdBy !== undefined && createdBy !== current.createdBy) {
+      throw errors.invalidField('createdBy', 'immutable', 'createdBy names who created the user and cannot change');
+    }
+    if (tenantId !== undefined && tenantId !== current.tenant_id) {
+      throw errors.forbidden('You cannot move a user to another tenant');
+    }
+    if (roles !== undefined) {
+      if (self) throw errors.forbidden('You cannot change your own roles');
+      await this.assertMayAssign(actor, current.tenant_id, roles ?? []);
+    }
+
+    const set: Record<string, unknown> = { updatedBy };
+    for (const [field, value] of Object.entries(profile as ProfileFields)) {
+      if (value !== undefined) set[field] = value;
+    }
+    if (profile.defaultColor === null) set.defaultColor = DEFAULT_USER_COLOR;
+    if (roles !== undefined) set.roles = roles ?? [];
+    const update: Record<string, unknown> = { $set: set };
+    if (password !== undefined) {
+      set.passwordHash = await hashPassword(password);
+      update.$inc = { tokenVersion: 1 };
+    }
+    const updated = await this.model.findOneAndUpdate(scope, update, { returnDocument: 'after', runValidators: true });
+    if (!updated) throw notFound(id);
+    return updated;
+  }
+
+  /** Assigning roles needs `users:assign-roles` and grants nothing the caller lacks. */
+  private async assertMayAssign(actor: Actor, tenantId: string | null, roleIds: readonly string[]): Promise<void> {
+    if (!hasPermission(actor, 'users:assign-roles')) {
+      throw errors.forbidden('You do not have permission to assign roles (users:assign-roles)');
+    }
+    await this.roles.assertAssignable(actor, tenantId, roleIds);
+  }
+}
+
+/**
+ * `createdBy` / `updatedBy` name the caller (for an API key, its creator):
+ * a well-formed id of anyone else is refused.
+ */
+function assertSelf(actor: Actor, ids: { createdBy?: string; updatedBy?: string }): void {
+  for (const [field, value] of Object.entries(ids)) {
+    if (value !== undefined && value !== actor.userId) {
+      throw errors.forbidden(`${field} must be your own user id`);
+    }
+  }
+}
+
+function withoutNulls<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined)) as Partial<T>;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,7 @@
+import { ObjectType } from 'type-graphql';
+import { Paginated } from '../shared/pagination.js';
+import { User } from './user.model.js';
+
+/** One page of `users`. */
+@ObjectType({ description: 'A page of users.' })
+export class UserPage extends Paginated(User) {}
