@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEngine, type StartEngineOptions } from '../src/engine/index.js';
+import { apiKeyVsJwt } from './api-key-vs-jwt.bench.js';
 import { indexedVsScan } from './indexed-find.bench.js';
 import { journaledInserts } from './journaled-insert.bench.js';
 import { pingVsFindOne } from './ping-vs-find.bench.js';
@@ -17,12 +18,13 @@ import { printTable, perSecond, ratio, us, type Row } from './report.js';
  * enforces nothing.
  * `npm run bench -- --only a` (or BENCH_ONLY=a) runs only part (a), the
  * ping vs findOne latencies; parts are a (latency), b (journaled inserts),
- * c (indexed vs unindexed find), comma-separated. BENCH_CONFIGS=lmdb,memory
+ * c (indexed vs unindexed find), d (the service: a read with an API key vs
+ * with a JWT, run once, in memory), comma-separated. BENCH_CONFIGS=lmdb,memory
  * chooses the configurations and their order (default memory,lmdb).
  */
 function selectedParts(): Set<string> {
   const i = process.argv.indexOf('--only');
-  const spec = (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env.BENCH_ONLY ?? 'a,b,c';
+  const spec = (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env.BENCH_ONLY ?? 'a,b,c,d';
   return new Set(spec.split(',').map((s) => s.trim()));
 }
 
@@ -62,8 +64,9 @@ async function main(): Promise<void> {
     { metric: 'unindexed / indexed', values: {} },
   ];
   const parts = selectedParts();
+  const engineParts = ['a', 'b', 'c'].some((part) => parts.has(part));
   try {
-    for (const [name, options] of Object.entries(configs)) {
+    for (const [name, options] of engineParts ? Object.entries(configs) : []) {
       process.stderr.write(`bench: ${name}...\n`);
       await withEngine(options, async (client, port) => {
         if (parts.has('a')) {
@@ -86,7 +89,17 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  printTable(Object.keys(configs), rows);
+  if (engineParts) printTable(Object.keys(configs), rows);
+  if (parts.has('d')) {
+    process.stderr.write('bench: service, API key vs JWT...\n');
+    const d = await apiKeyVsJwt();
+    console.log('');
+    printTable(['service (memory)'], [
+      { metric: 'GET menu by id with a JWT (median)', values: { 'service (memory)': us(d.jwtUs) } },
+      { metric: 'GET menu by id with an API key (median)', values: { 'service (memory)': us(d.keyUs) } },
+      { metric: 'JWT time / key time', values: { 'service (memory)': ratio(d.ratio) }, target: '>= 0.8' },
+    ]);
+  }
 }
 
 main().catch((err: unknown) => {

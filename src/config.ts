@@ -31,6 +31,16 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** Largest accepted request body, in bytes, and as written (for messages). */
   readonly bodyLimit: { readonly bytes: number; readonly label: string };
+  readonly apiKeys: {
+    /** How long API key usage-log entries are kept, in seconds (a TTL index removes older ones). */
+    readonly usageLogRetentionSeconds: number;
+  };
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client IP (API key
+   * allow-lists, usage logs): false (none, the default), a hop count, or a
+   * comma-separated list of addresses/CIDRs, as express's `trust proxy` takes.
+   */
+  readonly trustProxy: boolean | number | string;
 }
 
 export interface LoadedConfig {
@@ -150,6 +160,17 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push(`BODY_LIMIT must be a size like 1048576, 100kb, 1mb (got "${bodyLimitText}")`);
   }
 
+  const retentionText = read(env, 'USAGE_LOG_RETENTION') ?? '30d';
+  const usageLogRetentionSeconds = parseDurationSeconds(retentionText);
+  if (usageLogRetentionSeconds === null) {
+    problems.push(`USAGE_LOG_RETENTION must be a positive duration like 3600, 12h, 30d (got "${retentionText}")`);
+  }
+
+  const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'));
+  if (trustProxy === null) {
+    problems.push('TRUST_PROXY must be false, true, a hop count, or comma-separated addresses/CIDRs (loopback, 10.0.0.0/8, …)');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config: AppConfig = {
@@ -169,8 +190,21 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     logLevel,
     corsOrigins,
     bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
+    apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
+    trustProxy: trustProxy as boolean | number | string,
   };
   return { config: deepFreeze(config), warnings };
+}
+
+/** TRUST_PROXY as express's `trust proxy` setting; null when unreadable. Unset: false (X-Forwarded-For is ignored). */
+function parseTrustProxy(text: string | undefined): boolean | number | string | null {
+  if (text === undefined || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const named = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  const isAddress = (entry: string) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry) && (entry.includes('.') || entry.includes(':'));
+  return entries.every((entry) => named.has(entry) || isAddress(entry)) ? entries.join(',') : null;
 }
 
 function deepFreeze<T>(value: T): T {

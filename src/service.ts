@@ -1,9 +1,12 @@
 import type { GraphQLSchema } from 'graphql';
+import { ApiKeyResolver, apiKeyRestRoutes, createApiKeyStore } from './api-keys/index.js';
 import { AuditEventResolver, auditRestRoutes } from './audit/index.js';
 import {
+  apiKeyStrategy,
   authChecker,
   authRestRoutes,
   createActorResolver,
+  createUsageRecorder,
   createRequestContextFactory,
   jwtStrategy,
   LoginResolver,
@@ -15,7 +18,7 @@ import type { AppConfig } from './config.js';
 import { buildAppSchema } from './graphql/build-schema.js';
 import { createApp, type AppHandle } from './http/app.js';
 import type { RestRoutes } from './http/rest-routes.js';
-import type { Logger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';
 import { accessControlRestRoutes, PermissionResolver, RoleResolver, UserResolver, userAccountStore } from './users/index.js';
 
@@ -29,11 +32,12 @@ export const restRoutes: RestRoutes = {
   ...accessControlRestRoutes,
   ...mealMenuRestRoutes,
   ...auditRestRoutes,
+  ...apiKeyRestRoutes,
 };
 
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
-    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver],
+    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver],
     authChecker,
     instances: [new LoginResolver(new LoginService(userAccountStore))],
   });
@@ -41,16 +45,30 @@ export function buildServiceSchema(): Promise<GraphQLSchema> {
 
 export interface ServiceOptions {
   logger?: Logger;
-  /** Replaces the credential strategies (tests); default: JWT (API keys plug in here). */
+  /** Replaces the credential strategies (tests); default: API keys, then JWT. */
   resolveActor?: ActorResolver;
 }
 
-/** The HTTP application of the whole service. */
-export function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
-  const resolveActor = options.resolveActor ?? createActorResolver([jwtStrategy(config.jwt, userAccountStore)]);
-  return createApp(config, schema, {
+/**
+ * The HTTP application of the whole service. `stop()` also writes the API
+ * key usage still queued, so call it before closing the database.
+ */
+export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
+  const logger = options.logger ?? createLogger(config);
+  const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds });
+  const usage = createUsageRecorder({ keys, logger });
+  const resolveActor =
+    options.resolveActor ?? createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore }), jwtStrategy(config.jwt, userAccountStore)]);
+  const app = await createApp(config, schema, {
     routes: restRoutes,
-    createContext: createRequestContextFactory(config, resolveActor),
-    logger: options.logger,
+    createContext: createRequestContextFactory(config, resolveActor, usage),
+    logger,
   });
+  return {
+    app: app.app,
+    async stop() {
+      await app.stop();
+      await usage.close();
+    },
+  };
 }

@@ -32,3 +32,69 @@ export interface AccountStore {
   /** The permissions the tenant's custom roles with these ids grant (unknown ids grant nothing). */
   customRolePermissions(tenantId: string | null, roleIds: readonly string[]): Promise<string[]>;
 }
+
+/** One secret an API key accepts: the current one, or a rolled one until its grace period ends. */
+export interface ApiKeySecretHash {
+  /** SHA-256 (hex) of the secret. */
+  hash: string;
+  /** null: no end (the current secret). */
+  validUntil: Date | null;
+}
+
+/** What the API-key credential needs to read about a key. */
+export interface ApiKeyCredentialRecord {
+  /** The record's `_id` (24 hex). */
+  id: string;
+  keyId: string;
+  /** null: a platform administrator's key. */
+  tenantId: string | null;
+  /** The user who created the key: the key never acts beyond them. */
+  createdBy: string;
+  scopes: readonly string[];
+  allowedOrigins: readonly string[];
+  allowedIPs: readonly string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  /** Requests per hour. */
+  rateLimit: number;
+  secrets: readonly ApiKeySecretHash[];
+}
+
+/** One accepted use of a key, as its usage log keeps it. */
+export interface ApiKeyUse {
+  apiKeyId: string;
+  at: Date;
+  ip: string;
+  origin: string | null;
+  method: string;
+  path: string;
+  /** The GraphQL operation name, when there was one. */
+  operation: string | null;
+  status: number;
+}
+
+/** A counted use: the key as stored, and how many uses its current window holds with this one. */
+export interface CountedApiKeyUse {
+  key: ApiKeyCredentialRecord;
+  usedInWindow: number;
+}
+
+/**
+ * What auth/ needs of API keys; the api-keys area implements it
+ * (src/api-keys/api-key-store.ts), as the users area implements AccountStore.
+ */
+export interface ApiKeyStore {
+  /**
+   * One atomic database operation: when the key `keyId` is live at `at` (not
+   * revoked, not expired) and accepts the secret whose hash is `secretHash`
+   * (the current secret, or a rolled one within its grace period), count this
+   * use in the rate window starting at `windowStart` (a new window starts
+   * from 1) and answer the key with the window's count; else null, counting
+   * nothing. Exact under concurrency and across instances.
+   */
+  countUse(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;
+  /** The key, to say why a secret was refused (revoked, expired, unknown). */
+  findByKeyId(keyId: string): Promise<ApiKeyCredentialRecord | null>;
+  /** Appends the usage-log entries and raises each key's usageCount and lastUsedAt, in one batch. */
+  recordUses(uses: readonly ApiKeyUse[]): Promise<void>;
+}

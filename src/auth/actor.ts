@@ -13,14 +13,29 @@ export interface Actor {
   /** Role ids held (users); empty for API keys. */
   roles: readonly string[];
   /** How the caller authenticated. */
-  via: { kind: 'jwt' } | { kind: 'api-key'; apiKeyId: string; keyId: string };
+  via: { kind: 'jwt' } | { kind: 'api-key'; apiKeyId: string; keyId: string; platform: boolean; rateLimit: RateLimitState };
+}
+
+/** Where an API key stands in its hourly window after this request. */
+export interface RateLimitState {
+  /** Requests per window. */
+  limit: number;
+  /** Requests left in the window after this one (0 when refused). */
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+  windowSeconds: number;
 }
 
 export function hasPermission(actor: Actor, permission: string): boolean {
   return actor.permissions.has('*') || actor.permissions.has(permission);
 }
 
-/** A platform administrator holds `*` and belongs to no tenant. */
+/**
+ * A platform administrator holds `*` and belongs to no tenant; an API key
+ * created by one acts outside every tenant too, with its scopes.
+ */
 export function isPlatformAdmin(actor: Actor): boolean {
-  return actor.tenantId === null && actor.permissions.has('*');
+  if (actor.tenantId !== null) return false;
+  return actor.via.kind === 'api-key' ? actor.via.platform : actor.permissions.has('*');
 }

@@ -4,8 +4,20 @@
  * tenant confinement, and sign-in. Areas use it; it uses no area: what it
  * reads of users comes through the `AccountStore` port.
  */
-export type { Account, AccountStore, LoginCandidate } from './account-store.js';
-export { hasPermission, isPlatformAdmin, type Actor } from './actor.js';
+export type {
+  Account,
+  AccountStore,
+  ApiKeyCredentialRecord,
+  ApiKeySecretHash,
+  ApiKeyStore,
+  ApiKeyUse,
+  CountedApiKeyUse,
+  LoginCandidate,
+} from './account-store.js';
+export { generateApiKeySecret, hashApiKeySecret, parseApiKeySecret, sameHash, type NewApiKeySecret, type ParsedApiKeySecret } from './api-key-secret.js';
+export { hasPermission, isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
+export { apiKeyStrategy, ipAllowList, normalizeIp, RATE_WINDOW_SECONDS, type ApiKeyStrategyOptions } from './api-key.strategy.js';
+export { createUsageRecorder, type UsageRecorder, type UsageRecorderOptions } from './api-key-usage.recorder.js';
 export { authChecker } from './auth-checker.js';
 export { authRestRoutes } from './auth.routes.js';
 export type { AppContext } from './context.js';

@@ -1,32 +1,50 @@
 import type { Request } from 'express';
 import type { AppConfig } from '../config.js';
 import { isAppError } from '../errors/index.js';
-import type { Logger } from '../logger.js';
+import type { EdgeScope } from '../http/request-edge.js';
+import type { UsageRecorder } from './api-key-usage.recorder.js';
 import type { AppContext } from './context.js';
 import type { ActorResolver } from './credentials.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /**
  * The one context factory, called by the request edge (src/http/request-edge.ts)
  * for both surfaces, so credentials, request id and caller facts are the same
  * on GraphQL and REST. A refused credential is kept in `credentialError` and
- * thrown by the first protected operation (login stays open).
+ * thrown by the first protected operation (login stays open). An API key's
+ * answer carries its rate-limit fields, and its use is queued for the usage
+ * log once the response is done.
  */
-export function createRequestContextFactory(config: AppConfig, resolveActor: ActorResolver) {
-  return async (req: Request, { requestId, logger }: { requestId: string; logger: Logger }): Promise<AppContext> => {
+export function createRequestContextFactory(config: AppConfig, resolveActor: ActorResolver, usage?: UsageRecorder) {
+  return async (req: Request, edge: EdgeScope): Promise<AppContext> => {
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
     const origin = req.get('origin') ?? undefined;
-    const context: AppContext = { actor: null, requestId, ip, origin, logger, config };
+    const path = req.originalUrl.split('?')[0];
+    const context: AppContext = { actor: null, requestId: edge.requestId, ip, origin, logger: edge.logger, config };
     try {
-      context.actor = await resolveActor((name) => req.headers[name], {
-        ip,
-        origin,
-        method: req.method,
-        path: req.originalUrl.split('?')[0],
-      });
+      context.actor = await resolveActor((name) => req.headers[name], { ip, origin, method: req.method, path });
     } catch (err) {
       if (!isAppError(err)) throw err;
       context.credentialError = err;
     }
+    const via = context.actor?.via;
+    if (via?.kind === 'api-key') {
+      for (const [name, value] of Object.entries(rateLimitHeaders(via.rateLimit))) edge.setHeader(name, value);
+      const at = new Date();
+      edge.afterResponse((status) =>
+        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method: req.method, path, operation: operationName(req), status }),
+      );
+    }
     return context;
   };
+}
+
+const NAMED_OPERATION = /\b(?:query|mutation|subscription)\s+([_A-Za-z]\w{0,199})/;
+
+/** The GraphQL operation a request runs: its `operationName`, else the name its document gives its first operation. */
+function operationName(req: Request): string | null {
+  const params = { ...(req.query as Record<string, unknown>), ...(req.body as Record<string, unknown> | undefined) };
+  if (typeof params.operationName === 'string' && params.operationName.length <= 200) return params.operationName;
+  // Only the document's start is read: the first operation's name is near it.
+  return typeof params.query === 'string' ? (NAMED_OPERATION.exec(params.query.slice(0, 2000))?.[1] ?? null) : null;
 }

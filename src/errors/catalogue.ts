@@ -83,9 +83,9 @@ export const errors = {
     new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${limit}`),
   /** A GraphQL document refused before it runs (too deep, too costly, a field repeated). */
   documentRefused: (message: string) => new AppError('GRAPHQL_VALIDATION_FAILED', message),
-  rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
+  rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
 };
 

@@ -49,6 +49,8 @@ export async function createApp<TContext>(
 
   const app = express();
   app.disable('x-powered-by');
+  // Whose X-Forwarded-For to believe for req.ip (API key allow-lists, usage logs): TRUST_PROXY.
+  app.set('trust proxy', config.trustProxy);
   const pipeline = [
     useRequestLogging({ logger }),
     useCors({ origins: config.corsOrigins }),

@@ -3,8 +3,18 @@ import type { Logger } from '../logger.js';
 import type { RestArgumentReader } from './rest-arguments.js';
 import { requestScope, type RequestScope } from './request-scope.js';
 
+/** What the request edge offers the context factory besides the request. */
+export interface EdgeScope {
+  requestId: string;
+  logger: Logger;
+  /** Sets a response header now (e.g. the rate-limit fields of an API key). */
+  setHeader(name: string, value: string): void;
+  /** Runs once the response is done, with its status (e.g. to log an API key's use). */
+  afterResponse(listener: (status: number) => void): void;
+}
+
 /** Builds the resolver context of one request (credential -> caller); see src/auth/request-context.ts. */
-export type RequestContextFactory<TContext> = (req: Request, scope: { requestId: string; logger: Logger }) => Promise<TContext>;
+export type RequestContextFactory<TContext> = (req: Request, scope: EdgeScope) => Promise<TContext>;
 
 export interface RequestEdgeOptions<TContext> {
   graphqlPath: string;
@@ -31,7 +41,12 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     if (!isGraphQL && !req.path.startsWith(`${restBasePath}/`)) return next();
     try {
       const base = { requestId: String(req.id ?? ''), logger: req.log ?? logger };
-      const scope: RequestScope<TContext> = { ...base, context: await createContext(req, base) };
+      const edge: EdgeScope = {
+        ...base,
+        setHeader: (name, value) => res.setHeader(name, value),
+        afterResponse: (listener) => res.once('close', () => listener(res.statusCode)),
+      };
+      const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge) };
       if (!isGraphQL) {
         scope.restVariables = readRestArguments({
           method: req.method,

@@ -1,42 +1,17 @@
-import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { API_KEY_PREFIX, createActorResolver, type Actor, type CredentialStrategy } from '../../src/auth/index.js';
 import { apiCase, runCases, type Operation, type Surface } from '../api/surfaces.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
-/**
- * A call made with an API key is recorded under the key, not its creator.
- * The api-keys area has not landed yet: a stand-in strategy accepts one
- * secret and answers the actor that area will build.
- */
+/** A call made with an API key is recorded under the key, not its creator. */
 
 let app: TestApp;
 const client = () => app;
-
 const TENANT = 'tenant-audited-keys';
-const SECRET = `${API_KEY_PREFIX}stand-in-secret`;
-const API_KEY_ID = new ObjectId().toHexString();
-const CREATOR_ID = new ObjectId().toHexString();
-
-const keyActor: Actor = {
-  userId: CREATOR_ID,
-  tenantId: TENANT,
-  permissions: new Set(['menus:write']),
-  roles: [],
-  via: { kind: 'api-key', apiKeyId: API_KEY_ID, keyId: 'stand-in' },
-};
-
-const standInKeys: CredentialStrategy = {
-  name: 'stand-in api keys',
-  recognises: (credential) => credential.from === 'x-api-key',
-  authenticate: async (credential) => {
-    if (credential.value !== SECRET) throw new Error('unexpected secret');
-    return keyActor;
-  },
-};
+let creator: TestUser;
 
 beforeAll(async () => {
-  app = await startTestApp({ resolveActor: createActorResolver([standInKeys]) });
+  app = await startTestApp();
+  creator = await app.createUser({ tenantId: TENANT, roles: ['admin'] });
 });
 
 afterAll(async () => {
@@ -56,8 +31,12 @@ let counter = 0;
 runCases('Recording a change made with an API key', client, [
   apiCase({
     name: 'names the key as the actor (type apiKey, the key id), in the key tenant',
-    arrange: (surface: Surface) => ({ requestId: `audit-key-${surface}-${(counter += 1)}` }),
-    caller: (f) => ({ headers: { 'x-api-key': SECRET, 'x-request-id': f.requestId } }),
+    arrange: async (surface: Surface) => {
+      const made = await app.rest('POST', '/api-keys', { token: creator.token, body: { name: 'audited', scopes: ['menus:write'] } });
+      expect(made.status).toBe(201);
+      return { requestId: `audit-key-${surface}-${(counter += 1)}`, keyId: made.body._id as string, secret: made.body.key as string };
+    },
+    caller: (f) => ({ headers: { 'x-api-key': f.secret, 'x-request-id': f.requestId } }),
     operation: () => createMenu,
     expect: {
       status: 201,
@@ -65,7 +44,7 @@ runCases('Recording a change made with an API key', client, [
         const records = await app.db.collection('auditevents').find({ requestId: f.requestId }).toArray();
         expect(records).toHaveLength(1);
         expect(records[0]).toMatchObject({
-          actor: { type: 'apiKey', id: API_KEY_ID },
+          actor: { type: 'apiKey', id: f.keyId },
           tenant_id: TENANT,
           action: 'menus.create',
           target: { type: 'MealMenu', id: (outcome.data as { id: string }).id },

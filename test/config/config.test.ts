@@ -144,3 +144,31 @@ describe('JWT secret outside production', () => {
     expect({ secret: config.jwt.secret, warnings }).toEqual({ secret: SECRET, warnings: [] });
   });
 });
+
+describe('API key settings', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('keep usage logs 30 days and trust no proxy by default', () => {
+    const { config } = loadConfig(base);
+    expect([config.apiKeys.usageLogRetentionSeconds, config.trustProxy]).toEqual([30 * 86400, false]);
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['2', 2],
+    ['loopback', 'loopback'],
+    ['loopback, 10.0.0.0/8, ::1', 'loopback,10.0.0.0/8,::1'],
+  ])('read TRUST_PROXY=%s as %s', (text, expected) => {
+    expect(loadConfig({ ...base, TRUST_PROXY: text }).config.trustProxy).toEqual(expected);
+  });
+
+  it('read USAGE_LOG_RETENTION with units', () => {
+    expect(loadConfig({ ...base, USAGE_LOG_RETENTION: '12h' }).config.apiKeys.usageLogRetentionSeconds).toBe(43_200);
+  });
+
+  it('refuse an unreadable TRUST_PROXY or USAGE_LOG_RETENTION, listing both', () => {
+    const problems = problemsOf({ ...base, TRUST_PROXY: 'my-proxy.example', USAGE_LOG_RETENTION: 'forever' });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['TRUST_PROXY', 'USAGE_LOG_RETENTION']);
+  });
+});

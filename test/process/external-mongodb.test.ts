@@ -5,7 +5,15 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type RunningEngine } from '../../src/engine/index.js';
-import { buildService, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
+import {
+  buildService,
+  callService as call,
+  sharedDatabaseEnv,
+  startService,
+  stopService,
+  type ServiceBuild,
+  type ServiceProcess,
+} from './service-process.js';
 
 /**
  * With MONGODB_URI the service uses that MongoDB and starts no engine of its
@@ -22,28 +30,7 @@ let mongo: RunningEngine;
 const services: ServiceProcess[] = [];
 
 function serviceEnv(): Record<string, string> {
-  return {
-    NODE_ENV: 'development',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MONGODB_URI: `${mongo.uri}shared_db`,
-    DATA_DIR: path.join(workDir, 'unused-data'),
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    JWT_SECRET,
-    LOG_LEVEL: 'info',
-  };
-}
-
-async function call(service: ServiceProcess, method: string, urlPath: string, options: { body?: unknown; token?: string } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${service.baseUrl}${urlPath}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  return { status: response.status, body: await response.json() };
+  return sharedDatabaseEnv({ mongoUri: `${mongo.uri}shared_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET });
 }
 
 beforeAll(async () => {

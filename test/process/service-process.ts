@@ -77,3 +77,41 @@ export async function stopService(service: ServiceProcess): Promise<number | nul
   await exited(service.child);
   return service.exit;
 }
+
+/** A service instance on a shared MongoDB (MONGODB_URI), with a first-start administrator. */
+export function sharedDatabaseEnv(options: {
+  mongoUri: string;
+  workDir: string;
+  admin: { email: string; password: string };
+  jwtSecret: string;
+}): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MONGODB_URI: options.mongoUri,
+    DATA_DIR: path.join(options.workDir, 'unused-data'),
+    ADMIN_EMAIL: options.admin.email,
+    ADMIN_PASSWORD: options.admin.password,
+    JWT_SECRET: options.jwtSecret,
+    // "listening on", which startService waits for, is an info line.
+    LOG_LEVEL: 'info',
+  };
+}
+
+/** One JSON call to a service process. */
+export async function callService(
+  service: ServiceProcess,
+  method: string,
+  urlPath: string,
+  options: { body?: unknown; token?: string } = {},
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${service.baseUrl}${urlPath}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  return { status: response.status, body: await response.json() };
+}

@@ -1,0 +1,142 @@
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsEnum,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { ArgsType, Field, Int } from 'type-graphql';
+import { permissions } from '../auth/index.js';
+import { JSONObject } from '../graphql/scalars.js';
+import { IdArgs, ObjectIdField } from '../shared/object-id.js';
+import { PageArgs } from '../shared/pagination.js';
+import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key.fields.js';
+import { ApiKeyStatus, DEFAULT_RATE_LIMIT, type ApiKey } from './api-key.model.js';
+
+const L = API_KEY_LIMITS;
+
+/**
+ * `createApiKey` / `POST /api-keys`: the key's settings, flat. Every rule is
+ * declared here, once; a refusal is 400 naming each failing field and rule
+ * and writes nothing. That no scope exceeds the caller's own permissions is
+ * the service's check (403).
+ */
+@ArgsType()
+export class CreateApiKeyArgs implements Partial<ApiKey> {
+  @Field({ description: `Descriptive name, 1 to ${L.nameLength} characters.` })
+  @IsString()
+  @Length(1, L.nameLength)
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: `Detailed purpose of the key, up to ${L.descriptionLength} characters.` })
+  @IsOptional()
+  @IsString()
+  @MaxLength(L.descriptionLength)
+  description?: string | null;
+
+  @Field(() => [String], {
+    description: 'Permissions of the catalogue (`permissions`), each at most once, all held by you; at least one.',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(permissions.length)
+  @ArrayUnique()
+  @IsIn(permissions, { each: true, message: 'each of $property must be a permission of the catalogue (see permissions)' })
+  scopes!: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; none: any.`,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(L.allowedOrigins)
+  @IsOrigin({ each: true })
+  allowedOrigins?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; none: any.`,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(L.allowedIPs)
+  @IsIpOrCidr({ each: true })
+  allowedIPs?: string[];
+
+  @Field(() => Date, { nullable: true, description: 'When the key expires (in the future); none: never.' })
+  @IsOptional()
+  @IsFutureDate()
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { defaultValue: DEFAULT_RATE_LIMIT, description: `Requests per hour, 1 to ${L.rateLimitMax}.` })
+  @IsInt()
+  @Min(1)
+  @Max(L.rateLimitMax)
+  rateLimit: number = DEFAULT_RATE_LIMIT;
+
+  @Field(() => JSONObject, {
+    nullable: true,
+    description: `Free-form JSON object: at most ${L.metadataKeys} keys and ${L.metadataBytes} bytes as JSON.`,
+  })
+  @IsOptional()
+  @IsObject()
+  @MaxKeys(L.metadataKeys)
+  @MaxJsonBytes(L.metadataBytes)
+  @StorableKeys()
+  metadata?: Record<string, unknown>;
+}
+
+/** `apiKeys` / `GET /api-keys`: a page of the keys you may view, optionally by status. */
+@ArgsType()
+export class ApiKeysArgs extends PageArgs {
+  @Field(() => ApiKeyStatus, { nullable: true, description: 'Only keys in this status now.' })
+  @IsOptional()
+  @IsEnum(ApiKeyStatus)
+  status?: ApiKeyStatus | null;
+}
+
+/** `apiKey` / `GET /api-keys/{id}`. */
+@ArgsType()
+export class ApiKeyArgs extends IdArgs {
+  @Field(() => Boolean, {
+    defaultValue: false,
+    description: 'Also answer usageLogs: the most recent uses first, at most 100.',
+  })
+  @IsBoolean()
+  includeUsageLogs: boolean = false;
+}
+
+/** `apiKeyUsageLogs` / `GET /api-keys/{id}/usage-logs`: a page of a key's uses, newest first. */
+@ArgsType()
+export class ApiKeyUsageLogsArgs extends PageArgs {
+  @ObjectIdField({ description: 'The API key id.' })
+  id!: string;
+}
+
+/** `revokeApiKey` / `PATCH /api-keys/{id}/revoke`. */
+@ArgsType()
+export class ApiKeyIdArgs extends IdArgs {}
+
+/** `rollApiKey` / `POST /api-keys/{id}/roll`. */
+@ArgsType()
+export class RollApiKeyArgs extends IdArgs {
+  @Field(() => Int, {
+    defaultValue: 0,
+    description: `Seconds the previous secret keeps working, 0 to ${L.gracePeriodSecondsMax}; 0: it stops at once.`,
+  })
+  @IsInt()
+  @Min(0)
+  @Max(L.gracePeriodSecondsMax)
+  gracePeriodSeconds: number = 0;
+}

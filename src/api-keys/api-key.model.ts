@@ -1,0 +1,190 @@
+import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
+import mongoose, { type Types } from 'mongoose';
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { JSONObject } from '../graphql/scalars.js';
+import { ApiKeyUsage } from './api-key-usage.model.js';
+
+/** The collection typegoose stores API keys in. */
+export const API_KEY_COLLECTION = 'apikeys';
+
+/** Requests per hour when a key is created without `rateLimit`. */
+export const DEFAULT_RATE_LIMIT = 1000;
+
+/** How many usage-log entries `apiKey(includeUsageLogs: true)` answers (the newest). */
+export const USAGE_LOGS_IN_RECORD = 100;
+
+/**
+ * Where a key stands, computed when read: `revoked` once `revokedAt` is set
+ * (for good), else `expired` once `expiresAt` has passed, else `active`.
+ */
+export enum ApiKeyStatus {
+  active = 'active',
+  revoked = 'revoked',
+  expired = 'expired',
+}
+
+registerEnumType(ApiKeyStatus, {
+  name: 'ApiKeyStatus',
+  description: 'active: usable; revoked: disabled for good; expired: its expiresAt has passed.',
+});
+
+/** One accepted secret: the current one (no end), or a rolled one until its grace period ends. */
+export class ApiKeySecret {
+  /** SHA-256 (hex) of the secret; the secret itself is never stored. */
+  @prop({ required: true })
+  hash!: string;
+
+  /** null: the current secret. */
+  @prop({ type: () => Date, default: null })
+  validUntil!: Date | null;
+}
+
+/** The key's current hourly rate window: when it started and how many uses it holds. */
+export class RateWindow {
+  @prop({ required: true })
+  start!: Date;
+
+  @prop({ required: true })
+  count!: number;
+}
+
+/** The fields of a stored key `status` is computed from. */
+export type StatusFields = Pick<ApiKey, 'revokedAt' | 'expiresAt'>;
+
+export function apiKeyStatusAt(key: StatusFields, now: Date): ApiKeyStatus {
+  if (key.revokedAt) return ApiKeyStatus.revoked;
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return ApiKeyStatus.expired;
+  return ApiKeyStatus.active;
+}
+
+/** A query filter for keys in `status` at `now`, the same rule as `apiKeyStatusAt`. */
+export function statusFilter(status: ApiKeyStatus, now: Date): Record<string, unknown> {
+  switch (status) {
+    case ApiKeyStatus.active:
+      return liveAt(now);
+    case ApiKeyStatus.revoked:
+      return { revokedAt: { $ne: null } };
+    case ApiKeyStatus.expired:
+      // A null or missing expiresAt never compares as <= a date.
+      return { revokedAt: null, expiresAt: { $lte: now } };
+  }
+}
+
+/** Keys that are neither revoked nor expired at `at` (null also matches a missing field). */
+export function liveAt(at: Date): Record<string, unknown> {
+  return { revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: at } }] };
+}
+
+/**
+ * An API key (service description 2.1, plus `tenant_id`, `revokedAt`,
+ * `revokedBy`). One class is the stored record (typegoose `@prop`) and the
+ * GraphQL type (`@Field`). `secrets` (SHA-256 hashes only) and `rateWindow`
+ * have no `@Field` and are `select: false`: they never leave the database
+ * unless a query asks for them (the credential store does). `status` is not
+ * stored: the resolver computes it whenever it is read (`apiKeyStatusAt`).
+ */
+@ObjectType({ description: 'An API key; never carries its secret or a hash of it.' })
+@index({ keyId: 1 }, { unique: true })
+// Lists: per tenant, all of them or the caller's own, paged by _id.
+@index({ tenant_id: 1, createdBy: 1, _id: 1 })
+@modelOptions({
+  // minimize: false keeps an empty `metadata` object in the stored record.
+  schemaOptions: { collection: API_KEY_COLLECTION, timestamps: true, minimize: false },
+  options: { allowMixed: Severity.ALLOW },
+})
+export class ApiKey {
+  @Field(() => ID, { description: 'The record id (24 hexadecimal characters).' })
+  readonly _id!: Types.ObjectId;
+
+  /** mongoose's `id` virtual: the `_id` as a string. */
+  @Field(() => ID, { description: 'The same value as _id, for clients that cache by id.' })
+  readonly id!: string;
+
+  @Field({ description: 'Public identifier of the key: the part of the secret after ak_ (12 characters); kept when rolled.' })
+  @prop({ required: true })
+  keyId!: string;
+
+  @Field({ description: 'Descriptive name (1 to 100 characters).' })
+  @prop({ required: true })
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'Detailed purpose of the key (up to 500 characters).' })
+  @prop({ type: () => String, default: null })
+  description!: string | null;
+
+  @Field(() => [String], { description: 'The permissions the key acts with (never beyond what its creator holds).' })
+  @prop({ type: () => [String], default: [] })
+  scopes!: string[];
+
+  @Field(() => [String], { description: 'Origins (http(s)://host[:port]) the key may be used from; empty: any.' })
+  @prop({ type: () => [String], default: [] })
+  allowedOrigins!: string[];
+
+  @Field(() => [String], { description: 'IP addresses or CIDR blocks the key may be used from; empty: any.' })
+  @prop({ type: () => [String], default: [] })
+  allowedIPs!: string[];
+
+  @Field(() => Date, { nullable: true, description: 'When the key expires; null: never.' })
+  @prop({ type: () => Date, default: null })
+  expiresAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the key was last used; null: never.' })
+  @prop({ type: () => Date, default: null })
+  lastUsedAt!: Date | null;
+
+  @Field(() => Float, { description: 'How many times the key was accepted (an integer).' })
+  @prop({ type: () => Number, default: 0 })
+  usageCount!: number;
+
+  @Field(() => Int, { description: 'Requests per hour.' })
+  @prop({ type: () => Number, default: DEFAULT_RATE_LIMIT })
+  rateLimit!: number;
+
+  @Field({ description: 'Id of the user who created the key.' })
+  @prop({ required: true })
+  createdBy!: string;
+
+  @Field({ description: 'Id of the user who last updated the key.' })
+  @prop({ required: true })
+  updatedBy!: string;
+
+  @Field(() => JSONObject, { description: 'Additional free-form metadata (a JSON object).' })
+  @prop({ type: () => mongoose.Schema.Types.Mixed, default: () => ({}) })
+  metadata!: Record<string, unknown>;
+
+  @Field(() => String, { nullable: true, description: "The key's tenant; null for a platform administrator's key." })
+  @prop({ type: () => String, default: null })
+  tenant_id!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the key was revoked; null while not revoked.' })
+  @prop({ type: () => Date, default: null })
+  revokedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Id of the user who revoked the key.' })
+  @prop({ type: () => String, default: null })
+  revokedBy!: string | null;
+
+  @Field()
+  readonly createdAt!: Date;
+
+  @Field()
+  readonly updatedAt!: Date;
+
+  /** Not stored: `apiKey(id, includeUsageLogs: true)` fills it. */
+  @Field(() => [ApiKeyUsage], {
+    nullable: true,
+    description: `The most recent uses first, at most ${USAGE_LOGS_IN_RECORD}, when asked with includeUsageLogs; else null (apiKeyUsageLogs pages them all).`,
+    complexity: ({ childComplexity }) => 1 + USAGE_LOGS_IN_RECORD * childComplexity,
+  })
+  usageLogs?: ApiKeyUsage[] | null;
+
+  /** Hashes of the accepted secrets; never answered. */
+  @prop({ type: () => [ApiKeySecret], _id: false, default: [], select: false })
+  secrets!: ApiKeySecret[];
+
+  /** The rate window the credential counts uses in; never answered. */
+  @prop({ type: () => RateWindow, _id: false, default: null, select: false })
+  rateWindow!: RateWindow | null;
+}
+
+export const ApiKeyModel = getModelForClass(ApiKey);

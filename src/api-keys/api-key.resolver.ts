@@ -1,0 +1,79 @@
+import { Args, Authorized, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { Audited } from '../audit/index.js';
+import { CurrentActor, type Actor } from '../auth/index.js';
+import type { Page } from '../shared/pagination.js';
+import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
+import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
+import { ApiKeyService, type ApiKeyDocument, type ApiKeyUsageDocument } from './api-key.service.js';
+import { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
+
+/** Thin: unpack the arguments and the caller, call the service. */
+@Resolver(() => ApiKey)
+export class ApiKeyResolver {
+  private readonly service = new ApiKeyService();
+
+  @Authorized()
+  @Query(() => ApiKeyPage, {
+    description:
+      'API keys you may view, a page at a time: with api-keys:read every key of your tenant (a platform administrator: ' +
+      'every key), else the keys you created; optionally only those in one status.',
+  })
+  apiKeys(@Args() args: ApiKeysArgs, @CurrentActor() actor: Actor): Promise<Page<ApiKeyDocument>> {
+    return this.service.list(actor, args);
+  }
+
+  @Authorized()
+  @Query(() => ApiKey, {
+    description: 'One API key; its creator and holders of api-keys:read may view it. includeUsageLogs adds the 100 most recent uses.',
+  })
+  apiKey(@Args() { id, includeUsageLogs }: ApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument | ApiKey> {
+    return this.service.get(actor, id, includeUsageLogs);
+  }
+
+  @Authorized()
+  @Query(() => ApiKeyUsagePage, { description: "An API key's usage log, most recent first, a page at a time; as viewing the key." })
+  apiKeyUsageLogs(@Args() args: ApiKeyUsageLogsArgs, @CurrentActor() actor: Actor): Promise<Page<ApiKeyUsageDocument>> {
+    return this.service.usageLogs(actor, args);
+  }
+
+  @Authorized('api-keys:create')
+  @UseMiddleware(Audited('api-keys.create', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKeyWithSecret, {
+    description:
+      'Create an API key of your tenant, acting with scopes you hold. Answers the record and its secret `key`, ' +
+      'shown this once (only a hash of it is stored).',
+  })
+  createApiKey(@Args() args: CreateApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
+    return this.service.create(actor, args);
+  }
+
+  @Authorized()
+  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKey, {
+    description:
+      'Revoke an API key for good (nothing re-enables it); its creator and holders of api-keys:revoke may. ' +
+      'Revoking again answers the same record.',
+  })
+  revokeApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
+    return this.service.revoke(actor, id);
+  }
+
+  @Authorized()
+  @UseMiddleware(Audited('api-keys.roll', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKeyWithSecret, {
+    description:
+      'Give an API key a new secret (same id, keyId and settings), shown this once; the previous one works for ' +
+      'gracePeriodSeconds more. As revoking, and only with scopes you hold; a revoked or expired key is 409.',
+  })
+  rollApiKey(@Args() { id, gracePeriodSeconds }: RollApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
+    return this.service.roll(actor, id, gracePeriodSeconds);
+  }
+
+  @FieldResolver(() => ApiKeyStatus, {
+    description: 'active, revoked (for good) or expired (expiresAt has passed); computed when read.',
+  })
+  // Typed by its fields, not the class: type-graphql would copy a class-typed root into a new instance, losing a document's fields.
+  status(@Root() key: StatusFields): ApiKeyStatus {
+    return apiKeyStatusAt(key, new Date());
+  }
+}

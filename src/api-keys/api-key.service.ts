@@ -1,0 +1,213 @@
+import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { generateApiKeySecret, hasPermission, tenantScope, type Actor } from '../auth/index.js';
+import { AppError, errors } from '../errors/index.js';
+import { toObjectId } from '../shared/object-id.js';
+import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
+import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
+import type { ApiKeysArgs, CreateApiKeyArgs } from './api-key.inputs.js';
+import { ApiKey, ApiKeyModel, ApiKeyStatus, apiKeyStatusAt, liveAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
+import type { ApiKeyWithSecret } from './api-key.types.js';
+
+export type ApiKeyDocument = DocumentType<ApiKey>;
+export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
+
+/** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
+interface Access {
+  permission: 'api-keys:read' | 'api-keys:revoke';
+  refusal: string;
+}
+
+const VIEW: Access = { permission: 'api-keys:read', refusal: 'You do not have permission to view this API key' };
+const REVOKE: Access = { permission: 'api-keys:revoke', refusal: 'You do not have permission to revoke this API key' };
+const ROLL: Access = { permission: 'api-keys:revoke', refusal: 'You do not have permission to roll this API key' };
+
+/** Rolls that lose a race with another roll of the same key are tried again this often. */
+const ROLL_ATTEMPTS = 3;
+
+const notFound = (id: string) => errors.notFound('API key', id);
+
+/**
+ * API keys: the rules of the contract's "API keys" section. Every method
+ * takes the caller as a plain `Actor`; every query is confined to the
+ * caller's tenant, so another tenant's key answers 404. Viewing is allowed to
+ * the key's creator and to holders of `api-keys:read`; revoking and rolling
+ * to the creator and to holders of `api-keys:revoke`. Secrets are made here,
+ * answered once, and stored only as SHA-256 hashes.
+ */
+export class ApiKeyService {
+  constructor(
+    private readonly model: ReturnModelType<typeof ApiKey> = ApiKeyModel,
+    private readonly usage: ReturnModelType<typeof ApiKeyUsage> = ApiKeyUsageModel,
+  ) {}
+
+  /** Holders of `api-keys:read` see every key of their tenant; anyone else the keys they created. */
+  async list(actor: Actor, args: ApiKeysArgs): Promise<Page<ApiKeyDocument>> {
+    const filter = {
+      ...tenantScope(actor),
+      ...(hasPermission(actor, VIEW.permission) ? {} : { createdBy: actor.userId }),
+      ...(args.status ? statusFilter(args.status, new Date()) : {}),
+    };
+    return findPage(this.model, filter, args);
+  }
+
+  async get(actor: Actor, id: string, includeUsageLogs: boolean): Promise<ApiKeyDocument | ApiKey> {
+    const key = await this.findAllowed(actor, id, VIEW);
+    if (!includeUsageLogs) return key;
+    const { items } = await this.pageUsage(id, { limit: USAGE_LOGS_IN_RECORD });
+    return answer(key, { usageLogs: items });
+  }
+
+  async usageLogs(actor: Actor, args: { id: string; limit: number; cursor?: string | null }): Promise<Page<ApiKeyUsageDocument>> {
+    await this.findAllowed(actor, args.id, VIEW);
+    return this.pageUsage(args.id, args);
+  }
+
+  /**
+   * A key of the caller's tenant (a platform administrator's: of none),
+   * created by the caller, with scopes the caller holds. Answers the record
+   * and its secret, which is never shown again.
+   */
+  async create(actor: Actor, args: CreateApiKeyArgs): Promise<ApiKeyWithSecret> {
+    // Refuses a caller without a tenant who is no platform administrator.
+    tenantScope(actor);
+    assertScopesHeld(actor, args.scopes, (named) => `You cannot give an API key ${named} you do not hold`);
+    const { secret, keyId, hash } = generateApiKeySecret();
+    const key = await this.model.create({
+      keyId,
+      name: args.name,
+      description: args.description ?? null,
+      scopes: args.scopes,
+      allowedOrigins: args.allowedOrigins ?? [],
+      allowedIPs: args.allowedIPs ?? [],
+      expiresAt: args.expiresAt ?? null,
+      lastUsedAt: null,
+      usageCount: 0,
+      rateLimit: args.rateLimit,
+      metadata: args.metadata ?? {},
+      tenant_id: actor.tenantId,
+      createdBy: actor.userId,
+      updatedBy: actor.userId,
+      revokedAt: null,
+      revokedBy: null,
+      secrets: [{ hash, validUntil: null }],
+    });
+    return answer(key, { key: secret });
+  }
+
+  /**
+   * Revoked for good. Revoking again answers the same record, `revokedAt`
+   * unchanged: the update only applies to a key not yet revoked, so of two
+   * concurrent revokes the first one's instant stays.
+   */
+  async revoke(actor: Actor, id: string): Promise<ApiKeyDocument> {
+    const key = await this.findAllowed(actor, id, REVOKE);
+    if (key.revokedAt) return key;
+    const revoked = await this.model.findOneAndUpdate(
+      { _id: key._id, revokedAt: null },
+      { $set: { revokedAt: new Date(), revokedBy: actor.userId, updatedBy: actor.userId } },
+      { returnDocument: 'after' },
+    );
+    const current = revoked ?? (await this.model.findById(key._id));
+    if (!current) throw notFound(id);
+    return current;
+  }
+
+  /**
+   * A new secret for the same key (same `_id` and `keyId`, same settings).
+   * The previous secret keeps working until now + `gracePeriodSeconds` (not
+   * at all with 0); secrets of earlier rolls end then too at the latest, and
+   * ended ones are dropped. A revoked or expired key is 409. Nobody rolls a
+   * key with scopes they do not hold: the new secret would act with them.
+   */
+  async roll(actor: Actor, id: string, gracePeriodSeconds: number): Promise<ApiKeyWithSecret> {
+    for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt += 1) {
+      const key = await this.findAllowed(actor, id, ROLL, '+secrets');
+      const now = new Date();
+      assertRollable(key, now);
+      assertScopesHeld(actor, key.scopes, (named) => `You cannot roll an API key with ${named} you do not hold`);
+      const current = key.secrets.find((secret) => secret.validUntil === null);
+      const fresh = generateApiKeySecret(key.keyId);
+      const secrets = [{ hash: fresh.hash, validUntil: null }, ...secretsAfterRoll(key.secrets, current, now, gracePeriodSeconds)];
+      // Applies only while the key is live and its current secret is the one read: a concurrent roll or revoke wins.
+      const rolled = await this.model.findOneAndUpdate(
+        { _id: key._id, ...liveAt(now), ...(current ? { secrets: { $elemMatch: { hash: current.hash, validUntil: null } } } : {}) },
+        { $set: { secrets, updatedBy: actor.userId } },
+        { returnDocument: 'after' },
+      );
+      if (rolled) return answer(rolled, { key: fresh.secret });
+    }
+    throw new AppError('CONFLICT', 'The API key was changed while it was being rolled; try again', {
+      errors: [{ field: 'id', rule: 'concurrentChange', message: 'The API key was changed while it was being rolled' }],
+    });
+  }
+
+  /** The key, when the caller's tenant holds it (else 404) and the caller created it or holds the permission (else 403). */
+  private async findAllowed(actor: Actor, id: string, access: Access, select?: string): Promise<ApiKeyDocument> {
+    const query = this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
+    const key = await (select ? query.select(select) : query);
+    if (!key) throw notFound(id);
+    if (key.createdBy !== actor.userId && !hasPermission(actor, access.permission)) {
+      throw errors.forbidden(access.refusal);
+    }
+    return key;
+  }
+
+  /**
+   * A page of a key's uses, most recent first: ordered by `at`, then `_id`
+   * (uses are written in batches, so `at`, not insertion, is the order).
+   * The cursor is the last entry's id; an entry the retention has removed
+   * meanwhile ends the walk (everything older is gone too).
+   */
+  private async pageUsage(apiKeyId: string, { limit, cursor }: { limit: number; cursor?: string | null }): Promise<Page<ApiKeyUsageDocument>> {
+    const filter: Record<string, unknown> = { apiKeyId };
+    const afterId = cursor ? decodeCursor(cursor) : null;
+    if (afterId) {
+      const last = await this.usage.findOne({ _id: toObjectId(afterId), apiKeyId }, { at: 1 }).lean();
+      if (!last) return { items: [], nextCursor: null };
+      filter.$or = [{ at: { $lt: last.at } }, { at: last.at, _id: { $lt: last._id } }];
+    }
+    const found = await this.usage.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1);
+    const items = found.slice(0, limit);
+    const lastItem = items.at(-1);
+    return { items, nextCursor: found.length > limit && lastItem ? encodeCursor(lastItem._id) : null };
+  }
+}
+
+/** 403 naming every scope the caller lacks; `sentence` words it (`the scope 'x'` / `the scopes 'x', 'y'`). */
+function assertScopesHeld(actor: Actor, scopes: readonly string[], sentence: (named: string) => string): void {
+  const missing = scopes.filter((scope) => !hasPermission(actor, scope));
+  if (missing.length === 0) return;
+  const listed = missing.map((scope) => `'${scope}'`).join(', ');
+  throw errors.forbidden(sentence(`${missing.length === 1 ? 'the scope' : 'the scopes'} ${listed}`));
+}
+
+function assertRollable(key: ApiKeyDocument, now: Date): void {
+  const status = apiKeyStatusAt(key, now);
+  if (status === ApiKeyStatus.active) return;
+  const message = status === ApiKeyStatus.revoked ? 'This API key is revoked; a revoked key cannot be rolled' : 'This API key has expired; an expired key cannot be rolled';
+  throw new AppError('CONFLICT', message, { errors: [{ field: 'status', rule: status, message }] });
+}
+
+/**
+ * The secrets a key keeps besides the new one: the previous current secret
+ * until now + grace (dropped with grace 0), earlier rolled ones until the
+ * same instant at the latest; ended ones go.
+ */
+function secretsAfterRoll(secrets: readonly ApiKeySecret[], current: ApiKeySecret | undefined, now: Date, graceSeconds: number): ApiKeySecret[] {
+  const graceEnd = new Date(now.getTime() + graceSeconds * 1000);
+  const earlier = secrets
+    .filter((secret) => secret !== current && secret.validUntil !== null)
+    .map((secret) => ({ hash: secret.hash, validUntil: new Date(Math.min(secret.validUntil!.getTime(), graceEnd.getTime())) }));
+  const kept = current ? [{ hash: current.hash, validUntil: graceEnd }, ...earlier] : earlier;
+  return kept.filter((secret) => secret.validUntil.getTime() > now.getTime());
+}
+
+/**
+ * The record as a plain object with what the answer adds (`key`,
+ * `usageLogs`); the `id` virtual is computed into it, and the stored
+ * secret hashes and rate window are left out.
+ */
+function answer<T extends object>(key: ApiKeyDocument, extras: T): ApiKey & T {
+  const { secrets: _secrets, rateWindow: _rateWindow, ...record } = key.toObject({ virtuals: true }) as ApiKey;
+  return Object.assign(record as ApiKey, extras);
+}

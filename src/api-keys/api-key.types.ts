@@ -1,0 +1,19 @@
+import { Field, ObjectType } from 'type-graphql';
+import { Paginated } from '../shared/pagination.js';
+import { ApiKeyUsage } from './api-key-usage.model.js';
+import { ApiKey } from './api-key.model.js';
+
+/** What `createApiKey` and `rollApiKey` answer: the record and its new secret, shown this once. */
+@ObjectType({ description: 'An API key with its new secret `key`, shown this once (createApiKey, rollApiKey).' })
+export class ApiKeyWithSecret extends ApiKey {
+  @Field({ description: 'The full secret (ak_<keyId>_...). Only its SHA-256 is stored: it cannot be shown again.' })
+  key!: string;
+}
+
+/** One page of `apiKeys`. */
+@ObjectType({ description: 'A page of API keys.' })
+export class ApiKeyPage extends Paginated(ApiKey) {}
+
+/** One page of `apiKeyUsageLogs`. */
+@ObjectType({ description: "A page of an API key's usage log." })
+export class ApiKeyUsagePage extends Paginated(ApiKeyUsage, { itemsDescription: 'The uses of this page, most recent first.' }) {}

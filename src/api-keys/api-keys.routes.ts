@@ -1,0 +1,13 @@
+import type { RestRoutes } from '../http/rest-routes.js';
+
+const tags = ['api-keys'];
+
+/** REST routes of the API keys area, relative to /api/v1. */
+export const apiKeyRestRoutes = {
+  'Query.apiKeys': { method: 'GET', path: '/api-keys', tags },
+  'Query.apiKey': { method: 'GET', path: '/api-keys/:id', tags },
+  'Query.apiKeyUsageLogs': { method: 'GET', path: '/api-keys/:id/usage-logs', tags },
+  'Mutation.createApiKey': { method: 'POST', path: '/api-keys', responseStatus: 201, tags },
+  'Mutation.revokeApiKey': { method: 'PATCH', path: '/api-keys/:id/revoke', tags },
+  'Mutation.rollApiKey': { method: 'POST', path: '/api-keys/:id/roll', tags },
+} satisfies RestRoutes;

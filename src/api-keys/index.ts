@@ -1,0 +1,17 @@
+/** The API keys area: its resolver, REST routes, models, service, and auth's ApiKeyStore implementation. */
+export { createApiKeyStore, type ApiKeyStoreOptions } from './api-key-store.js';
+export { API_KEY_USAGE_COLLECTION, ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
+export { API_KEY_LIMITS, isIpOrCidr, isOrigin } from './api-key.fields.js';
+export {
+  API_KEY_COLLECTION,
+  ApiKey,
+  ApiKeyModel,
+  ApiKeyStatus,
+  apiKeyStatusAt,
+  DEFAULT_RATE_LIMIT,
+  USAGE_LOGS_IN_RECORD,
+} from './api-key.model.js';
+export { ApiKeyResolver } from './api-key.resolver.js';
+export { ApiKeyService, type ApiKeyDocument, type ApiKeyUsageDocument } from './api-key.service.js';
+export { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
+export { apiKeyRestRoutes } from './api-keys.routes.js';

@@ -1,0 +1,114 @@
+import { BlockList, isIP } from 'node:net';
+import { errors } from '../errors/index.js';
+import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore } from './account-store.js';
+import { isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
+import { parseApiKeySecret, sameHash } from './api-key-secret.js';
+import { API_KEY_PREFIX, type CredentialStrategy, type RequestFacts } from './credentials.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
+import { permissionsOfRoles } from './role-permissions.js';
+
+/** The rate window of every key: `rateLimit` requests per hour. */
+export const RATE_WINDOW_SECONDS = 3600;
+
+export interface ApiKeyStrategyOptions {
+  keys: ApiKeyStore;
+  accounts: AccountStore;
+  now?: () => Date;
+}
+
+/**
+ * API key secrets (`ak_…`), as `Authorization: Bearer` or `X-API-Key`. One
+ * database operation checks the secret, the key's state and counts the use
+ * in its hourly window (exact across instances: the count lives in the key's
+ * record); then the key acts as its creator, with only the scopes the
+ * creator still holds, so a creator who loses a permission takes it from the
+ * key at once. Nothing is cached, so a revocation holds at once everywhere.
+ */
+export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKeyStrategyOptions): CredentialStrategy {
+  return {
+    name: 'api-key',
+    recognises: (credential) => credential.value.startsWith(API_KEY_PREFIX),
+    async authenticate(credential, request): Promise<Actor> {
+      const parsed = parseApiKeySecret(credential.value);
+      // A mistyped or truncated key fails its checksum: refused without a database read.
+      if (!parsed) throw errors.unauthenticated('Invalid API key');
+      const at = now();
+      const windowStart = new Date(Math.floor(at.getTime() / (RATE_WINDOW_SECONDS * 1000)) * RATE_WINDOW_SECONDS * 1000);
+      const counted = await keys.countUse(parsed.keyId, parsed.hash, at, windowStart);
+      if (!counted || !counted.key.secrets.some((secret) => sameHash(secret.hash, parsed.hash))) {
+        throw errors.unauthenticated(await whyRefused(keys, parsed.keyId, at));
+      }
+      const { key, usedInWindow } = counted;
+      assertAllowedCaller(key, request);
+      const rateLimit: RateLimitState = {
+        limit: key.rateLimit,
+        remaining: Math.max(0, key.rateLimit - usedInWindow),
+        resetSeconds: Math.max(1, Math.ceil((windowStart.getTime() + RATE_WINDOW_SECONDS * 1000 - at.getTime()) / 1000)),
+        windowSeconds: RATE_WINDOW_SECONDS,
+      };
+      if (usedInWindow > key.rateLimit) {
+        throw errors.rateLimited(rateLimit.resetSeconds, `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, rateLimitHeaders(rateLimit));
+      }
+      return { ...(await actingCreator(accounts, key)), via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit } };
+    },
+  };
+}
+
+async function whyRefused(keys: ApiKeyStore, keyId: string, at: Date): Promise<string> {
+  const key = await keys.findByKeyId(keyId);
+  if (key?.revokedAt) return 'API key revoked';
+  if (key?.expiresAt && key.expiresAt.getTime() <= at.getTime()) return 'API key expired';
+  return 'Invalid API key';
+}
+
+/** The key's creator, as the actor the key acts for: its permissions narrowed to the key's scopes. */
+async function actingCreator(accounts: AccountStore, key: ApiKeyCredentialRecord): Promise<Omit<Actor, 'via'>> {
+  const creator = await accounts.findAccount(key.createdBy);
+  if (!creator || creator.tenantId !== key.tenantId) throw errors.unauthenticated('API key creator no longer exists');
+  const held = await permissionsOfRoles(accounts, creator.tenantId, creator.roles);
+  const creatorActor: Actor = { userId: key.createdBy, tenantId: creator.tenantId, roles: creator.roles, permissions: held, via: { kind: 'jwt' } };
+  if (key.tenantId === null && !isPlatformAdmin(creatorActor)) throw errors.unauthenticated('API key creator is no longer a platform administrator');
+  const permissions = new Set(key.scopes.filter((scope) => held.has('*') || held.has(scope)));
+  return { userId: key.createdBy, tenantId: key.tenantId, roles: [], permissions };
+}
+
+/** `allowedIPs` (addresses and CIDRs) and `allowedOrigins`, when the key lists any. */
+function assertAllowedCaller(key: ApiKeyCredentialRecord, request: RequestFacts): void {
+  if (key.allowedIPs.length > 0 && !ipAllowList(key.allowedIPs).allows(request.ip)) {
+    throw errors.forbidden(`This API key may not be used from IP address ${normalizeIp(request.ip)}`);
+  }
+  if (key.allowedOrigins.length > 0 && !(request.origin && key.allowedOrigins.includes(request.origin))) {
+    throw errors.forbidden(request.origin ? `This API key may not be used from origin ${request.origin}` : 'This API key may only be used with an allowed Origin');
+  }
+}
+
+/** IPv4-mapped IPv6 (`::ffff:10.0.0.1`, how Node reports IPv4 on a dual-stack socket) as plain IPv4. */
+export function normalizeIp(ip: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  return mapped ? mapped[1] : ip;
+}
+
+/** An allow-list of addresses and CIDR blocks, IPv4 and IPv6. */
+export function ipAllowList(entries: readonly string[]): { allows(ip: string): boolean } {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [written, prefix] = entry.split('/');
+    const address = normalizeIp(written);
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    // The area validates the list when a key is created; an unreadable entry allows nothing.
+    if (!isIP(address)) continue;
+    try {
+      if (prefix === undefined) list.addAddress(address, family);
+      else list.addSubnet(address, Number(prefix), family);
+    } catch {
+      // A prefix that does not fit the family (e.g. an IPv4-mapped /104): allows nothing.
+    }
+  }
+  return {
+    allows(ip) {
+      const address = normalizeIp(ip);
+      const family = isIP(address);
+      return family !== 0 && list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    },
+  };
+}

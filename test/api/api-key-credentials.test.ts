@@ -1,0 +1,299 @@
+import { Writable } from 'node:stream';
+import { ObjectId } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { RoleModel, UserModel } from '../../src/users/index.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation } from './surfaces.js';
+
+/**
+ * API keys used as credentials (contract "API keys"; issue: keys as
+ * credentials): on both surfaces, as `Authorization: Bearer` or `X-API-Key`,
+ * acting with their scopes within what their creator still holds; every
+ * refusal; the hourly rate limit and its IETF fields; usage counting and logs.
+ */
+
+const logLines: string[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
+
+let app: TestApp;
+const client = () => app;
+const TENANT = 'tenant-key-credentials';
+let admin: TestUser;
+let chef: TestUser; // TENANT, custom role: menus:read, menus:write, api-keys:create
+let chefRoleId: string;
+
+interface KeyOptions {
+  scopes?: string[];
+  allowedIPs?: string[];
+  allowedOrigins?: string[];
+  rateLimit?: number;
+  expiresAt?: string;
+}
+
+interface MadeKey {
+  id: string;
+  secret: string;
+}
+
+/** A key made through the API (REST), by `creator`. */
+async function makeKey(creator: TestUser, options: KeyOptions = {}): Promise<MadeKey> {
+  const response = await app.rest('POST', '/api-keys', {
+    token: creator.token,
+    body: { name: `key ${new ObjectId().toHexString().slice(-6)}`, scopes: ['menus:read'], ...options },
+  });
+  if (response.status !== 201) throw new Error(`createApiKey answered ${response.status}: ${JSON.stringify(response.body)}`);
+  return { id: response.body._id, secret: response.body.key };
+}
+
+const bearer = (key: MadeKey, headers: Record<string, string> = {}): Caller => ({ token: key.secret, headers });
+const xApiKey = (key: MadeKey): Caller => ({ headers: { 'x-api-key': key.secret } });
+
+const op = {
+  listMenus(): Operation {
+    return {
+      rest: { method: 'GET', path: '/restaurant/meal-menus' },
+      graphql: { query: 'query { mealMenus { items { id } nextCursor } }' },
+    };
+  },
+  createMenu(): Operation {
+    const body = { name: 'Key lunch', date: '2026-05-05', mealType: 'lunch' };
+    return {
+      rest: { method: 'POST', path: '/restaurant/meal-menus', body },
+      graphql: {
+        query: `mutation($name: String!, $date: String!, $mealType: MealType!) {
+          createMealMenu(name: $name, date: $date, mealType: $mealType) { id createdBy tenant_id } }`,
+        variables: body,
+      },
+    };
+  },
+};
+
+const storedKey = (id: string) => app.db.collection('apikeys').findOne({ _id: new ObjectId(id) });
+
+beforeAll(async () => {
+  app = await startTestApp({ logger: createLogger({ logLevel: 'info' }, sink) });
+  const role = await RoleModel.create({ name: 'chef', tenant_id: TENANT, permissions: ['menus:read', 'menus:write', 'api-keys:create'] });
+  chefRoleId = String(role._id);
+  [admin, chef] = await Promise.all([
+    app.createUser({ tenantId: TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: TENANT, roles: [chefRoleId] }),
+  ]);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+const refused = (status: number, code: string, message: string) => ({
+  status,
+  code,
+  data: (_data: unknown, _fixture: unknown, outcome: { message?: string }) => expect(outcome.message).toBe(message),
+});
+
+runCases('an API key as a credential', client, [
+  apiCase({
+    name: 'authenticates as Authorization: Bearer, with the rate-limit fields on the answer',
+    arrange: () => makeKey(chef, { rateLimit: 50 }),
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: {
+      status: 200,
+      headers: { 'ratelimit-policy': '"key";q=50;w=3600', ratelimit: /^"key";r=49;t=([1-9]\d{0,3})$/ },
+    },
+  }),
+  apiCase({
+    name: 'authenticates as X-API-Key',
+    arrange: () => makeKey(chef),
+    caller: (key) => xApiKey(key),
+    operation: () => op.listMenus(),
+    expect: { status: 200, headers: { ratelimit: /^"key";r=999;t=\d+$/ } },
+  }),
+  apiCase({
+    name: 'acts as its creator, in its tenant',
+    arrange: () => makeKey(chef, { scopes: ['menus:read', 'menus:write'] }),
+    caller: (key) => bearer(key),
+    operation: () => op.createMenu(),
+    expect: { status: 201, data: (menu) => expect([menu.createdBy, menu.tenant_id]).toEqual([chef.id, TENANT]) },
+  }),
+  apiCase({
+    name: 'acts only with its scopes (403 beyond them)',
+    arrange: () => makeKey(chef, { scopes: ['menus:read'] }),
+    caller: (key) => bearer(key),
+    operation: () => op.createMenu(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'loses a scope at once when its creator loses the permission',
+    arrange: async () => {
+      const creator = await app.createUser({ tenantId: TENANT, roles: [chefRoleId] });
+      const key = await makeKey(creator, { scopes: ['menus:read', 'menus:write'] });
+      await UserModel.updateOne({ _id: creator.id }, { $set: { roles: ['member'] } });
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.createMenu(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'is refused once its creator is gone (401)',
+    arrange: async () => {
+      const creator = await app.createUser({ tenantId: TENANT, roles: [chefRoleId] });
+      const key = await makeKey(creator);
+      await UserModel.deleteOne({ _id: creator.id });
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: { status: 401, code: 'UNAUTHENTICATED', headers: { 'www-authenticate': 'Bearer' } },
+  }),
+  apiCase({
+    name: 'is refused when revoked (401), at once',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      const revoked = await app.rest('PATCH', `/api-keys/${key.id}/revoke`, { token: chef.token });
+      expect(revoked.status).toBe(200);
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: refused(401, 'UNAUTHENTICATED', 'API key revoked'),
+  }),
+  apiCase({
+    name: 'is refused once expired (401)',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      await app.db.collection('apikeys').updateOne({ _id: new ObjectId(key.id) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: refused(401, 'UNAUTHENTICATED', 'API key expired'),
+  }),
+  apiCase({
+    name: 'is refused with one character mistyped (401, the checksum fails)',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      const position = 25;
+      return { ...key, secret: key.secret.slice(0, position) + (key.secret[position] === 'x' ? 'y' : 'x') + key.secret.slice(position + 1) };
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: refused(401, 'UNAUTHENTICATED', 'Invalid API key'),
+  }),
+  apiCase({
+    name: 'is refused from an IP outside allowedIPs (403)',
+    arrange: () => makeKey(chef, { allowedIPs: ['203.0.113.7', '10.0.0.0/8'] }),
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'ignores X-Forwarded-For unless TRUST_PROXY says so',
+    arrange: () => makeKey(chef, { allowedIPs: ['203.0.113.7'] }),
+    caller: (key) => bearer(key, { 'x-forwarded-for': '203.0.113.7' }),
+    operation: () => op.listMenus(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'is accepted from an IP inside allowedIPs (a CIDR, the IPv4 loopback)',
+    arrange: () => makeKey(chef, { allowedIPs: ['127.0.0.0/8', '::1'] }),
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: { status: 200 },
+  }),
+  apiCase({
+    name: 'is refused from an Origin outside allowedOrigins (403)',
+    arrange: () => makeKey(chef, { allowedOrigins: ['https://kitchen.example.test'] }),
+    caller: (key) => bearer(key, { origin: 'https://evil.example.test' }),
+    operation: () => op.listMenus(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'is refused without an Origin when allowedOrigins is set (403)',
+    arrange: () => makeKey(chef, { allowedOrigins: ['https://kitchen.example.test'] }),
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'is accepted from an allowed Origin',
+    arrange: () => makeKey(chef, { allowedOrigins: ['https://kitchen.example.test'] }),
+    caller: (key) => bearer(key, { origin: 'https://kitchen.example.test' }),
+    operation: () => op.listMenus(),
+    expect: { status: 200 },
+  }),
+]);
+
+describe('the hourly rate limit', () => {
+  it.each(SURFACES)('answers 429 past rateLimit, with Retry-After and r=0, and counts down before (%s)', async (surface) => {
+    const key = await makeKey(chef, { rateLimit: 3 });
+    const outcomes = [];
+    for (let i = 0; i < 4; i += 1) outcomes.push(await callOperation(client(), surface, op.listMenus(), bearer(key)));
+    expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200, 429]);
+    expect(outcomes.map((o) => /r=(\d+)/.exec(o.raw.headers.get('ratelimit') ?? '')?.[1])).toEqual(['2', '1', '0', '0']);
+    const limited = outcomes[3];
+    expect(limited.code).toBe('RATE_LIMITED');
+    expect(Number(limited.raw.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.raw.headers.get('ratelimit-policy')).toBe('"key";q=3;w=3600');
+  });
+
+  it('is exact under concurrency: 40 requests at once on a limit of 25 give 25 successes', async () => {
+    const key = await makeKey(chef, { rateLimit: 25 });
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => callOperation(client(), SURFACES[i % 2], op.listMenus(), bearer(key)).then((o) => o.status)),
+    );
+    expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([25, 15]);
+  });
+});
+
+describe('usage of a key', () => {
+  it('counts every accepted use and logs it (at, ip, origin, method, path or operation, status)', async () => {
+    const key = await makeKey(chef, { scopes: ['menus:read'] });
+    await app.rest('GET', '/restaurant/meal-menus', { token: key.secret, headers: { origin: 'https://a.example.test' } });
+    await app.graphql('query ListMenus { mealMenus { items { id } } }', undefined, { token: key.secret });
+    await app.rest('POST', '/restaurant/meal-menus', { token: key.secret, body: { name: 'x', date: '2026-05-05', mealType: 'lunch' } });
+    let stored = await storedKey(key.id);
+    for (let attempt = 0; attempt < 40 && stored?.usageCount !== 3; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      stored = await storedKey(key.id);
+    }
+    expect(stored?.usageCount).toBe(3);
+    expect(stored?.lastUsedAt).toBeInstanceOf(Date);
+    const response = await app.rest('GET', `/api-keys/${key.id}?includeUsageLogs=true`, { token: chef.token });
+    const logs = response.body.usageLogs.map((entry: Record<string, unknown>) => [entry.method, entry.path, entry.operation, entry.status, entry.origin]);
+    expect(logs).toEqual([
+      ['POST', '/api/v1/restaurant/meal-menus', null, 403, null],
+      ['POST', '/graphql', 'ListMenus', 200, null],
+      ['GET', '/api/v1/restaurant/meal-menus', null, 200, 'https://a.example.test'],
+    ]);
+    expect(response.body.usageLogs.every((entry: { ip: string; at: string }) => /127\.0\.0\.1|::1/.test(entry.ip) && !Number.isNaN(Date.parse(entry.at)))).toBe(true);
+  });
+
+  it('does not count refused uses (revoked, mistyped)', async () => {
+    const key = await makeKey(chef);
+    await app.rest('PATCH', `/api-keys/${key.id}/revoke`, { token: chef.token });
+    await app.rest('GET', '/restaurant/meal-menus', { token: key.secret });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await storedKey(key.id))?.usageCount).toBe(0);
+  });
+});
+
+describe('the secret', () => {
+  it('appears nowhere in the database or the logs', async () => {
+    const key = await makeKey(chef);
+    await app.rest('GET', '/restaurant/meal-menus', { token: key.secret });
+    await app.rest('GET', '/restaurant/meal-menus', { headers: { 'x-api-key': key.secret } });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    for (const { name } of await app.db.listCollections().toArray()) {
+      const documents = await app.db.collection(name).find({}).toArray();
+      expect(JSON.stringify(documents), name).not.toContain(key.secret.slice(3));
+    }
+    expect(logLines.join('')).not.toContain(key.secret.slice(3));
+  });
+});

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient, ObjectId } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, type RunningEngine } from '../../src/engine/index.js';
+import {
+  buildService,
+  callService as call,
+  sharedDatabaseEnv,
+  startService,
+  stopService,
+  type ServiceBuild,
+  type ServiceProcess,
+} from './service-process.js';
+
+/**
+ * An API key's hourly limit holds across service instances: two instances on
+ * one standalone engine, a key with a limit of N, N + 50 requests at once
+ * spread over both: exactly N succeed. Its uses are counted once each, also
+ * when both instances are stopped (SIGTERM) right after the burst: the queued
+ * usage is written on shutdown, nothing is lost.
+ */
+
+const LIMIT = 30;
+const ADMIN = { email: 'keys-admin@example.com', password: `K3ys-${randomBytes(6).toString('hex')}!` };
+const JWT_SECRET = randomBytes(32).toString('hex');
+
+let build: ServiceBuild;
+let workDir: string;
+let mongo: RunningEngine;
+let services: ServiceProcess[] = [];
+
+function serviceEnv(): Record<string, string> {
+  return sharedDatabaseEnv({ mongoUri: `${mongo.uri}keys_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET });
+}
+
+beforeAll(async () => {
+  build = buildService();
+  workDir = mkdtempSync(path.join(os.tmpdir(), 'api-key-instances-'));
+  mongo = await startEngine({ dbPath: path.join(workDir, 'mongo') });
+  services = await Promise.all([0, 1].map(() => startService(build.index, serviceEnv(), workDir)));
+}, 180_000);
+
+afterAll(async () => {
+  for (const service of services) await stopService(service);
+  await mongo?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('an API key served by two instances', () => {
+  it(`lets exactly ${LIMIT} of ${LIMIT + 50} concurrent requests through, and counts each of them once`, async () => {
+    const [first, second] = services;
+    const { body: session } = await call(first!, 'POST', '/api/v1/auth/login', { body: ADMIN });
+    const created = await call(first!, 'POST', '/api/v1/api-keys', {
+      token: session.accessToken,
+      body: { name: 'shared limit', scopes: ['menus:read'], rateLimit: LIMIT },
+    });
+    expect(created.status).toBe(201);
+
+    const statuses = await Promise.all(
+      Array.from({ length: LIMIT + 50 }, (_, i) =>
+        fetch(`${(i % 2 ? second : first)!.baseUrl}/api/v1/restaurant/meal-menus`, { headers: { 'x-api-key': created.body.key } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+        ),
+      ),
+    );
+    // A platform administrator's key lists every tenant's menus: 200 while within the limit.
+    expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([LIMIT, 50]);
+
+    // Stop both at once: what is still queued is written on the way out.
+    expect(await Promise.all(services.map((service) => stopService(service)))).toEqual([0, 0]);
+    const client = new MongoClient(mongo.uri);
+    try {
+      const db = client.db('keys_db');
+      const key = await db.collection('apikeys').findOne({ _id: new ObjectId(String(created.body._id)) });
+      expect(key?.usageCount).toBe(LIMIT);
+      expect(await db.collection('apikeyusages').countDocuments({ apiKeyId: String(created.body._id) })).toBe(LIMIT);
+    } finally {
+      await client.close();
+    }
+  });
+});
