@@ -20,6 +20,7 @@ import { createApp, type AppHandle } from './http/app.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';
+import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import { accessControlRestRoutes, PermissionResolver, RoleResolver, UserResolver, userAccountStore } from './users/index.js';
 
 /**
@@ -33,11 +34,12 @@ export const restRoutes: RestRoutes = {
   ...mealMenuRestRoutes,
   ...auditRestRoutes,
   ...apiKeyRestRoutes,
+  ...schemaRestRoutes,
 };
 
 export function buildServiceSchema(): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
-    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver],
+    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver],
     authChecker,
     instances: [new LoginResolver(new LoginService(userAccountStore))],
   });

@@ -84,6 +84,7 @@ describe('the client operations (test/support/operations) at their largest page'
     createdBy: '0123456789abcdef01234567',
     updatedBy: '0123456789abcdef01234567',
     permissions: ['menus:read'],
+    schemaName: 'User',
     scopes: ['menus:read'],
   };
 

@@ -1,0 +1,203 @@
+import { getMetadataStorage as getValidationStorage } from 'class-validator';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import {
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputField,
+  type GraphQLOutputType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { getMetadataStorage as getTypeGraphQLStorage } from 'type-graphql';
+
+/** A JSON Schema document (draft 2020-12), as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
+const DEFS = '#/$defs/';
+
+/**
+ * Rules that are ours (class-validator's `ValidateBy`), and one renamed
+ * format, as JSON Schema: the converter for each rule name. The built-in rules (IsEmail, Length, Matches,
+ * IsEnum, IsUrl, IsIn, Min, Max, ArrayMaxSize, ...) are class-validator-jsonschema's.
+ */
+const OWN_RULES: Record<string, JsonSchema> = {
+  // JSON Schema's format name (class-validator-jsonschema writes 'url').
+  isUrl: { type: 'string', format: 'uri' },
+  isAcceptablePassword: {
+    type: 'string',
+    format: 'password',
+    minLength: 6,
+    maxLength: 50,
+    pattern: '^(?=.*[A-Z])(?=.*[a-z])(?=.*[\\d\\W]).*$',
+  },
+  isCalendarDate: { type: 'string', format: 'date' },
+  isPageCursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{16}$' },
+  isIpOrCidr: { type: 'string', pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' },
+  isOrigin: { type: 'string', format: 'uri', pattern: '^https?://[^/]+$' },
+};
+
+/** Which JSON Schema keywords a rule may add to a property: never its type, which GraphQL decides. */
+const TYPE_KEYWORDS = new Set(['type', '$ref', 'not', 'properties', 'required']);
+
+/**
+ * Every schema the lookup answers, by name, derived from the same declarations
+ * GraphQL and validation use: the GraphQL type of each field (types,
+ * nullability, lists, enums, nested types, descriptions, defaults) and the
+ * class-validator rules of its class (lengths, patterns, formats, enums,
+ * bounds). Names are the GraphQL type names; a mutation's flat arguments are
+ * `<Mutation>Input` (`createUser` -> `CreateUserInput`).
+ */
+export function buildJsonSchemas(schema: GraphQLSchema): Map<string, JsonSchema> {
+  const rulesByClass = validationMetadatasToSchemas({
+    classValidatorMetadataStorage: getValidationStorage(),
+    refPointerPrefix: DEFS,
+    additionalConverters: OWN_RULES as never,
+  }) as unknown as Record<string, JsonSchema>;
+  const typeGraphQL = getTypeGraphQLStorage();
+  const classOf = new Map<string, Function>([...typeGraphQL.objectTypes, ...typeGraphQL.inputTypes].map((meta) => [meta.name, meta.target]));
+  const rulesOf = (target: Function | undefined) => (target ? rulesForClass(rulesByClass, target) : {});
+
+  const schemas = new Map<string, JsonSchema>();
+  const rootTypes = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean));
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || rootTypes.has(type as never)) continue;
+    if (isObjectType(type) || isInputObjectType(type)) {
+      const fields = Object.values(type.getFields()) as (GraphQLField<unknown, unknown> | GraphQLInputField)[];
+      schemas.set(type.name, objectSchema(type.name, type.description, fields, rulesOf(classOf.get(type.name)), isInputObjectType(type)));
+    } else if (isEnumType(type)) {
+      schemas.set(type.name, withDescription({ type: 'string', enum: type.getValues().map((value) => value.value) }, type.description));
+    }
+  }
+  for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
+    if (field.args.length === 0) continue;
+    const name = `${field.name[0].toUpperCase()}${field.name.slice(1)}Input`;
+    if (schemas.has(name)) continue;
+    schemas.set(name, objectSchema(name, `The arguments of ${field.name} (a REST body is this object).`, field.args, rulesOf(argsClassOf(field.name)), true));
+  }
+  return schemas;
+}
+
+/** One named schema, self-contained: what it references is under `$defs`. */
+export function standaloneSchema(schemas: ReadonlyMap<string, JsonSchema>, name: string): JsonSchema | undefined {
+  const root = schemas.get(name);
+  if (!root) return undefined;
+  const defs: Record<string, JsonSchema> = {};
+  const pending = [...references(root)];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (next === name || defs[next] || !schemas.has(next)) continue;
+    defs[next] = schemas.get(next)!;
+    pending.push(...references(defs[next]));
+  }
+  return { $schema: DRAFT, $id: `urn:admin-gateway:schema:${name}`, title: name, ...root, ...(Object.keys(defs).length ? { $defs: defs } : {}) };
+}
+
+function objectSchema(
+  name: string,
+  description: string | null | undefined,
+  fields: readonly (GraphQLField<unknown, unknown> | GraphQLInputField | GraphQLArgument)[],
+  rules: Record<string, JsonSchema>,
+  isInput: boolean,
+): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of fields) {
+    const defaultValue = 'defaultValue' in field ? field.defaultValue : undefined;
+    const property = withRules(typeSchema(field.type), rules[field.name]);
+    if (field.description) property.description = field.description;
+    if (defaultValue !== undefined) property.default = defaultValue;
+    properties[field.name] = property;
+    if (isNonNullType(field.type) && defaultValue === undefined) required.push(field.name);
+  }
+  return withDescription(
+    { type: 'object', properties, ...(required.length ? { required } : {}), ...(isInput ? { additionalProperties: false } : {}) },
+    description ?? `The ${name} type.`,
+  );
+}
+
+/** A GraphQL type as JSON Schema; nullable unless non-null. */
+function typeSchema(type: GraphQLOutputType | GraphQLInputType): JsonSchema {
+  const inner = getNullableType(type);
+  let schema: JsonSchema;
+  if (isListType(inner)) schema = { type: 'array', items: typeSchema(inner.ofType) };
+  else if (isScalarType(inner)) schema = scalarSchema(inner.name);
+  else schema = { $ref: `${DEFS}${getNamedType(inner).name}` };
+  if (isNonNullType(type)) return schema;
+  return typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
+}
+
+function scalarSchema(name: string): JsonSchema {
+  switch (name) {
+    case 'Int':
+      return { type: 'integer' };
+    case 'Float':
+      return { type: 'number' };
+    case 'Boolean':
+      return { type: 'boolean' };
+    case 'DateTimeISO':
+      return { type: 'string', format: 'date-time' };
+    case 'JSONObject':
+      return { type: 'object' };
+    default:
+      return { type: 'string' };
+  }
+}
+
+/** A field's type with the class's rules for it (items rules go into the items). */
+function withRules(typed: JsonSchema, rules: JsonSchema | undefined): JsonSchema {
+  if (!rules) return typed;
+  const merged: JsonSchema = { ...typed };
+  const target = Array.isArray(merged.anyOf) ? (merged.anyOf[0] as JsonSchema) : merged;
+  for (const [keyword, value] of Object.entries(rules)) {
+    if (keyword === 'items' && target.items && typeof value === 'object') {
+      target.items = withRules(target.items as JsonSchema, value as JsonSchema);
+    } else if (!TYPE_KEYWORDS.has(keyword)) {
+      target[keyword] = value;
+    }
+  }
+  return merged;
+}
+
+function withDescription(schema: JsonSchema, description: string | null | undefined): JsonSchema {
+  return description ? { description, ...schema } : schema;
+}
+
+/** The class-validator rules of a class, its parents' included (class-validator-jsonschema merges them). */
+function rulesForClass(rulesByClass: Record<string, JsonSchema>, target: Function): Record<string, JsonSchema> {
+  return (rulesByClass[target.name]?.properties as Record<string, JsonSchema> | undefined) ?? {};
+}
+
+/** The ArgsType class a root field's resolver takes its flat arguments from. */
+function argsClassOf(fieldName: string): Function | undefined {
+  const storage = getTypeGraphQLStorage();
+  const resolver = storage.mutations.find((mutation) => mutation.schemaName === fieldName);
+  if (!resolver) return undefined;
+  const param = storage.params.find(
+    (candidate) => candidate.kind === 'args' && candidate.target === resolver.target && candidate.methodName === resolver.methodName,
+  );
+  return param && param.kind === 'args' ? (param.getType() as Function) : undefined;
+}
+
+function references(schema: unknown): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === '$ref' && typeof inner === 'string' && inner.startsWith(DEFS)) found.push(inner.slice(DEFS.length));
+        else walk(inner);
+      }
+    }
+  };
+  walk(schema);
+  return found;
+}

@@ -1,0 +1,206 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation } from './surfaces.js';
+
+/**
+ * Schemas by name (description 4.7, contract "Schemas"): the JSON Schema of
+ * each type, derived from the declarations GraphQL and validation use, over
+ * REST and GraphQL; and real records read through the API validate against
+ * their own schema.
+ */
+
+let app: TestApp;
+const client = () => app;
+const TENANT = 'tenant-schemas';
+let admin: TestUser;
+let member: TestUser;
+let roleless: TestUser;
+
+const as = (user: TestUser): Caller => ({ token: user.token });
+
+const op = {
+  names(): Operation {
+    return { rest: { method: 'GET', path: '/schemas' }, graphql: { query: 'query { schemaNames }' } };
+  },
+  schema(schemaName: string): Operation {
+    return {
+      rest: { method: 'GET', path: `/schemas/${encodeURIComponent(schemaName)}` },
+      graphql: { query: 'query($schemaName: String!) { schema(schemaName: $schemaName) }', variables: { schemaName } },
+    };
+  },
+};
+
+beforeAll(async () => {
+  app = await startTestApp();
+  [admin, member, roleless] = await Promise.all([
+    app.createUser({ tenantId: TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: TENANT, roles: ['member'] }),
+    app.createUser({ tenantId: TENANT, roles: [] }),
+  ]);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+type Schema = { properties: Record<string, Record<string, any>>; required?: string[]; $defs?: Record<string, any> };
+
+runCases('schemas by name', client, [
+  apiCase({
+    name: 'lists the names: the types, and each mutation input',
+    caller: () => as(member),
+    operation: () => op.names(),
+    expect: {
+      status: 200,
+      data: (names: string[]) => {
+        expect(names).toEqual(expect.arrayContaining(['ApiKey', 'User', 'CreateUserInput', 'UpdateUserInput', 'MealMenu', 'AuditEvent', 'Role']));
+        expect(names).toEqual([...names].sort());
+        expect(names.filter((name) => ['Query', 'Mutation'].includes(name) || name.startsWith('__'))).toEqual([]);
+      },
+    },
+  }),
+  apiCase({
+    name: "answers CreateUserInput with every rule of 2.2 and the required list",
+    caller: () => as(member),
+    operation: () => op.schema('CreateUserInput'),
+    expect: {
+      status: 200,
+      data: (schema: Schema & { $schema: string }) => {
+        expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+        expect(schema.required).toEqual(['email', 'password', 'firstName', 'createdBy', 'updatedBy']);
+        const p = schema.properties;
+        expect(p.email).toMatchObject({ type: 'string', format: 'email' });
+        expect(p.password).toMatchObject({ minLength: 6, maxLength: 50, format: 'password' });
+        expect(new RegExp(p.password.pattern).test('abcdef1')).toBe(false);
+        expect(new RegExp(p.password.pattern).test('Abcdef1')).toBe(true);
+        expect(p.firstName).toMatchObject({ minLength: 1 });
+        expect(p.mobile.pattern).toBe('^\\+?\\d{7,15}$');
+        expect(p.profilePicture).toMatchObject({ format: 'uri' });
+        expect(JSON.stringify(p.identificationType)).toContain('"enum":["CC","CE","PA","TI","NIT"]');
+        expect(p.createdBy.pattern).toBe('^[0-9a-fA-F]{24}$');
+        expect(p.roles).toMatchObject({ maxItems: 20, items: { pattern: '^(admin|member|[0-9a-f]{24})$' } });
+        expect(schema.$defs?.SocialLinksInput.properties.twitter).toMatchObject({ format: 'uri' });
+        expect((schema as { additionalProperties?: boolean }).additionalProperties).toBe(false);
+      },
+    },
+  }),
+  apiCase({
+    name: 'answers UpdateUserInput: the same rules, only id and updatedBy required',
+    caller: () => as(member),
+    operation: () => op.schema('UpdateUserInput'),
+    expect: {
+      status: 200,
+      data: (schema: Schema) => {
+        expect(schema.required).toEqual(['id', 'updatedBy']);
+        expect(schema.properties.password).toMatchObject({ minLength: 6, maxLength: 50 });
+      },
+    },
+  }),
+  apiCase({
+    name: 'answers bounds, enums, defaults and formats of the menu input',
+    caller: () => as(member),
+    operation: () => op.schema('CreateMealMenuInput'),
+    expect: {
+      status: 200,
+      data: (schema: Schema) => {
+        expect(schema.properties.estimatedPortions).toMatchObject({ type: 'integer', minimum: 0 });
+        expect(schema.properties.date).toMatchObject({ format: 'date' });
+        expect(schema.$defs?.MealType).toMatchObject({ enum: ['breakfast', 'lunch', 'dinner', 'snack'] });
+        expect(schema.properties.items).toMatchObject({ type: 'array', default: [] });
+      },
+    },
+  }),
+  apiCase({
+    name: 'never exposes a password, a hash or a key secret in a record schema',
+    caller: () => as(member),
+    operation: () => op.names(),
+    expect: {
+      status: 200,
+      data: async (names: string[]) => {
+        for (const name of names.filter((n) => !n.endsWith('Input') && n !== 'ApiKeyWithSecret' && n !== 'AccessToken')) {
+          const outcome = await callOperation(client(), 'rest', op.schema(name), as(member));
+          expect(JSON.stringify(Object.keys(outcome.raw.body.properties ?? {})), name).not.toMatch(/password|hash|secret/i);
+        }
+      },
+    },
+  }),
+  apiCase({
+    name: 'answers 404 naming the known schemas for an unknown name',
+    caller: () => as(member),
+    operation: () => op.schema('NoSuchThing'),
+    expect: {
+      status: 404,
+      code: 'NOT_FOUND',
+      data: (_data, _f, outcome) => expect(outcome.message).toMatch(/NoSuchThing.*known schemas: .*CreateUserInput.*User/),
+    },
+  }),
+  apiCase({
+    name: 'needs schemas:read (403 without)',
+    caller: () => as(roleless),
+    operation: () => op.schema('User'),
+    expect: { status: 403, code: 'FORBIDDEN' },
+  }),
+  apiCase({
+    name: 'needs a credential (401)',
+    caller: () => ({}),
+    operation: () => op.names(),
+    expect: { status: 401, code: 'UNAUTHENTICATED' },
+  }),
+]);
+
+describe('real records against their own schema', () => {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+
+  async function schemaOf(name: string, surface: (typeof SURFACES)[number] = 'rest') {
+    return (await callOperation(client(), surface, op.schema(name), as(member))).data as { $id: string };
+  }
+
+  it.each(SURFACES)('a user, a meal menu, an API key, a role and an audit event validate against the schema read over %s', async (surface) => {
+    const created = await app.rest('POST', '/access-control/users', {
+      token: admin.token,
+      body: {
+        email: `valid.${surface}@example.test`,
+        password: 'Str0ng-Pass',
+        firstName: 'Ada',
+        mobile: '+573001234567',
+        identificationType: 'CC',
+        social: { twitter: 'https://twitter.com/ada' },
+        createdBy: admin.id,
+        updatedBy: admin.id,
+      },
+    });
+    const menu = await app.rest('POST', '/restaurant/meal-menus', {
+      token: admin.token,
+      body: { name: 'Lunch', date: '2026-03-03', mealType: 'lunch', items: [{ name: 'Soup', allergens: ['celery'] }], estimatedPortions: 40 },
+    });
+    const key = await app.rest('POST', '/api-keys', { token: admin.token, body: { name: 'valid', scopes: ['menus:read'], metadata: { team: 'kitchen' } } });
+    const role = await app.rest('POST', '/access-control/roles', { token: admin.token, body: { name: `valid-${surface}`, permissions: ['menus:read'] } });
+    const audit = await app.rest('GET', '/audit-events?limit=1', { token: admin.token });
+    const records: [string, unknown][] = [
+      ['User', created.body],
+      ['MealMenu', menu.body],
+      ['ApiKeyWithSecret', key.body],
+      ['ApiKey', (await app.rest('GET', `/api-keys/${key.body._id}`, { token: admin.token })).body],
+      ['Role', role.body],
+      ['AuditEvent', audit.body.items[0]],
+    ];
+    for (const [name, record] of records) {
+      const schema = await schemaOf(name, surface);
+      const validate = ajv.compile({ ...schema, $id: `${schema.$id}:${surface}` });
+      expect([name, validate(record) ? [] : validate.errors]).toEqual([name, []]);
+    }
+  });
+
+  it('a record that breaks a rule does not validate (the schema carries the rule)', async () => {
+    const schema = await schemaOf('CreateUserInput');
+    const validate = ajv.compile({ ...schema, $id: `${schema.$id}:broken` });
+    const valid = { email: 'a@example.test', password: 'Str0ng-Pass', firstName: 'A', createdBy: admin.id, updatedBy: admin.id };
+    expect(validate(valid)).toBe(true);
+    for (const broken of [{ mobile: '12' }, { password: 'weak' }, { email: 'nope' }, { identificationType: 'XX' }, { nickname: 'x' }]) {
+      expect(validate({ ...valid, ...broken }), JSON.stringify(broken)).toBe(false);
+    }
+  });
+});
