@@ -1,4 +1,4 @@
-import { isNonNullType, type GraphQLSchema } from 'graphql';
+import { isNonNullType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';
@@ -40,6 +40,8 @@ interface ParameterObject {
 }
 
 interface OperationObject {
+  operationId?: string;
+  responses?: Record<string, unknown>;
   parameters?: ParameterObject[];
   requestBody?: {
     required?: boolean;
@@ -95,8 +97,77 @@ export function describeRestInputs(
       else operation.requestBody.required = required.length > 0;
     }
 
-    if (isOpenOperation(typeName, fieldName)) operation.security = [];
+    const open = isOpenOperation(typeName, fieldName);
+    if (open) operation.security = [];
+    operation.operationId = fieldName;
+    operation.responses = { ...operation.responses, ...problemResponses({ open, hasPath: inPath.size > 0, method, typeName }) };
   }
+  describeComponents(document as { components?: { schemas?: Record<string, unknown> } }, schema);
+}
+
+/** The problem+json refusals a route can answer, each as a documented response. */
+function problemResponses({ open, hasPath, method, typeName }: { open: boolean; hasPath: boolean; method: string; typeName: 'Query' | 'Mutation' }) {
+  const statuses: [string, string][] = [['400', 'Bad input: `errors` names each field and rule; nothing was changed']];
+  if (!open) {
+    statuses.push(['401', 'No credential, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer)']);
+    statuses.push(['403', 'The caller may not do this (the detail says what was refused)']);
+  }
+  if (hasPath) statuses.push(['404', 'No such record (or one of another tenant)']);
+  if (typeName === 'Mutation') statuses.push(['409', 'Conflict: `errors` names the field']);
+  if (BODY_METHODS.has(method)) {
+    statuses.push(['413', 'The body is larger than BODY_LIMIT']);
+  }
+  statuses.push(['429', 'An API key past its hourly rateLimit (Retry-After, RateLimit)']);
+  statuses.push(['500', 'Unexpected failure, masked: quote the requestId']);
+  return Object.fromEntries(
+    statuses.map(([status, description]) => [
+      status,
+      { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } } },
+    ]),
+  );
+}
+
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** Custom scalars as OpenAPI schemas; SOFA refers to them by name without describing them. */
+const SCALAR_SCHEMAS: Record<string, object> = {
+  DateTimeISO: { type: 'string', format: 'date-time' },
+  JSONObject: { type: 'object', additionalProperties: true },
+};
+
+/**
+ * The components SOFA leaves out or should not add: the problem+json schema
+ * every refusal follows, each custom scalar it refers to, and no
+ * `Query`/`Mutation` (the root types are no REST resources).
+ */
+function describeComponents(document: { components?: { schemas?: Record<string, unknown> } }, schema: GraphQLSchema): void {
+  const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
+  delete schemas.Query;
+  delete schemas.Mutation;
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isScalarType(type) && !isSpecifiedScalarType(type)) schemas[type.name] ??= SCALAR_SCHEMAS[type.name] ?? { type: 'string', description: type.description ?? undefined };
+  }
+  schemas.Problem = {
+    type: 'object',
+    description: 'RFC 9457 problem details; `code` and `requestId` are ours, `errors` lists failing fields.',
+    required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+    properties: {
+      type: { type: 'string', example: 'about:blank' },
+      title: { type: 'string', example: 'Bad Request' },
+      status: { type: 'integer', example: 400 },
+      detail: { type: 'string' },
+      code: { type: 'string', example: 'BAD_USER_INPUT' },
+      requestId: { type: 'string' },
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['field', 'rule', 'message'],
+          properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
+    },
+  };
 }
 
 /** A root field whose resolver carries no `@Authorized` (on the method or its class): open to anyone. */

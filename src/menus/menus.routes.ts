@@ -6,18 +6,18 @@ import type { RestRoutes } from '../http/rest-routes.js';
  * the same name; a POST body is the flat argument object.
  */
 export const mealMenuRestRoutes = {
-  'Query.mealMenus': { method: 'GET', path: '/restaurant/meal-menus', tags: ['Meal menus'] },
-  'Query.mealMenu': { method: 'GET', path: '/restaurant/meal-menus/:id', tags: ['Meal menus'] },
+  'Query.mealMenus': { method: 'GET', path: '/restaurant/meal-menus', tags: ['meal-menus'] },
+  'Query.mealMenu': { method: 'GET', path: '/restaurant/meal-menus/:id', tags: ['meal-menus'] },
   'Mutation.createMealMenu': {
     method: 'POST',
     path: '/restaurant/meal-menus',
     responseStatus: 201,
-    tags: ['Meal menus'],
+    tags: ['meal-menus'],
   },
   'Mutation.updateEstimatedPortions': {
     method: 'PATCH',
     path: '/restaurant/meal-menus/:id/estimated-portions/:portions',
-    tags: ['Meal menus'],
+    tags: ['meal-menus'],
   },
-  'Mutation.deleteMealMenu': { method: 'DELETE', path: '/restaurant/meal-menus/:id', tags: ['Meal menus'] },
+  'Mutation.deleteMealMenu': { method: 'DELETE', path: '/restaurant/meal-menus/:id', tags: ['meal-menus'] },
 } satisfies RestRoutes;

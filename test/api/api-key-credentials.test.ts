@@ -187,6 +187,55 @@ runCases('an API key as a credential', client, [
     expect: refused(401, 'UNAUTHENTICATED', 'Invalid API key'),
   }),
   apiCase({
+    name: 'after a roll without grace: the new secret works',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      const rolled = await app.rest('POST', `/api-keys/${key.id}/roll`, { token: chef.token, body: { gracePeriodSeconds: 0 } });
+      expect(rolled.status).toBe(200);
+      return { ...key, secret: rolled.body.key as string };
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: { status: 200 },
+  }),
+  apiCase({
+    name: 'after a roll without grace: the old secret is refused at once (401)',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      await app.rest('POST', `/api-keys/${key.id}/roll`, { token: chef.token, body: { gracePeriodSeconds: 0 } });
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: refused(401, 'UNAUTHENTICATED', 'Invalid API key'),
+  }),
+  apiCase({
+    name: 'after a roll with grace: the old secret still works within it',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      await app.rest('POST', `/api-keys/${key.id}/roll`, { token: chef.token, body: { gracePeriodSeconds: 600 } });
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: { status: 200 },
+  }),
+  apiCase({
+    name: 'after a roll with grace: the old secret is refused once the grace period has ended',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      await app.rest('POST', `/api-keys/${key.id}/roll`, { token: chef.token, body: { gracePeriodSeconds: 600 } });
+      // The grace period ends: the old secret's validUntil passes.
+      await app.db
+        .collection('apikeys')
+        .updateOne({ _id: new ObjectId(key.id) }, { $set: { 'secrets.$[old].validUntil': new Date(Date.now() - 1000) } }, { arrayFilters: [{ 'old.validUntil': { $ne: null } }] });
+      return key;
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: refused(401, 'UNAUTHENTICATED', 'Invalid API key'),
+  }),
+  apiCase({
     name: 'is refused from an IP outside allowedIPs (403)',
     arrange: () => makeKey(chef, { allowedIPs: ['203.0.113.7', '10.0.0.0/8'] }),
     caller: (key) => bearer(key),

@@ -1,0 +1,69 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServiceSchema, restRoutes } from '../../src/service.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * Parity of the surfaces: every GraphQL operation has its REST route and its
+ * OpenAPI entry (operationId = the operation), and the OpenAPI document
+ * describes nothing else; the document passes an OpenAPI validator and
+ * documents each route's problem+json refusals.
+ */
+
+let app: TestApp;
+let document: { paths: Record<string, Record<string, { operationId?: string; tags?: string[]; responses: Record<string, any> }>>; components: { schemas: Record<string, unknown> } };
+beforeAll(async () => {
+  app = await startTestApp();
+  document = (await app.http('GET', '/api/v1/openapi.json')).body;
+});
+afterAll(() => app?.close());
+
+const schema = await buildServiceSchema();
+const operations = [
+  ...Object.keys(schema.getQueryType()?.getFields() ?? {}).map((name) => `Query.${name}`),
+  ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((name) => `Mutation.${name}`),
+];
+
+const documented = () =>
+  Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+
+describe('parity of GraphQL, REST and OpenAPI', () => {
+  it('documents every operation under its route, with the operation as operationId', () => {
+    const missing = operations.filter((key) => {
+      const route = restRoutes[key as keyof typeof restRoutes];
+      const entry = document.paths[(route?.path ?? '').replace(/:(\w+)/g, '{$1}')]?.[(route?.method ?? 'GET').toLowerCase()];
+      return entry?.operationId !== key.split('.')[1];
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('documents no route that is no operation', () => {
+    const names = new Set(operations.map((key) => key.split('.')[1]));
+    expect(documented().filter(({ operation }) => !names.has(operation.operationId ?? '')).map(({ path, method }) => `${method} ${path}`)).toEqual([]);
+  });
+
+  it('uses one tag style (lower-case, hyphenated)', () => {
+    const tags = new Set(documented().flatMap(({ operation }) => operation.tags ?? []));
+    expect([...tags].filter((tag) => !/^[a-z]+(-[a-z]+)*$/.test(tag))).toEqual([]);
+  });
+
+  it('documents the problem+json refusals of each route (400 and 500 everywhere, 401 where a credential is needed)', () => {
+    const lacking = documented().filter(({ path, operation }) => {
+      const statuses = Object.keys(operation.responses);
+      const needsCredential = path !== '/auth/login';
+      return !statuses.includes('400') || !statuses.includes('500') || (needsCredential && !statuses.includes('401'));
+    });
+    expect(lacking.map(({ path, method }) => `${method} ${path}`)).toEqual([]);
+    expect(document.paths['/access-control/users/{id}'].patch.responses['404'].content['application/problem+json'].schema).toEqual({
+      $ref: '#/components/schemas/Problem',
+    });
+  });
+
+  it('has no Query or Mutation pseudo-components', () => {
+    expect(Object.keys(document.components.schemas).filter((name) => name === 'Query' || name === 'Mutation')).toEqual([]);
+  });
+
+  it('passes an OpenAPI validator', async () => {
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+  });
+});
