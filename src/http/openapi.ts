@@ -1,5 +1,6 @@
 import { isNonNullType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
+import { buildJsonSchemas, type JsonSchema } from '../graphql/json-schema.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';
 
@@ -68,6 +69,7 @@ export function describeRestInputs(
   schema: GraphQLSchema,
   routes: RestRoutes,
 ): void {
+  const inputSchemas = buildJsonSchemas(schema);
   for (const [operationName, route] of Object.entries(routes)) {
     const [typeName, fieldName] = operationName.split('.') as ['Query' | 'Mutation', string];
     const field = (typeName === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[fieldName];
@@ -90,6 +92,7 @@ export function describeRestInputs(
     const body = operation.requestBody?.content?.['application/json']?.schema;
     if (operation.requestBody && body?.properties) {
       for (const name of inPath) delete body.properties[name as string];
+      withValidationRules(body.properties, inputSchemas.get(`${fieldName[0].toUpperCase()}${fieldName.slice(1)}Input`));
       const required = (body.required ?? []).filter((name) => !inPath.has(name) && !optional.has(name));
       if (required.length > 0) body.required = required;
       else delete body.required;
@@ -103,6 +106,30 @@ export function describeRestInputs(
     operation.responses = { ...operation.responses, ...problemResponses({ open, hasPath: inPath.size > 0, method, typeName }) };
   }
   describeComponents(document as { components?: { schemas?: Record<string, unknown> } }, schema);
+}
+
+/** JSON Schema keywords that mean the same in OpenAPI 3.0 and carry a validation rule. */
+const RULE_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'default'];
+
+/**
+ * Each body field gets the rules its input class declares (the schema lookup's
+ * `<Mutation>Input`, src/graphql/json-schema.ts), so the docs show them:
+ * lengths, patterns, formats, bounds, list sizes.
+ */
+function withValidationRules(properties: Record<string, unknown>, input: JsonSchema | undefined): void {
+  const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, property] of Object.entries(properties)) {
+    const rules = declared[name];
+    if (!rules || typeof property !== 'object' || property === null) continue;
+    copyRules(property as Record<string, unknown>, rules);
+    const items = (property as { items?: Record<string, unknown> }).items;
+    if (items && typeof rules.items === 'object' && rules.items !== null && !('$ref' in items)) copyRules(items, rules.items as JsonSchema);
+  }
+}
+
+function copyRules(target: Record<string, unknown>, rules: JsonSchema): void {
+  if ('$ref' in target) return;
+  for (const keyword of RULE_KEYWORDS) if (rules[keyword] !== undefined) target[keyword] = rules[keyword];
 }
 
 /** The problem+json refusals a route can answer, each as a documented response. */

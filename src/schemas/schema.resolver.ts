@@ -3,7 +3,7 @@ import { Args, ArgsType, Authorized, Field, Info, Query, Resolver } from 'type-g
 import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/index.js';
 import { JSONObject } from '../graphql/scalars.js';
-import { buildJsonSchemas, standaloneSchema, type JsonSchema } from './json-schema.builder.js';
+import { buildJsonSchemas, standaloneSchema, type JsonSchema } from '../graphql/json-schema.js';
 
 @ArgsType()
 export class SchemaNameArgs {
@@ -22,7 +22,7 @@ function catalogueOf(schema: GraphQLSchema): Map<string, JsonSchema> {
   return catalogue;
 }
 
-/** Thin: the catalogue is derived from the served schema itself (json-schema.builder.ts). */
+/** Thin: the catalogue is derived from the served schema itself (src/graphql/json-schema.ts). */
 @Resolver()
 export class SchemaResolver {
   @Authorized('schemas:read')

@@ -59,6 +59,15 @@ describe('parity of GraphQL, REST and OpenAPI', () => {
     });
   });
 
+  it('shows the validation rules of each body field (declared once on the classes)', () => {
+    const body = (document.paths['/access-control/users'] as any).post.requestBody.content['application/json'].schema.properties;
+    expect(body.password).toMatchObject({ minLength: 6, maxLength: 50 });
+    expect(body.mobile.pattern).toBe('^\\+?\\d{7,15}$');
+    expect(body.email.format).toBe('email');
+    const menu = (document.paths['/restaurant/meal-menus'] as any).post.requestBody.content['application/json'].schema.properties;
+    expect(menu.estimatedPortions.minimum).toBe(0);
+  });
+
   it('has no Query or Mutation pseudo-components', () => {
     expect(Object.keys(document.components.schemas).filter((name) => name === 'Query' || name === 'Mutation')).toEqual([]);
   });
