@@ -12,6 +12,8 @@ import { currentScope, requestScope } from './request-scope.js';
 
 export interface ApolloMountOptions {
   schema: GraphQLSchema;
+  /** A GraphQL IDE served from local files, linked from the Sandbox page (which needs Apollo's CDN). */
+  localIdePath?: string;
   production: boolean;
   exposeErrorDetails: boolean;
   logger: Logger;
@@ -29,7 +31,7 @@ export interface ApolloMount {
  * HTTP status and headers (WWW-Authenticate, Retry-After) follow the errors.
  */
 export async function createApolloMount(options: ApolloMountOptions): Promise<ApolloMount> {
-  const { schema, production, exposeErrorDetails, logger } = options;
+  const { schema, production, exposeErrorDetails, logger, localIdePath } = options;
   const server = new ApolloServer({
     schema,
     introspection: !production,
@@ -48,7 +50,9 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       });
     },
     plugins: [
-      production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+      production
+        ? ApolloServerPluginLandingPageDisabled()
+        : withLocalIdeLink(ApolloServerPluginLandingPageLocalDefault({ embed: true }), localIdePath),
       httpHeadFromErrors(),
       queryCostLimit(),
     ],
@@ -64,6 +68,34 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       },
     }),
     stop: () => server.stop(),
+  };
+}
+
+/**
+ * Apollo Sandbox loads from Apollo's CDN and shows "cannot be loaded, you
+ * might be offline" without internet: the landing page gets a banner that
+ * points to the IDE served from local files.
+ */
+function withLocalIdeLink(landingPage: ApolloServerPlugin, idePath: string | undefined): ApolloServerPlugin {
+  if (!idePath) return landingPage;
+  const banner =
+    `<div style="font:14px system-ui,sans-serif;padding:6px 12px;background:#f4f6f8;border-bottom:1px solid #dde">` +
+    `Offline, or Sandbox does not load? Use the local GraphiQL IDE at <a href="${idePath}">${idePath}</a>.</div>`;
+  const inject = (html: string) => (html.includes('<body>') ? html.replace('<body>', `<body>${banner}`) : banner + html);
+  return {
+    async serverWillStart(service) {
+      const listener = await landingPage.serverWillStart?.(service);
+      const render = listener?.renderLandingPage;
+      if (!listener || !render) return listener;
+      return {
+        ...listener,
+        async renderLandingPage() {
+          const page = await render.call(listener);
+          const html = page.html;
+          return { html: typeof html === 'string' ? inject(html) : async () => inject(await html()) };
+        },
+      };
+    },
   };
 }
 

@@ -4,7 +4,9 @@ import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createApolloMount } from './apollo.js';
 import { useDocs } from './docs.js';
+import { useGraphiQL } from './graphiql.js';
 import { useHealth } from './health.js';
+import { useLandingPage } from './landing.js';
 import { OPENAPI_ENDPOINT, openApiOptions } from './openapi.js';
 import { createRestArgumentReader } from './rest-arguments.js';
 import { useRequestEdge, type RequestContextFactory } from './request-edge.js';
@@ -17,6 +19,8 @@ import { useRequestLogging } from './use-request-logging.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const REST_BASE_PATH = '/api/v1';
+/** The offline GraphQL IDE; not under /graphql, whose mount also takes /graphql/* paths. */
+export const GRAPHIQL_PATH = '/graphiql';
 const API_VERSION = '1.0.0';
 
 export interface AppOptions<TContext> {
@@ -45,17 +49,33 @@ export async function createApp<TContext>(
 ): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
   const development = config.nodeEnv === 'development';
-  const apollo = await createApolloMount({ schema, production: config.nodeEnv === 'production', exposeErrorDetails: development, logger });
+  const apollo = await createApolloMount({
+    schema,
+    localIdePath: GRAPHIQL_PATH,
+    production: config.nodeEnv === 'production',
+    exposeErrorDetails: development,
+    logger,
+  });
 
   const app = express();
   app.disable('x-powered-by');
   // Whose X-Forwarded-For to believe for req.ip (API key allow-lists, usage logs): TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
+  const openApiPath = `${REST_BASE_PATH}${OPENAPI_ENDPOINT}`;
   const pipeline = [
     useRequestLogging({ logger }),
     useCors({ origins: config.corsOrigins }),
     useHealth(),
-    useDocs({ basePath: REST_BASE_PATH, openApiPath: `${REST_BASE_PATH}${OPENAPI_ENDPOINT}` }),
+    // Static pages, before the request edge: they need no credential (the IDE's operations carry the user's own header).
+    useLandingPage({
+      graphqlPath: GRAPHQL_PATH,
+      graphiqlPath: GRAPHIQL_PATH,
+      docsPath: `${REST_BASE_PATH}/docs`,
+      openApiPath,
+      healthPath: '/healthz',
+    }),
+    useDocs({ basePath: REST_BASE_PATH, openApiPath }),
+    useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),
     useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
     useRequestEdge({
       graphqlPath: GRAPHQL_PATH,

@@ -13,6 +13,11 @@ describe('GraphQL outside production', () => {
     expect([response.status, /sandbox/i.test(String(response.body))]).toEqual([200, true]);
   });
 
+  it('links the offline GraphiQL IDE from the Sandbox page (Sandbox needs Apollo\'s CDN)', async () => {
+    const response = await app.http('GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(String(response.body)).toContain('<a href="/graphiql">');
+  });
+
   it('answers introspection', async () => {
     const response = await app.graphql('{ __schema { queryType { name } } }');
     expect(response.body.data?.__schema.queryType.name).toBe('Query');

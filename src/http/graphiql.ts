@@ -1,0 +1,110 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Router } from 'express';
+
+const require = createRequire(import.meta.url);
+
+/** A package's root folder, for files its `exports` map does not list (React's UMD builds). */
+function packageRoot(name: string): string {
+  return dirname(require.resolve(`${name}/package.json`));
+}
+
+/**
+ * The files the page loads, by their name under `<path>/assets/`, resolved
+ * from the installed packages (no CDN): React and ReactDOM as UMD globals,
+ * then GraphiQL's own browser bundle, which reads `window.React`.
+ */
+function assetFiles(): Record<string, string> {
+  return {
+    'react.production.min.js': join(packageRoot('react'), 'umd/react.production.min.js'),
+    'react-dom.production.min.js': join(packageRoot('react-dom'), 'umd/react-dom.production.min.js'),
+    'graphiql.min.js': require.resolve('graphiql/graphiql.min.js'),
+    'graphiql.min.css': require.resolve('graphiql/graphiql.min.css'),
+    // The bundles name their source maps; served so a browser's devtools find them.
+    'graphiql.min.js.map': require.resolve('graphiql/graphiql.min.js.map'),
+    'graphiql.min.css.map': require.resolve('graphiql/graphiql.min.css.map'),
+  };
+}
+
+const HEADERS_HINT = '{"Authorization": "Bearer <token or API key>"}';
+
+const PAGE_CSS = `html, body { height: 100%; margin: 0; }
+body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
+#graphiql-hint { padding: 6px 12px; font-size: 14px; background: #f3f4f6; border-bottom: 1px solid #d1d5db; }
+#graphiql-hint code { background: #e5e7eb; padding: 1px 4px; border-radius: 3px; }
+#graphiql { flex: 1; min-height: 0; }
+`;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * An offline GraphQL IDE (GraphiQL) at `path`: one HTML page whose scripts,
+ * styles and initializer are all local routes under `<path>/assets/`, so it
+ * works without internet (unlike Apollo Sandbox) and under a
+ * Content-Security-Policy that forbids inline scripts. It needs no
+ * credential: it is a static page, and the operations it sends carry
+ * whatever the user puts in its Headers tab (kept in the browser's
+ * localStorage, `shouldPersistHeaders`).
+ */
+export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: string }): Router {
+  const router = Router();
+  const assets = `${path}/assets`;
+  const files = assetFiles();
+
+  const initializer = `(function () {
+  var fetcher = GraphiQL.createFetcher({ url: new URL(${JSON.stringify(graphqlPath)}, window.location.href).href });
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      isHeadersEditorEnabled: true,
+      shouldPersistHeaders: true,
+      defaultEditorToolsVisibility: 'headers',
+      defaultQuery: ${JSON.stringify(`# Put your credential in the Headers tab below:\n#   ${HEADERS_HINT}\n# then run with Ctrl-Enter.\n\n{\n  me {\n    email\n  }\n}\n`)},
+    }),
+  );
+})();
+`;
+
+  const page = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>GraphiQL</title>
+  <link rel="stylesheet" href="${assets}/graphiql.min.css">
+  <link rel="stylesheet" href="${assets}/graphiql-page.css">
+</head>
+<body>
+  <div id="graphiql-hint">Offline GraphQL IDE for <code>${escapeHtml(graphqlPath)}</code>.
+    Put <code>${escapeHtml(HEADERS_HINT)}</code> in the <strong>Headers</strong> tab (kept in this browser).</div>
+  <div id="graphiql">Loading GraphiQL…</div>
+  <script src="${assets}/react.production.min.js"></script>
+  <script src="${assets}/react-dom.production.min.js"></script>
+  <script src="${assets}/graphiql.min.js"></script>
+  <script src="${assets}/graphiql-init.js"></script>
+</body>
+</html>
+`;
+
+  router.get(path, (_req, res) => {
+    res.type('html').send(page);
+  });
+  router.get(`${assets}/graphiql-init.js`, (_req, res) => {
+    res.type('application/javascript').send(initializer);
+  });
+  router.get(`${assets}/graphiql-page.css`, (_req, res) => {
+    res.type('text/css').send(PAGE_CSS);
+  });
+  for (const [name, file] of Object.entries(files)) {
+    router.get(`${assets}/${name}`, (_req, res, next) => {
+      res.sendFile(file, { maxAge: '1h' }, (err) => {
+        // A client that went away mid-file leaves nothing to answer.
+        if (err && !res.headersSent) next(err);
+      });
+    });
+  }
+  return router;
+}
