@@ -1,5 +1,5 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { generateApiKeySecret, hasPermission, tenantScope, type Actor } from '../auth/index.js';
+import { generateApiKeySecret, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
 import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
@@ -40,11 +40,16 @@ export class ApiKeyService {
     private readonly usage: ReturnModelType<typeof ApiKeyUsage> = ApiKeyUsageModel,
   ) {}
 
-  /** Holders of `api-keys:read` see every key of their tenant; anyone else the keys they created. */
+  /**
+   * Holders of `api-keys:read` see every key of their tenant; users in person
+   * the keys they created; an API key without the scope, none (403).
+   */
   async list(actor: Actor, args: ApiKeysArgs): Promise<Page<ApiKeyDocument>> {
+    const seesAll = hasPermission(actor, VIEW.permission);
+    if (!seesAll && actor.via.kind !== 'jwt') throw errors.forbidden(`You do not have permission to list API keys (${VIEW.permission})`);
     const filter = {
       ...tenantScope(actor),
-      ...(hasPermission(actor, VIEW.permission) ? {} : { createdBy: actor.userId }),
+      ...(seesAll ? {} : { createdBy: actor.userId }),
       ...(args.status ? statusFilter(args.status, new Date()) : {}),
     };
     return findPage(this.model, filter, args);
@@ -146,7 +151,8 @@ export class ApiKeyService {
     const query = this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
     const key = await (select ? query.select(select) : query);
     if (!key) throw notFound(id);
-    if (key.createdBy !== actor.userId && !hasPermission(actor, access.permission)) {
+    // The creator in person, or the permission: an API key acts only within its scopes.
+    if (!isUserInPerson(actor, key.createdBy) && !hasPermission(actor, access.permission)) {
       throw errors.forbidden(access.refusal);
     }
     return key;

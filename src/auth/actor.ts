@@ -27,6 +27,15 @@ export interface RateLimitState {
   windowSeconds: number;
 }
 
+/**
+ * Whether the caller is this user in person (an access token). Rules that
+ * exempt users from a permission for their own record or their own keys
+ * apply only then: an API key acts as its creator only within its scopes.
+ */
+export function isUserInPerson(actor: Actor, userId: string | null | undefined): boolean {
+  return actor.via.kind === 'jwt' && actor.userId === userId;
+}
+
 export function hasPermission(actor: Actor, permission: string): boolean {
   return actor.permissions.has('*') || actor.permissions.has(permission);
 }

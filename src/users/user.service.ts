@@ -1,5 +1,5 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { hashPassword, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
+import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
 import { findPage, type Page } from '../shared/pagination.js';
@@ -41,9 +41,9 @@ export class UserService {
     return findPage(this.model, filter, args);
   }
 
-  /** Anyone may read their own record; other users need `users:read`. */
+  /** Anyone may read their own record in person; other users (and API keys) need `users:read`. */
   async get(actor: Actor, id: string): Promise<UserDocument> {
-    if (id !== actor.userId && !hasPermission(actor, 'users:read')) {
+    if (!isUserInPerson(actor, id) && !hasPermission(actor, 'users:read')) {
       throw errors.forbidden("You do not have permission to view this user (users:read)");
     }
     const user = await this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
@@ -82,8 +82,10 @@ export class UserService {
     const scope = { _id: toObjectId(id), ...tenantScope(actor) };
     const current = await this.model.findOne(scope).lean();
     if (!current) throw notFound(id);
+    // The record is the caller's own (for an API key: its creator's): never its roles.
     const self = id === actor.userId;
-    if (!self && !hasPermission(actor, 'users:update')) {
+    // Only in person does one's own profile need no permission: an API key needs users:update.
+    if (!isUserInPerson(actor, id) && !hasPermission(actor, 'users:update')) {
       throw errors.forbidden('You do not have permission to update this user (users:update)');
     }
     assertSelf(actor, { updatedBy });

@@ -346,3 +346,38 @@ describe('the secret', () => {
     expect(logLines.join('')).not.toContain(key.secret.slice(3));
   });
 });
+
+describe('an API key acting for its creator stays within its scopes', () => {
+  it.each(SURFACES)("cannot change its creator's password without users:update (%s)", async (surface) => {
+    const key = await makeKey(chef, { scopes: ['menus:read'] });
+    const body = { password: 'T4ken-Over!', updatedBy: chef.id };
+    const operation: Operation = {
+      rest: { method: 'PATCH', path: `/access-control/users/${chef.id}`, body },
+      graphql: {
+        query: 'mutation($id: ID!, $password: String, $updatedBy: String!) { updateUser(id: $id, password: $password, updatedBy: $updatedBy) { id } }',
+        variables: { id: chef.id, ...body },
+      },
+    };
+    const outcome = await callOperation(client(), surface, operation, bearer(key));
+    expect([outcome.status, outcome.code]).toEqual([403, 'FORBIDDEN']);
+    expect((await app.rest('GET', '/restaurant/meal-menus', { token: chef.token })).status).toBe(200);
+  });
+
+  it.each(SURFACES)("cannot view or revoke its creator's other keys without api-keys scopes (%s)", async (surface) => {
+    const [key, other] = [await makeKey(chef, { scopes: ['menus:read'] }), await makeKey(chef)];
+    const view = await callOperation(client(), surface, {
+      rest: { method: 'GET', path: `/api-keys/${other.id}` },
+      graphql: { query: 'query($id: ID!) { apiKey(id: $id) { _id } }', variables: { id: other.id } },
+    }, bearer(key));
+    const revoke = await callOperation(client(), surface, {
+      rest: { method: 'PATCH', path: `/api-keys/${other.id}/revoke` },
+      graphql: { query: 'mutation($id: ID!) { revokeApiKey(id: $id) { _id } }', variables: { id: other.id } },
+    }, bearer(key));
+    expect([view.status, view.message, revoke.status, revoke.message]).toEqual([
+      403,
+      'You do not have permission to view this API key',
+      403,
+      'You do not have permission to revoke this API key',
+    ]);
+  });
+});
