@@ -31,10 +31,15 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
   const { keys, logger, flushIntervalMs = 1000, maxBatch = 500, maxBuffered = 100_000 } = options;
   let queued: ApiKeyUse[] = [];
   let writing: Promise<void> = Promise.resolve();
+  /** A flush is queued behind the one writing: a second request for one would write nothing more. */
+  let flushPending = false;
 
   const flush = (): Promise<void> => {
+    if (flushPending) return writing;
+    flushPending = true;
     // One batch at a time, in order: a flush waits for the one before it.
     writing = writing.then(async () => {
+      flushPending = false;
       if (queued.length === 0) return;
       const batch = queued;
       queued = [];
@@ -56,6 +61,11 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
   return {
     record(use) {
       queued.push(use);
+      if (queued.length > maxBuffered) {
+        // The database is slow or down: keep the newest, say what was dropped.
+        queued.shift();
+        logger.error({ pending: queued.length, dropped: 1 }, 'API key usage queue full; dropped the oldest use');
+      }
       if (queued.length >= maxBatch) void flush();
     },
     flush,

@@ -35,9 +35,7 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
       const at = now();
       const windowStart = new Date(Math.floor(at.getTime() / (RATE_WINDOW_SECONDS * 1000)) * RATE_WINDOW_SECONDS * 1000);
       const counted = await keys.countUse(parsed.keyId, parsed.hash, at, windowStart);
-      if (!counted || !counted.key.secrets.some((secret) => sameHash(secret.hash, parsed.hash))) {
-        throw errors.unauthenticated(await whyRefused(keys, parsed.keyId, at));
-      }
+      if (!counted) throw errors.unauthenticated(await whyRefused(keys, parsed.keyId, parsed.hash, at));
       const { key, usedInWindow } = counted;
       assertAllowedCaller(key, request);
       const rateLimit: RateLimitState = {
@@ -54,10 +52,17 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
   };
 }
 
-async function whyRefused(keys: ApiKeyStore, keyId: string, at: Date): Promise<string> {
+/**
+ * Why a secret was refused. Revoked or expired is said only to a caller
+ * holding one of the key's secrets (compared in constant time): the key id is
+ * public, and a well-formed secret is easy to build, so anyone else hears
+ * only "Invalid API key".
+ */
+async function whyRefused(keys: ApiKeyStore, keyId: string, hash: string, at: Date): Promise<string> {
   const key = await keys.findByKeyId(keyId);
-  if (key?.revokedAt) return 'API key revoked';
-  if (key?.expiresAt && key.expiresAt.getTime() <= at.getTime()) return 'API key expired';
+  if (!key || !key.secrets.some((secret) => sameHash(secret.hash, hash))) return 'Invalid API key';
+  if (key.revokedAt) return 'API key revoked';
+  if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) return 'API key expired';
   return 'Invalid API key';
 }
 

@@ -82,9 +82,12 @@ export async function createApp<TContext>(
       restBasePath: REST_BASE_PATH,
       createContext: options.createContext,
       readRestArguments: createRestArgumentReader(schema, options.routes, REST_BASE_PATH),
+      // The OpenAPI document is public and static: no credential is looked at (nor an API key use counted).
+      publicPaths: [`${REST_BASE_PATH}${OPENAPI_ENDPOINT}`],
       logger,
     }),
-    express.Router().use(GRAPHQL_PATH, apollo.handler),
+    // Exactly /graphql, as the request edge matches it: no other casing, no trailing slash or sub-path.
+    express.Router({ caseSensitive: true, strict: true }).all(GRAPHQL_PATH, apollo.handler),
     useSofaRest({
       schema,
       basePath: REST_BASE_PATH,

@@ -21,6 +21,8 @@ export interface RequestEdgeOptions<TContext> {
   restBasePath: string;
   createContext: RequestContextFactory<TContext>;
   readRestArguments: RestArgumentReader;
+  /** Paths under the REST base that need no context (public documents). */
+  publicPaths?: readonly string[];
   /** Used when pino-http gave the request no logger of its own. */
   logger: Logger;
 }
@@ -35,10 +37,10 @@ export interface RequestEdgeOptions<TContext> {
  * the request id reach Apollo, SOFA and the error renderers.
  */
 export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>): RequestHandler {
-  const { graphqlPath, restBasePath, createContext, readRestArguments, logger } = options;
+  const { graphqlPath, restBasePath, createContext, readRestArguments, logger, publicPaths = [] } = options;
   return async (req, res, next) => {
     const isGraphQL = req.path === graphqlPath;
-    if (!isGraphQL && !req.path.startsWith(`${restBasePath}/`)) return next();
+    if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
       const base = { requestId: String(req.id ?? ''), logger: req.log ?? logger };
       const edge: EdgeScope = {

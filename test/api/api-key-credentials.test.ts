@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKeySecret } from '../../src/auth/index.js';
 import { createLogger } from '../../src/logger.js';
 import { RoleModel, UserModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -163,6 +164,19 @@ runCases('an API key as a credential', client, [
     caller: (key) => bearer(key),
     operation: () => op.listMenus(),
     expect: refused(401, 'UNAUTHENTICATED', 'API key revoked'),
+  }),
+  apiCase({
+    name: 'tells a forged secret of a revoked key only that it is invalid (the key id is public)',
+    arrange: async () => {
+      const key = await makeKey(chef);
+      await app.rest('PATCH', `/api-keys/${key.id}/revoke`, { token: chef.token });
+      const keyId = key.secret.slice(3, 15);
+      // Well-formed, right key id, valid checksum: anyone can build one.
+      return { ...key, secret: generateApiKeySecret(keyId).secret };
+    },
+    caller: (key) => bearer(key),
+    operation: () => op.listMenus(),
+    expect: refused(401, 'UNAUTHENTICATED', 'Invalid API key'),
   }),
   apiCase({
     name: 'is refused once expired (401)',
@@ -330,6 +344,15 @@ describe('usage of a key', () => {
     await app.rest('GET', '/restaurant/meal-menus', { token: key.secret });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await storedKey(key.id))?.usageCount).toBe(0);
+  });
+});
+
+describe('the public OpenAPI document', () => {
+  it('is served whatever credential comes with it, and counts no key use', async () => {
+    const key = await makeKey(chef);
+    const response = await app.http('GET', '/api/v1/openapi.json', { token: key.secret });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect([response.status, response.headers.get('ratelimit'), (await storedKey(key.id))?.usageCount]).toEqual([200, null, 0]);
   });
 });
 

@@ -18,6 +18,11 @@ describe('GraphQL outside production', () => {
     expect(String(response.body)).toContain('<a href="/graphiql">');
   });
 
+  it.each(['/graphql/', '/GraphQL', '/graphql/x'])('answers only at exactly /graphql (%s is 404, not 500)', async (path) => {
+    const response = await app.http('POST', path, { body: { query: '{ __typename }' } });
+    expect(response.status).toBe(404);
+  });
+
   it('answers introspection', async () => {
     const response = await app.graphql('{ __schema { queryType { name } } }');
     expect(response.body.data?.__schema.queryType.name).toBe('Query');
