@@ -4,9 +4,9 @@ import type { AppError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 
 /**
- * What every resolver sees, on both surfaces: GraphQL (Apollo's context
- * function) and REST (SOFA's `context` option) build it with the same
- * factory, `createRequestContextFactory` in src/http/request-context.ts.
+ * What every resolver sees, on both surfaces: the request edge
+ * (src/http/request-edge.ts) builds it once per request with
+ * `createRequestContextFactory` (request-context.ts) and hands it to Apollo and SOFA.
  */
 export interface AppContext {
   /** null: no credential was sent. */

@@ -32,4 +32,4 @@ export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, 
 export { createRequestContextFactory } from './request-context.js';
 export { requireActor } from './require-actor.js';
 export { permissionsOfRoles } from './role-permissions.js';
-export { isInActorTenant, TENANT_FIELD, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';
+export { TENANT_FIELD, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';

@@ -33,12 +33,6 @@ export function tenantScope(actor: Actor): TenantFilter {
   return tenant === null ? {} : { tenant_id: tenant };
 }
 
-/** Whether a record owned by `tenantId` is visible to the actor. */
-export function isInActorTenant(actor: Actor, tenantId: string | null | undefined): boolean {
-  const tenant = confinedTenant(actor);
-  return tenant === null || tenant === tenantId;
-}
-
 /** The tenant a new record belongs to, given the `tenant_id` the caller named (if any). */
 export function tenantForCreate(actor: Actor, requested: string | null | undefined): string {
   const tenant = confinedTenant(actor);

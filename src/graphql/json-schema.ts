@@ -17,6 +17,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { getMetadataStorage as getTypeGraphQLStorage } from 'type-graphql';
+import { CURSOR_PATTERN, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../shared/index.js';
 
 /** A JSON Schema document (draft 2020-12), as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -35,12 +36,12 @@ const OWN_RULES: Record<string, JsonSchema> = {
   isAcceptablePassword: {
     type: 'string',
     format: 'password',
-    minLength: 6,
-    maxLength: 50,
+    minLength: PASSWORD_MIN_LENGTH,
+    maxLength: PASSWORD_MAX_LENGTH,
     pattern: '^(?=.*[A-Z])(?=.*[a-z])(?=.*[\\d\\W]).*$',
   },
   isCalendarDate: { type: 'string', format: 'date' },
-  isPageCursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{16}$' },
+  isPageCursor: { type: 'string', pattern: CURSOR_PATTERN.source },
   isIpOrCidr: { type: 'string', pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' },
   isOrigin: { type: 'string', format: 'uri', pattern: '^https?://[^/]+$' },
 };

@@ -68,7 +68,8 @@ export async function createApp<TContext>(
     useHealth(),
     // Static pages, before the request edge: they need no credential (the IDE's operations carry the user's own header).
     useLandingPage({
-      graphqlPath: GRAPHQL_PATH,
+      // Apollo Sandbox is off in production: no link to it there.
+      graphqlPath: config.nodeEnv === 'production' ? undefined : GRAPHQL_PATH,
       graphiqlPath: GRAPHIQL_PATH,
       docsPath: `${REST_BASE_PATH}/docs`,
       openApiPath,

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
+import { escapeHtml } from './html.js';
 
 const require = createRequire(import.meta.url);
 
@@ -34,10 +35,6 @@ body { display: flex; flex-direction: column; font-family: system-ui, sans-serif
 #graphiql-hint code { background: #e5e7eb; padding: 1px 4px; border-radius: 3px; }
 #graphiql { flex: 1; min-height: 0; }
 `;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /**
  * An offline GraphQL IDE (GraphiQL) at `path`: one HTML page whose scripts,

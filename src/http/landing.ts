@@ -1,18 +1,15 @@
 import { Router } from 'express';
+import { escapeHtml } from './html.js';
 
 export interface LandingLinks {
-  /** Apollo Sandbox (loads from Apollo's CDN: needs internet). */
-  graphqlPath: string;
+  /** Apollo Sandbox (loads from Apollo's CDN: needs internet); omitted where Sandbox is off (production). */
+  graphqlPath?: string;
   /** The offline GraphQL IDE (graphiql.ts). */
   graphiqlPath: string;
   /** Swagger UI (docs.ts). */
   docsPath: string;
   openApiPath: string;
   healthPath: string;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**
@@ -22,7 +19,7 @@ function escapeHtml(text: string): string {
 export function useLandingPage(links: LandingLinks): Router {
   const router = Router();
   const doors: Array<[string, string, string]> = [
-    [links.graphqlPath, 'GraphQL in Apollo Sandbox', 'loads from Apollo’s CDN: needs internet'],
+    ...(links.graphqlPath ? [[links.graphqlPath, 'GraphQL in Apollo Sandbox', 'loads from Apollo’s CDN: needs internet'] as [string, string, string]] : []),
     [links.graphiqlPath, 'GraphQL in GraphiQL', 'offline IDE, served from local files'],
     [`${links.docsPath}/`, 'REST in Swagger UI', 'served from local files'],
     [links.openApiPath, 'OpenAPI 3 document', 'of the REST surface'],

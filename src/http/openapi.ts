@@ -1,6 +1,7 @@
 import { isNonNullType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import { buildJsonSchemas, type JsonSchema } from '../graphql/json-schema.js';
+import { BODY_METHODS } from './rest-arguments.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';
 
@@ -51,7 +52,6 @@ interface OperationObject {
   security?: unknown[];
 }
 
-const BODY_METHODS = new Set(['post', 'put', 'patch']);
 
 /**
  * Corrects what SOFA's generated document says about each route's input, so
@@ -82,7 +82,7 @@ export function describeRestInputs(
       field.args.filter((arg) => arg.defaultValue !== undefined || !isNonNullType(arg.type)).map((arg) => arg.name),
     );
     const inPath = new Set(operation.parameters?.filter((p) => p.in === 'path').map((p) => p.name));
-    if (operation.parameters && BODY_METHODS.has(method)) {
+    if (operation.parameters && BODY_METHODS.has(method.toUpperCase())) {
       operation.parameters = operation.parameters.filter((p) => p.in !== 'query');
     }
     for (const parameter of operation.parameters ?? []) {
@@ -141,7 +141,7 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
   }
   if (hasPath) statuses.push(['404', 'No such record (or one of another tenant)']);
   if (typeName === 'Mutation') statuses.push(['409', 'Conflict: `errors` names the field']);
-  if (BODY_METHODS.has(method)) {
+  if (BODY_METHODS.has(method.toUpperCase())) {
     statuses.push(['413', 'The body is larger than BODY_LIMIT']);
   }
   statuses.push(['429', 'An API key past its hourly rateLimit (Retry-After, RateLimit)']);

@@ -36,7 +36,8 @@ export interface RestCall {
  */
 export type RestArgumentReader = (call: RestCall) => Record<string, unknown>;
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Methods whose arguments come from the path and a JSON body (never the query string). */
+export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * The REST side of the request edge. SOFA converts every path, query and

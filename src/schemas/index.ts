@@ -1,4 +1,3 @@
 /** The schemas area: the JSON Schema of each type, by name, derived from the declarations themselves. */
-export { buildJsonSchemas, standaloneSchema, type JsonSchema } from '../graphql/json-schema.js';
 export { SchemaResolver } from './schema.resolver.js';
 export { schemaRestRoutes } from './schemas.routes.js';

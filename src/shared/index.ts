@@ -1,6 +1,7 @@
 /** Helpers every area shares: ids, pagination, calendar days, the credential rules. */
 export { IdArgs, ObjectIdField, isObjectIdString, toObjectId, type ObjectIdFieldOptions } from './object-id.js';
 export {
+  CURSOR_PATTERN,
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,
   PageArgs,

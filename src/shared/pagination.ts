@@ -43,7 +43,8 @@ export function Paginated<TItem extends object>(
   return PageType;
 }
 
-const CURSOR_PATTERN = /^[A-Za-z0-9_-]{16}$/;
+/** What a cursor this service hands out looks like (12 id bytes in base64url). */
+export const CURSOR_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 
 export function encodeCursor(id: { toHexString(): string }): string {
   return Buffer.from(id.toHexString(), 'hex').toString('base64url');
