@@ -69,6 +69,10 @@ export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptio
       return { key: toCredentialRecord(stored), usedInWindow: stored.rateWindow?.count ?? 1 };
     },
 
+    async releaseUse(keyId, windowStart) {
+      await keys().updateOne({ keyId, 'rateWindow.start': windowStart, 'rateWindow.count': { $gt: 0 } }, { $inc: { 'rateWindow.count': -1 } });
+    },
+
     async findByKeyId(keyId) {
       const found = await keys().findOne({ keyId }, { projection: CREDENTIAL_FIELDS });
       return found ? toCredentialRecord(found as unknown as StoredCredential) : null;

@@ -93,7 +93,13 @@ export interface ApiKeyStore {
    * nothing. Exact under concurrency and across instances.
    */
   countUse(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;
-  /** The key, to say why a secret was refused (revoked, expired, unknown). */
+  /**
+   * Gives back a use counted by `countUse` that was then refused (a caller
+   * outside the key's allowed IPs or origins), so that such callers cannot
+   * spend the key's hourly quota. No effect once the window has moved on.
+   */
+  releaseUse(keyId: string, windowStart: Date): Promise<void>;
+    /** The key, to say why a secret was refused (revoked, expired, unknown). */
   findByKeyId(keyId: string): Promise<ApiKeyCredentialRecord | null>;
   /** Appends the usage-log entries and raises each key's usageCount and lastUsedAt, in one batch. */
   recordUses(uses: readonly ApiKeyUse[]): Promise<void>;

@@ -37,7 +37,13 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
       const counted = await keys.countUse(parsed.keyId, parsed.hash, at, windowStart);
       if (!counted) throw errors.unauthenticated(await whyRefused(keys, parsed.keyId, parsed.hash, at));
       const { key, usedInWindow } = counted;
-      assertAllowedCaller(key, request);
+      try {
+        assertAllowedCaller(key, request);
+      } catch (refusal) {
+        // A caller the key does not allow spends none of its quota.
+        await keys.releaseUse(key.keyId, windowStart);
+        throw refusal;
+      }
       const rateLimit: RateLimitState = {
         limit: key.rateLimit,
         remaining: Math.max(0, key.rateLimit - usedInWindow),
@@ -79,7 +85,7 @@ async function actingCreator(accounts: AccountStore, key: ApiKeyCredentialRecord
 
 /** `allowedIPs` (addresses and CIDRs) and `allowedOrigins`, when the key lists any. */
 function assertAllowedCaller(key: ApiKeyCredentialRecord, request: RequestFacts): void {
-  if (key.allowedIPs.length > 0 && !ipAllowList(key.allowedIPs).allows(request.ip)) {
+  if (key.allowedIPs.length > 0 && !allowListOf(key.allowedIPs).allows(request.ip)) {
     throw errors.forbidden(`This API key may not be used from IP address ${normalizeIp(request.ip)}`);
   }
   if (key.allowedOrigins.length > 0 && !(request.origin && key.allowedOrigins.includes(request.origin))) {
@@ -93,8 +99,24 @@ export function normalizeIp(ip: string): string {
   return mapped ? mapped[1] : ip;
 }
 
+type IpAllowList = { allows(ip: string): boolean };
+
+/** Allow-lists already built, by their entries: keys are checked on every request. */
+const builtAllowLists = new Map<string, IpAllowList>();
+const MAX_BUILT_ALLOW_LISTS = 1000;
+
+function allowListOf(entries: readonly string[]): IpAllowList {
+  const id = entries.join('\n');
+  let list = builtAllowLists.get(id);
+  if (!list) {
+    if (builtAllowLists.size >= MAX_BUILT_ALLOW_LISTS) builtAllowLists.delete(builtAllowLists.keys().next().value!);
+    builtAllowLists.set(id, (list = ipAllowList(entries)));
+  }
+  return list;
+}
+
 /** An allow-list of addresses and CIDR blocks, IPv4 and IPv6. */
-export function ipAllowList(entries: readonly string[]): { allows(ip: string): boolean } {
+export function ipAllowList(entries: readonly string[]): IpAllowList {
   const list = new BlockList();
   for (const entry of entries) {
     const [written, prefix] = entry.split('/');

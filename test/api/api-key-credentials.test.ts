@@ -306,6 +306,18 @@ describe('the hourly rate limit', () => {
     expect(limited.raw.headers.get('ratelimit-policy')).toBe('"key";q=3;w=3600');
   });
 
+  it.each(SURFACES)('is not spent by callers the key does not allow (IP, Origin) (%s)', async (surface) => {
+    const key = await makeKey(chef, { rateLimit: 2, allowedOrigins: ['https://kitchen.example.test'] });
+    const refused = [];
+    for (let i = 0; i < 3; i += 1) refused.push((await callOperation(client(), surface, op.listMenus(), bearer(key, { origin: 'https://evil.example.test' }))).status);
+    const allowed = [];
+    for (let i = 0; i < 3; i += 1) allowed.push((await callOperation(client(), surface, op.listMenus(), bearer(key, { origin: 'https://kitchen.example.test' }))).status);
+    expect([refused, allowed]).toEqual([
+      [403, 403, 403],
+      [200, 200, 429],
+    ]);
+  });
+
   it('is exact under concurrency: 40 requests at once on a limit of 25 give 25 successes', async () => {
     const key = await makeKey(chef, { rateLimit: 25 });
     const statuses = await Promise.all(
