@@ -51,6 +51,20 @@ export interface ServiceOptions {
   resolveActor?: ActorResolver;
 }
 
+/** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
+const openApi = {
+  title: 'Admin gateway REST API',
+  description:
+    'API keys, access-control users and roles, restaurant meal menus and schemas. ' +
+    'Every route is generated from the GraphQL operation of the same meaning (served at /graphql). ' +
+    'Errors are application/problem+json (RFC 9457).',
+  version: '1.0.0',
+  securitySchemes: {
+    bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token (POST /auth/login) or an API key secret' },
+    apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+  },
+};
+
 /**
  * The HTTP application of the whole service. `stop()` also writes the API
  * key usage still queued, so call it before closing the database.
@@ -63,6 +77,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore }), jwtStrategy(config.jwt, userAccountStore)]);
   const app = await createApp(config, schema, {
     routes: restRoutes,
+    openApi,
     createContext: createRequestContextFactory(config, resolveActor, usage),
     logger,
   });

@@ -7,7 +7,7 @@ import { useDocs } from './docs.js';
 import { useGraphiQL } from './graphiql.js';
 import { useHealth } from './health.js';
 import { useLandingPage } from './landing.js';
-import { OPENAPI_ENDPOINT, openApiOptions } from './openapi.js';
+import { OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './openapi.js';
 import { createRestArgumentReader } from './rest-arguments.js';
 import { useRequestEdge, type RequestContextFactory } from './request-edge.js';
 import type { RestRoutes } from './rest-routes.js';
@@ -21,11 +21,12 @@ export const GRAPHQL_PATH = '/graphql';
 export const REST_BASE_PATH = '/api/v1';
 /** The offline GraphQL IDE; not under /graphql, whose mount also takes /graphql/* paths. */
 export const GRAPHIQL_PATH = '/graphiql';
-const API_VERSION = '1.0.0';
 
 export interface AppOptions<TContext> {
   /** The REST route of each operation (every area's table, joined). */
   routes: RestRoutes;
+  /** The OpenAPI document's title, description, version and credential kinds. */
+  openApi: OpenApiDescription;
   /** The resolver context of a request: credential -> caller (src/auth/request-context.ts). */
   createContext: RequestContextFactory<TContext>;
   logger?: Logger;
@@ -93,7 +94,7 @@ export async function createApp<TContext>(
       schema,
       basePath: REST_BASE_PATH,
       routes: options.routes,
-      openAPI: openApiOptions({ version: API_VERSION }),
+      openAPI: openApiOptions(options.openApi),
       logger,
       exposeErrorDetails: development,
     }),

@@ -8,29 +8,26 @@ import type { SofaConfig } from './sofa-types.js';
 /** Where SOFA (fets) serves the OpenAPI document, under the REST base path. */
 export const OPENAPI_ENDPOINT = '/openapi.json';
 
+/** What the composition root says about the API: its description and its credential kinds. */
+export interface OpenApiDescription {
+  title: string;
+  description: string;
+  version: string;
+  /** OpenAPI security schemes, by name; every route needs one of them unless it is open. */
+  securitySchemes: Record<string, object>;
+}
+
 /**
  * The OpenAPI document's fixed parts; SOFA adds every route and the schemas
- * of every GraphQL type. Both credential kinds are declared.
+ * of every GraphQL type.
  */
-export function openApiOptions({ version }: { version: string }): NonNullable<SofaConfig['openAPI']> {
+export function openApiOptions({ title, description, version, securitySchemes }: OpenApiDescription): NonNullable<SofaConfig['openAPI']> {
   // `security` is valid OpenAPI that fets' type omits; fets copies the document as given.
   const document = {
     endpoint: OPENAPI_ENDPOINT,
-    info: {
-      title: 'Admin gateway REST API',
-      description:
-        'API keys, access-control users and roles, restaurant meal menus and schemas. ' +
-        'Every route is generated from the GraphQL operation of the same meaning (served at /graphql). ' +
-        'Errors are application/problem+json (RFC 9457).',
-      version,
-    },
-    components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token (POST /auth/login) or an API key secret' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-      },
-    },
-    security: [{ bearerAuth: [] }, { apiKey: [] }],
+    info: { title, description, version },
+    components: { securitySchemes },
+    security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
   };
   return document;
 }

@@ -56,6 +56,7 @@ beforeAll(async () => {
   handle = await createApp(config, schema, {
     routes,
     createContext: async (_req, { requestId }) => ({ requestId }),
+    openApi: { title: 'Things', description: 'A small schema of its own', version: '0.0.1', securitySchemes: {} },
     logger: pino({ level: 'silent' }),
   });
   server = handle.app.listen(0, '127.0.0.1');
