@@ -41,6 +41,15 @@ export interface AppConfig {
    * comma-separated list of addresses/CIDRs, as express's `trust proxy` takes.
    */
   readonly trustProxy: boolean | number | string;
+  /** Sign-in throttling (src/auth/login-throttle.ts). */
+  readonly loginThrottle: {
+    /** Failed sign-ins per submitted email before each attempt must wait. */
+    readonly accountFailures: number;
+    /** Failed sign-ins per client IP (an IPv6 /64) before each attempt must wait. */
+    readonly ipFailures: number;
+    /** Quiet time, in seconds, after which a counter starts over. */
+    readonly windowSeconds: number;
+  };
 }
 
 export interface LoadedConfig {
@@ -171,6 +180,8 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push('TRUST_PROXY must be false, true, a hop count, or comma-separated addresses/CIDRs (loopback, 10.0.0.0/8, …)');
   }
 
+  const loginThrottle = readLoginThrottle(env, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   const config: AppConfig = {
@@ -192,8 +203,23 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
     apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
     trustProxy: trustProxy as boolean | number | string,
+    loginThrottle,
   };
   return { config: deepFreeze(config), warnings };
+}
+
+/** LOGIN_ACCOUNT_FAILURES (default 5), LOGIN_IP_FAILURES (20), LOGIN_FAILURE_WINDOW (15m). */
+function readLoginThrottle(env: Env, problems: string[]): AppConfig['loginThrottle'] {
+  const count = (name: string, fallback: number) => {
+    const text = read(env, name) ?? String(fallback);
+    if (/^\d{1,6}$/.test(text) && Number(text) > 0) return Number(text);
+    problems.push(`${name} must be a whole number from 1 to 999999 (got "${text}")`);
+    return fallback;
+  };
+  const windowText = read(env, 'LOGIN_FAILURE_WINDOW') ?? '15m';
+  const windowSeconds = parseDurationSeconds(windowText);
+  if (windowSeconds === null) problems.push(`LOGIN_FAILURE_WINDOW must be a positive duration like 900, 15m, 1h (got "${windowText}")`);
+  return { accountFailures: count('LOGIN_ACCOUNT_FAILURES', 5), ipFailures: count('LOGIN_IP_FAILURES', 20), windowSeconds: windowSeconds ?? 900 };
 }
 
 /** TRUST_PROXY as express's `trust proxy` setting; null when unreadable. Unset: false (X-Forwarded-For is ignored). */

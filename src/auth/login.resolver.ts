@@ -15,9 +15,10 @@ export class LoginResolver {
     description:
       'Signs in with email and password; open to anyone. Without tenantId it signs in the platform account of the email, ' +
       'else its only tenant account: an account of a tenant whose email exists in several tenants must send tenantId. ' +
-      'Any failure is the same 401 "Invalid email or password".',
+      'Any failure is the same 401 "Invalid email or password". Repeated failures for one email or from one IP ' +
+      'must then wait, growing with each failure: an attempt before its wait is over is refused with 429 (Retry-After).',
   })
   login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<AccessToken> {
-    return this.logins.login(context.config.jwt, args);
+    return this.logins.login(context.config, args, context.ip);
   }
 }

@@ -2,6 +2,7 @@ import { signAccessToken, type JwtSettings, type SignedAccessToken } from './jwt
 import { dummyPasswordHash, verifyPassword } from './password.js';
 import { errors } from '../errors/index.js';
 import type { AccountStore } from './account-store.js';
+import { admitSignIn, type LoginThrottleSettings } from './login-throttle.js';
 
 export interface LoginInput {
   email: string;
@@ -10,12 +11,20 @@ export interface LoginInput {
   tenantId?: string | null;
 }
 
+/** The settings a sign-in uses (AppConfig has them). */
+export interface LoginSettings {
+  jwt: JwtSettings;
+  loginThrottle: LoginThrottleSettings;
+}
+
 /**
  * Email + password -> access token. At most one account is a candidate (the
  * store chooses it from the email and tenantId), and every sign-in verifies
  * exactly one Argon2id hash: the candidate's, or the dummy one when there is
  * none. An unknown email, an email in many tenants and a wrong password get
- * the same 401 for the same work, so none can be told apart.
+ * the same 401 for the same work, so none can be told apart. Before that,
+ * the sign-in throttle (login-throttle.ts) counts the attempt or refuses it
+ * with 429, so a throttled attempt costs no password check.
  */
 export class LoginService {
   constructor(private readonly accounts: AccountStore) {
@@ -24,12 +33,15 @@ export class LoginService {
     dummyPasswordHash().catch(() => {});
   }
 
-  async login(settings: JwtSettings, input: LoginInput): Promise<SignedAccessToken> {
+  async login(settings: LoginSettings, input: LoginInput, ip: string): Promise<SignedAccessToken> {
+    const attempt = await admitSignIn(settings.loginThrottle, input.email, ip);
     const candidate = await this.accounts.findLoginCandidate(input.email, input.tenantId);
     const passwordHash = candidate ? candidate.passwordHash : await dummyPasswordHash();
     const matches = await verifyPassword(passwordHash, input.password);
+    // A failure stays counted: admitSignIn counted it already.
     if (!candidate || !matches) throw errors.unauthenticated('Invalid email or password');
-    return signAccessToken(settings, {
+    await attempt.succeeded();
+    return signAccessToken(settings.jwt, {
       sub: candidate.id,
       tenant: candidate.tenantId,
       roles: [...candidate.roles],

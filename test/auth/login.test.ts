@@ -24,7 +24,9 @@ const FIVE_EMAIL = 'five@example.test';
 const verifications = vi.spyOn(password, 'verifyPassword');
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // This file refuses one email six times and twenty sign-ins from one IP, past the
+  // sign-in throttle's defaults (test/auth/login-throttle.test.ts covers it): limits out of reach here.
+  app = await startTestApp({ env: { LOGIN_ACCOUNT_FAILURES: '1000', LOGIN_IP_FAILURES: '1000' } });
   [tenantUser, platformAdmin, twinA, twinB, sharedAdmin, sharedMember] = await Promise.all([
     app.createUser({ tenantId: 'tenant-login', roles: ['member'], email: 'Mixed.Case@Example.test' }),
     app.createUser({ tenantId: null }),

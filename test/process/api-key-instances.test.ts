@@ -20,7 +20,9 @@ import {
  * one standalone engine, a key with a limit of N, N + 50 requests at once
  * spread over both: exactly N succeed. Its uses are counted once each, also
  * when both instances are stopped (SIGTERM) right after the burst: the queued
- * usage is written on shutdown, nothing is lost.
+ * usage is written on shutdown, nothing is lost. Sign-in throttling holds
+ * across them too: concurrent failed sign-ins for one email over both get
+ * exactly the free failures' worth of password checks.
  */
 
 const LIMIT = 30;
@@ -47,6 +49,31 @@ afterAll(async () => {
   for (const service of services) await stopService(service);
   await mongo?.close();
   rmSync(workDir, { recursive: true, force: true });
+});
+
+// Before the API key case, which stops both instances.
+describe('sign-in throttling over two instances', () => {
+  const FREE_FAILURES = 5; // the default LOGIN_ACCOUNT_FAILURES
+  const ATTEMPTS = 20;
+
+  it(`answers 401 to exactly ${FREE_FAILURES} of ${ATTEMPTS} concurrent failed sign-ins for one email, then 429 on either`, async () => {
+    const [first, second] = services;
+    const credentials = { email: 'guessed@example.com', password: 'Wr0ng-passw0rd' };
+    const statuses = await Promise.all(
+      Array.from({ length: ATTEMPTS }, async (_, i) => (await call((i % 2 ? second : first)!, 'POST', '/api/v1/auth/login', { body: credentials })).status),
+    );
+    expect([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length]).toEqual([FREE_FAILURES, ATTEMPTS - FREE_FAILURES]);
+
+    const afterwards = await Promise.all([first!, second!].map((service) => call(service, 'POST', '/api/v1/auth/login', { body: credentials })));
+    expect(afterwards.map((response) => response.status)).toEqual([429, 429]);
+    const client = new MongoClient(mongo.uri);
+    try {
+      const counter = await client.db('keys_db').collection<{ _id: string; failures: number }>('loginthrottles').findOne({ _id: 'account:guessed@example.com' });
+      expect(counter?.failures).toBe(FREE_FAILURES);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('an API key served by two instances', () => {

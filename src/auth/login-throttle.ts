@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { AppConfig } from '../config.js';
+import { errors } from '../errors/index.js';
+import { normalizeIp } from './api-key.strategy.js';
+import { LoginThrottleModel } from './login-throttle.model.js';
+
+/**
+ * Sign-in throttling, against password guessing. Two counters see every
+ * attempt: one of the submitted email (normalised; whether or not an account
+ * has it, in any tenant) and one of the client IP (IPv6 by /64, which one
+ * subscriber usually holds). Each allows a few free failures (config
+ * `loginThrottle`: 5 per email, 20 per IP); after those, each attempt must
+ * wait FIRST_WAIT_SECONDS after the previous one, doubling with every further
+ * failure, up to MAX_WAIT_SECONDS. An attempt before its wait is over gets 429
+ * with Retry-After, checks no password and is not counted (so hammering does
+ * not lengthen a wait). A counter starts over after `windowSeconds` without
+ * attempts past its wait; a TTL index removes it.
+ *
+ * An attempt is counted as a failure when it is let through, before the
+ * password check, in the same atomic update that decides it may run: so
+ * concurrent attempts, on any instance, never get more password checks than
+ * the counters allow. A sign-in that succeeds then clears its email's counter
+ * and gives its IP back its own attempt (the IP keeps counting failures, so a
+ * caller's own good sign-ins do not buy guesses at other accounts).
+ *
+ * Unknown and known emails are counted and answered alike: the counters are
+ * keyed by what was submitted, never by what exists.
+ */
+
+export type LoginThrottleSettings = AppConfig['loginThrottle'];
+
+/** The wait after the last free failure; each further failure doubles it. */
+export const FIRST_WAIT_SECONDS = 15;
+/** The longest wait. */
+export const MAX_WAIT_SECONDS = 15 * 60;
+
+/** An attempt that was let through. */
+export interface SignInAttempt {
+  /** It signed in: clears the email's counter and gives the IP back this attempt. */
+  succeeded(): Promise<void>;
+}
+
+/**
+ * Lets one sign-in attempt through, counting it on both counters, or throws
+ * 429 (Retry-After: the longer wait) when either says to wait.
+ */
+export async function admitSignIn(settings: LoginThrottleSettings, email: string, ip: string, at = new Date()): Promise<SignInAttempt> {
+  const account: Counter = { key: accountThrottleKey(email), freeFailures: settings.accountFailures, windowSeconds: settings.windowSeconds };
+  const address: Counter = { key: ipThrottleKey(ip), freeFailures: settings.ipFailures, windowSeconds: settings.windowSeconds };
+  const attempt = randomUUID();
+  const outcomes = await Promise.all([account, address].map((counter) => letThrough(counter, at, attempt)));
+  const waits = outcomes.filter((outcome): outcome is number => outcome !== true);
+  if (waits.length > 0) {
+    // Refused by one counter: the other gets the attempt back (no password was checked).
+    await Promise.all([account, address].filter((_, i) => outcomes[i] === true).map((counter) => giveBack(counter, at)));
+    const seconds = Math.max(...waits);
+    throw errors.rateLimited(seconds, `Too many failed sign-in attempts; try again in ${seconds} s`);
+  }
+  return {
+    async succeeded() {
+      await Promise.all([LoginThrottleModel.collection.deleteOne({ _id: account.key as never }), giveBack(address, new Date())]);
+    },
+  };
+}
+
+interface Counter {
+  key: string;
+  freeFailures: number;
+  windowSeconds: number;
+}
+
+/** The stored fields letThrough reads back. */
+interface StoredCounter {
+  attempt: string;
+  lockedUntil: Date;
+}
+
+/**
+ * One atomic upsert: when the counter is new, over, or past its wait, counts
+ * the attempt (marking it as this attempt) and sets the next wait; else
+ * changes nothing. True when this attempt was let through, else the seconds
+ * to wait.
+ */
+async function letThrough(counter: Counter, at: Date, attempt: string, retried = false): Promise<true | number> {
+  const over = { $not: [{ $gt: ['$expireAt', at] }] };
+  const open = { $or: [over, { $lte: ['$lockedUntil', at] }] };
+  const pipeline = [
+    {
+      $set: {
+        failures: { $cond: [over, 1, { $cond: [open, { $add: ['$failures', 1] }, '$failures'] }] },
+        lastAt: { $cond: [open, at, '$lastAt'] },
+        attempt: { $cond: [open, attempt, '$attempt'] },
+      },
+    },
+    { $set: { lockedUntil: { $cond: [{ $eq: ['$attempt', attempt] }, nextUnlock(counter), '$lockedUntil'] } } },
+    { $set: { expireAt: { $add: ['$lockedUntil', counter.windowSeconds * 1000] } } },
+  ];
+  try {
+    const stored = (await LoginThrottleModel.collection.findOneAndUpdate({ _id: counter.key as never }, pipeline, {
+      upsert: true,
+      returnDocument: 'after',
+      projection: { attempt: 1, lockedUntil: 1 },
+    })) as StoredCounter | null;
+    if (!stored || stored.attempt === attempt) return true;
+    return Math.max(1, Math.ceil((stored.lockedUntil.getTime() - at.getTime()) / 1000));
+  } catch (err) {
+    // Two first attempts on one key may race to insert it: the loser updates the winner's.
+    if (!retried && (err as { code?: number }).code === 11000) return letThrough(counter, at, attempt, true);
+    throw err;
+  }
+}
+
+/** Takes one attempt off a counter and recomputes its wait (a success, or a refusal by the other counter). */
+async function giveBack(counter: Counter, at: Date): Promise<void> {
+  await LoginThrottleModel.collection.updateOne({ _id: counter.key as never, failures: { $gt: 0 }, expireAt: { $gt: at } }, [
+    { $set: { failures: { $subtract: ['$failures', 1] } } },
+    { $set: { lockedUntil: nextUnlock(counter) } },
+    { $set: { expireAt: { $add: ['$lockedUntil', counter.windowSeconds * 1000] } } },
+  ]);
+}
+
+/** `lastAt` plus the wait its `failures` call for: none within the free failures, then doubling to the cap. */
+function nextUnlock({ freeFailures }: Counter): object {
+  const beyondFree = { $min: [{ $subtract: ['$failures', freeFailures] }, 20] };
+  const waitMs = { $min: [MAX_WAIT_SECONDS * 1000, { $multiply: [FIRST_WAIT_SECONDS * 1000, { $pow: [2, beyondFree] }] }] };
+  return { $add: ['$lastAt', { $cond: [{ $lt: ['$failures', freeFailures] }, 0, waitMs] }] };
+}
+
+/**
+ * The email's counter. Folds case and compatibility forms (full-width
+ * letters, ligatures, ß/SS): coarser than the users' email collation, so no
+ * spelling of an account's email gets a counter of its own.
+ */
+export function accountThrottleKey(email: string): string {
+  return `account:${email.trim().normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC')}`;
+}
+
+/** The IP's counter: an IPv4 address (also IPv4-mapped), or the /64 of an IPv6 one. */
+export function ipThrottleKey(ip: string): string {
+  const address = normalizeIp(ip.split('%')[0]);
+  return `ip:${isIP(address) === 6 ? ipv6Slash64(address) : address}`;
+}
+
+/** `2001:db8:1:2::/64` for any address of that /64, however it is written. */
+function ipv6Slash64(address: string): string {
+  const [head, tail] = address.split('::');
+  const groupsOf = (text: string | undefined) => (text ? text.split(':') : []);
+  // A dotted IPv4 tail stands for two groups.
+  const width = (groups: string[]) => groups.reduce((sum, group) => sum + (group.includes('.') ? 2 : 1), 0);
+  const groups =
+    tail === undefined
+      ? groupsOf(head)
+      : [...groupsOf(head), ...Array<string>(8 - width(groupsOf(head)) - width(groupsOf(tail))).fill('0'), ...groupsOf(tail)];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}
