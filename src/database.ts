@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import type { AppConfig } from './config.js';
-import type { RunningEngine, StartEngineOptions } from './engine/index.js';
+import type { EngineOptions, RunningEngine } from './engine/index.js';
 import type { Logger } from './logger.js';
 
 export interface Database {
@@ -13,7 +13,7 @@ export interface Database {
 /** Database name used when the URI names none (always, for the embedded engine). */
 export const DEFAULT_DB_NAME = 'admin_gateway';
 
-export async function startEmbeddedEngine(options: StartEngineOptions): Promise<RunningEngine> {
+export async function startEmbeddedEngine(options: EngineOptions): Promise<RunningEngine> {
   // Loaded on demand: with MONGODB_URI the engine (and lmdb) stays out of the process.
   const { startEngine } = await import('./engine/index.js');
   return startEngine(options);
@@ -22,11 +22,14 @@ export async function startEmbeddedEngine(options: StartEngineOptions): Promise<
 /**
  * MONGODB_URI when set, else the embedded engine on DATA_DIR; then mongoose
  * connects and every model's collection and indexes exist before the first request.
+ * The embedded engine has no authentication, so by default it listens on a unix
+ * socket only this user can open (DATA_DIR/socket/engine.sock, or a private temp
+ * directory when that path is too long), never on a TCP port.
  */
 export async function openDatabase(
   config: Pick<AppConfig, 'mongodbUri' | 'dataDir'>,
   logger: Logger,
-  engineOptions: StartEngineOptions = { dbPath: config.dataDir },
+  engineOptions: EngineOptions = { dbPath: config.dataDir, socket: {} },
 ): Promise<Database> {
   const engine = config.mongodbUri ? null : await startEmbeddedEngine(engineOptions);
   const uri = config.mongodbUri ?? engine!.uri;
@@ -36,7 +39,8 @@ export async function openDatabase(
     await engine?.close();
     throw err;
   }
-  logger.info({ embedded: engine !== null }, 'database connected');
+  // The engine's URI is a socket path or a loopback port, never a credential; MONGODB_URI may hold one.
+  logger.info(engine ? { embedded: true, engine: engine.uri } : { embedded: false }, 'database connected');
   return {
     uri,
     async close() {

@@ -1,20 +1,28 @@
 import { parseArgs } from 'node:util';
-import { startEngine, type StartEngineOptions } from './index.js';
+import { startEngine, type EngineOptions, type RunningEngine } from './index.js';
 
 /**
- * `npm run engine -- --port 27017 --dbpath ./data [--host 127.0.0.1] [--in-memory]`
+ * `npm run engine -- --dbpath ./data [--port 27017] [--host 127.0.0.1] | [--socket | --socket-path <file.sock>]`
  * Runs the engine as a standalone server: prints one line with its URI,
  * serves until SIGTERM/SIGINT, then closes connections, flushes storage and
- * exits 0.
+ * exits 0. TCP on loopback by default, so tools and several instances can
+ * share it; `--socket` keeps it to this user. Either way it prints what it is
+ * exposed to: it has no authentication.
  */
-const USAGE = 'usage: engine --dbpath <dir> | --in-memory  [--port <0-65535>] [--host <address>]';
+const USAGE =
+  'usage: engine --dbpath <dir> | --in-memory  [--port <0-65535>] [--host <address>] | [--socket] [--socket-path <file.sock>]';
+const DEFAULT_PORT = '27017';
+const DEFAULT_HOST = '127.0.0.1';
 
-function parseOptions(argv: string[]): StartEngineOptions {
+function parseOptions(argv: string[]): EngineOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
-      port: { type: 'string', default: '27017' },
-      host: { type: 'string', default: '127.0.0.1' },
+      // No defaults here: giving --port or --host with --socket is a mistake to report.
+      port: { type: 'string' },
+      host: { type: 'string' },
+      socket: { type: 'boolean', default: false },
+      'socket-path': { type: 'string' },
       dbpath: { type: 'string' },
       'in-memory': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -27,14 +35,38 @@ function parseOptions(argv: string[]): StartEngineOptions {
     process.exit(0);
   }
   const problems: string[] = [];
-  const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) problems.push(`--port must be an integer from 0 to 65535, got '${values.port}'`);
+  const portText = values.port ?? DEFAULT_PORT;
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) problems.push(`--port must be an integer from 0 to 65535, got '${portText}'`);
   if (values.host === '') problems.push('--host must not be empty');
+  const socketPath = values['socket-path'];
+  if (socketPath === '') problems.push('--socket-path must not be empty');
+  const onSocket = values.socket || socketPath !== undefined;
+  if (onSocket && (values.port !== undefined || values.host !== undefined)) {
+    problems.push('--socket and --socket-path listen on a unix socket: give no --port or --host with them');
+  }
   if (values['in-memory'] && values.dbpath !== undefined) problems.push('give either --dbpath or --in-memory, not both');
   if (!values['in-memory'] && (values.dbpath === undefined || values.dbpath === '')) problems.push('--dbpath <dir> is required (or --in-memory)');
   if (problems.length > 0) throw new UsageError(problems);
-  const common = { host: values.host, port };
-  return values['in-memory'] ? { ...common, inMemory: true } : { ...common, dbPath: values.dbpath! };
+  const storage = values['in-memory'] ? { inMemory: true as const } : { dbPath: values.dbpath! };
+  if (onSocket) return { ...storage, socket: socketPath === undefined ? {} : { path: socketPath } };
+  return { ...storage, host: values.host ?? DEFAULT_HOST, port };
+}
+
+/** The engine has no authentication: say plainly who can read and write its data. */
+function exposureNote(engine: RunningEngine): string {
+  if (engine.socketPath !== undefined) {
+    return (
+      `engine: no authentication; listening only on the unix socket ${engine.socketPath} (mode 600 in a directory of mode 700): ` +
+      'only this user (and root) can connect, and every process of this user can read and write all data'
+    );
+  }
+  const loopback = /^(127\.|::1$|localhost$)/.test(engine.host);
+  const who = loopback ? 'any process of any user on this machine' : `anyone who can reach ${engine.host} over the network`;
+  return (
+    `engine: WARNING: no authentication; ${who} can connect to port ${engine.port} and read and write all data ` +
+    '(password hashes included). Use --socket to allow this user only.'
+  );
 }
 
 class UsageError extends Error {
@@ -44,7 +76,7 @@ class UsageError extends Error {
 }
 
 async function main(): Promise<void> {
-  let options: StartEngineOptions;
+  let options: EngineOptions;
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (err) {
@@ -73,6 +105,7 @@ async function main(): Promise<void> {
   // Printed only once the signal handlers are in place: whoever waits for
   // this line may stop us right away.
   const where = 'dbPath' in options ? `data in ${options.dbPath}` : 'in memory';
+  process.stderr.write(`${exposureNote(engine)}\n`);
   process.stdout.write(`engine listening on ${engine.uri} (${where})\n`);
 }
 

@@ -3,47 +3,87 @@ import path from 'node:path';
 import { createDispatcher, type EngineState } from './commands/index.js';
 import { CursorStore } from './cursors/index.js';
 import { lockDbPath, type DbPathLock } from './db-path-lock.js';
-import { startWireServer, type WireServer } from './server/index.js';
+import { claimSocketPath, startWireServer, type ClaimedSocketPath, type ListenAt, type SocketOptions, type WireServer } from './server/index.js';
 import { serverFacts } from './standalone/index.js';
 import { createMemoryStorage, openLmdbStorage, startTtlSweeper, type Storage } from './storage/index.js';
+
+export { MAX_SOCKET_PATH_BYTES, type SocketOptions } from './server/index.js';
 
 /**
  * The engine's only public entry: a MongoDB-wire-compatible server that the
  * official driver (and mongoose) connect to like a standalone mongod.
+ *
+ * The engine has no authentication. On TCP anyone who can reach the port can
+ * read and write everything; on a unix socket (`socket`) only this user can
+ * connect, and no port is opened.
  */
 interface CommonEngineOptions {
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** 0 (the default) picks a free port. */
-  port?: number;
   /** How often expired TTL documents are removed (mongod: 60 s). */
   ttlMonitorIntervalMs?: number;
   /** Where the engine's one-line diagnostics go; default stderr. */
   log?: (line: string) => void;
 }
 
-export type StartEngineOptions = CommonEngineOptions & ({ dbPath: string } | { inMemory: true });
+interface TcpListenOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  socket?: undefined;
+}
 
-export interface RunningEngine {
-  /** e.g. mongodb://127.0.0.1:27017/ */
+interface SocketListenOptions {
+  /** Listen on a unix domain socket (file 0600 in a 0700 directory) instead of TCP. */
+  socket: SocketOptions;
+  host?: undefined;
+  port?: undefined;
+}
+
+type StorageOptions = { dbPath: string } | { inMemory: true };
+
+/** An engine on TCP. */
+export type StartEngineOptions = CommonEngineOptions & TcpListenOptions & StorageOptions;
+/** An engine on a unix domain socket. */
+export type StartSocketEngineOptions = CommonEngineOptions & SocketListenOptions & StorageOptions;
+export type EngineOptions = StartEngineOptions | StartSocketEngineOptions;
+
+interface EngineHandle {
+  /** The connection string for the driver: mongodb://127.0.0.1:27017/ or mongodb://%2F...%2Fengine.sock/ */
   uri: string;
-  host: string;
-  port: number;
-  /** Stops accepting, closes connections and cursors, flushes and closes storage. */
+  /** Stops accepting, closes connections and cursors, flushes and closes storage; removes its socket. */
   close(): Promise<void>;
 }
+
+export interface TcpEngine extends EngineHandle {
+  host: string;
+  port: number;
+  socketPath?: undefined;
+}
+
+export interface SocketEngine extends EngineHandle {
+  /** Absolute path of the socket file. */
+  socketPath: string;
+  host?: undefined;
+  port?: undefined;
+}
+
+export type RunningEngine = TcpEngine | SocketEngine;
 
 /** Name of the lmdb file inside dbPath (dbPath is a directory, as mongod's is). */
 const DATA_FILE = 'engine.mdb';
 
-export async function startEngine(opts: StartEngineOptions): Promise<RunningEngine> {
-  const host = opts.host ?? '127.0.0.1';
+export function startEngine(opts: StartSocketEngineOptions): Promise<SocketEngine>;
+export function startEngine(opts: StartEngineOptions): Promise<TcpEngine>;
+export function startEngine(opts: EngineOptions): Promise<RunningEngine>;
+export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const dbPath = 'dbPath' in opts ? opts.dbPath : undefined;
   const { storage, lock } = openStorage(opts);
   const sweeper = startTtlSweeper(storage, { intervalMs: opts.ttlMonitorIntervalMs ?? 60_000 });
   const cursors = new CursorStore();
 
   let server: WireServer | undefined;
+  let socket: ClaimedSocketPath | undefined;
   const engine: EngineState = {
     storage,
     cursors,
@@ -53,8 +93,12 @@ export async function startEngine(opts: StartEngineOptions): Promise<RunningEngi
     connectionsCreated: () => server?.connectionsCreated() ?? 0,
   };
   try {
-    server = await startWireServer({ host, port: opts.port ?? 0, engine, dispatch: createDispatcher({ log }), log });
+    // Claimed after the dbPath lock: a socket file under dbPath is then known to be no other engine's.
+    socket = opts.socket ? await claimSocketPath(opts.socket, dbPath) : undefined;
+    const listen: ListenAt = socket ? { socketPath: socket.path } : { host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 };
+    server = await startWireServer({ listen, engine, dispatch: createDispatcher({ log }), log });
   } catch (err) {
+    socket?.release();
     sweeper.stop();
     cursors.close();
     await storage.close();
@@ -64,27 +108,29 @@ export async function startEngine(opts: StartEngineOptions): Promise<RunningEngi
 
   const running = server;
   let closing: Promise<void> | undefined;
-  return {
-    uri: `mongodb://${formatHost(host)}:${running.port}/`,
-    host,
-    port: running.port,
-    close() {
-      closing ??= (async () => {
-        await running.close();
-        sweeper.stop();
-        cursors.close();
-        await storage.close();
-        lock?.release();
-      })();
-      return closing;
-    },
+  const close = () => {
+    closing ??= (async () => {
+      await running.close();
+      socket?.release();
+      sweeper.stop();
+      cursors.close();
+      await storage.close();
+      lock?.release();
+    })();
+    return closing;
   };
+  const address = running.address;
+  if ('socketPath' in address) {
+    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close };
+  }
+  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close };
 }
 
-function openStorage(opts: StartEngineOptions): { storage: Storage; lock?: DbPathLock } {
+function openStorage(opts: StorageOptions): { storage: Storage; lock?: DbPathLock } {
   if ('inMemory' in opts && opts.inMemory) return { storage: createMemoryStorage() };
   const dbPath = (opts as { dbPath: string }).dbPath;
-  mkdirSync(dbPath, { recursive: true });
+  // 0700 when the engine creates it: the data files hold everything, password hashes included.
+  mkdirSync(dbPath, { recursive: true, mode: 0o700 });
   const lock = lockDbPath(dbPath);
   try {
     return { storage: openLmdbStorage(path.join(dbPath, DATA_FILE)), lock };

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNode } from '../support/child-process.js';
+import { listeningTcpPorts } from '../support/listening-sockets.js';
 import { buildService, childEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
 
 /**
@@ -116,6 +117,25 @@ describe('the service as a process', () => {
     menuId = response.body.id;
   });
 
+  describe('its embedded engine (no MONGODB_URI)', () => {
+    const socketFile = () => path.join(workDir, 'data', 'socket', 'engine.sock');
+
+    it('is reached over a unix socket under DATA_DIR, which it logs', () => {
+      const line = first.output().split('\n').find((l) => l.includes('"msg":"database connected"'));
+      expect(JSON.parse(line ?? '{}')).toMatchObject({ embedded: true, engine: `mongodb://${encodeURIComponent(socketFile())}/` });
+    });
+
+    it('keeps the socket to its user: file 0600 in a directory 0700', () => {
+      expect(statSync(socketFile()).isSocket()).toBe(true);
+      expect(statSync(socketFile()).mode & 0o777).toBe(0o600);
+      expect(statSync(path.dirname(socketFile())).mode & 0o777).toBe(0o700);
+    });
+
+    it('opens no TCP port: the process listens on the HTTP port only', () => {
+      expect(listeningTcpPorts(first.child.pid!)).toEqual([Number(new URL(first.baseUrl).port)]);
+    });
+  });
+
   it('answers a request that is in flight when SIGTERM arrives', async () => {
     const response = await loginAcrossSigterm(first);
     expect(response.status).toBe(200);
@@ -125,6 +145,7 @@ describe('the service as a process', () => {
   it('then exits with code 0 and logs "stopped"', async () => {
     expect(await first.exit).toBe(0);
     expect(first.output()).toMatch(/"msg":"stopped"/);
+    expect(existsSync(path.join(workDir, 'data', 'socket', 'engine.sock'))).toBe(false);
   });
 
   describe('after a restart on the same DATA_DIR', () => {

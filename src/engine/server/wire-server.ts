@@ -1,11 +1,15 @@
+import { chmodSync } from 'node:fs';
 import net from 'node:net';
 import type { Dispatch, EngineState } from '../commands/index.js';
 import { ClientConnection } from './client-connection.js';
 
-/** The TCP side of the engine: accepts connections and tracks them until shutdown. */
+/** Where the server listens: a TCP address, or a unix domain socket (see unix-socket.ts). */
+export type ListenAt = { host: string; port: number } | { socketPath: string };
+
+/** The network side of the engine: accepts connections and tracks them until shutdown. */
 export interface WireServer {
-  readonly host: string;
-  readonly port: number;
+  /** As bound: the port the system picked for port 0. */
+  readonly address: { host: string; port: number } | { socketPath: string };
   connectionCount(): number;
   /** Connections accepted since start (serverStatus.connections.totalCreated). */
   connectionsCreated(): number;
@@ -14,14 +18,13 @@ export interface WireServer {
 }
 
 export interface WireServerOptions {
-  host: string;
-  port: number;
+  listen: ListenAt;
   engine: EngineState;
   dispatch: Dispatch;
   log(line: string): void;
 }
 
-export async function startWireServer({ host, port, engine, dispatch, log }: WireServerOptions): Promise<WireServer> {
+export async function startWireServer({ listen, engine, dispatch, log }: WireServerOptions): Promise<WireServer> {
   const connections = new Set<ClientConnection>();
   let created = 0;
   let requestId = 0;
@@ -36,18 +39,30 @@ export async function startWireServer({ host, port, engine, dispatch, log }: Wir
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    const listening = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if ('socketPath' in listen) server.listen({ path: listen.socketPath }, listening);
+    else server.listen(listen.port, listen.host, listening);
   });
   server.on('error', (err) => log(`engine: server error: ${err.message}`));
-  const address = server.address() as net.AddressInfo;
+  // The socket is created with the umask's mode; connecting needs write access,
+  // so 0600 leaves it to this user (its directory is 0700 as well, closing the
+  // moment between bind and chmod).
+  if ('socketPath' in listen) {
+    try {
+      chmodSync(listen.socketPath, 0o600);
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+  }
+  const address = 'socketPath' in listen ? listen : { host: listen.host, port: (server.address() as net.AddressInfo).port };
 
   let closing: Promise<void> | undefined;
   return {
-    host,
-    port: address.port,
+    address,
     connectionCount: () => connections.size,
     connectionsCreated: () => created,
     close() {

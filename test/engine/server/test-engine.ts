@@ -1,9 +1,9 @@
 import { MongoClient } from 'mongodb';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { startEngine, type TcpEngine } from '../../../src/engine/index.js';
 
 /** An in-memory engine on an ephemeral port whose log lines are kept for assertions. */
 export interface TestEngine {
-  engine: RunningEngine;
+  engine: TcpEngine;
   logs: string[];
   /** A connected driver client, closed by `stop()`. */
   client(options?: ConstructorParameters<typeof MongoClient>[1]): Promise<MongoClient>;
