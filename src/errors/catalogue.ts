@@ -81,8 +81,13 @@ export const errors = {
     new AppError('CONFLICT', message, { errors: [{ field, rule: 'unique', message }] }),
   payloadTooLarge: (limit: string) =>
     new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${limit}`),
-  /** A GraphQL document refused before it runs (too deep, too costly, a field repeated). */
+  /** A GraphQL document refused before it runs (too deep, too many aliases, too costly, a field repeated). */
   documentRefused: (message: string) => new AppError('GRAPHQL_VALIDATION_FAILED', message),
+  /** A JSON array of GraphQL operations in one request: refused, so one request is one operation to limit and log. */
+  batchRefused: () =>
+    new AppError('BAD_REQUEST', 'Batched requests are not accepted: send one GraphQL operation per request (a JSON object, not an array)'),
+  /** A GraphQL document that does not parse, or has more tokens than the limit. */
+  documentUnparsable: (message: string) => new AppError('GRAPHQL_PARSE_FAILED', message),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },

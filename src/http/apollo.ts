@@ -4,8 +4,8 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { normalizeError, settleError, toGraphQLError } from '../errors/index.js';
-import { atMostOncePerRequest } from '../graphql/once-per-request.rule.js';
+import { errors, normalizeError, settleError, toGraphQLError } from '../errors/index.js';
+import { GRAPHQL_LIMITS, limitedParseOptions, limitRules } from '../graphql/limits.js';
 import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
 import { currentScope, requestScope } from './request-scope.js';
@@ -36,8 +36,14 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
     schema,
     introspection: !production,
     includeStacktraceInErrorResponses: false,
-    // An operation that hashes a password (@OncePerRequest) is not aliased many times into one request.
-    validationRules: [atMostOncePerRequest()],
+    // The limits of src/graphql/limits.ts, as SOFA applies them: tokens while parsing, then depth,
+    // aliases, directives and one password hash per request (@OncePerRequest) while validating.
+    parseOptions: limitedParseOptions,
+    validationRules: [...limitRules],
+    // One operation per HTTP request (the default, stated; refusedBatches() says it more clearly first).
+    allowBatchedHttpRequests: false,
+    // No "Did you mean ...?" in production: it would spell out the schema that introspection keeps hidden.
+    hideSchemaDetailsFromClientErrors: production,
     // src/index.ts owns shutdown (drain HTTP, then database); Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
     formatError: (formatted, thrown) => {
@@ -59,16 +65,24 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
   });
   await server.start();
   return {
-    handler: expressMiddleware(server, {
+    handler: refusedBatches(expressMiddleware(server, {
       async context() {
         const scope = requestScope.getStore();
         // The request edge runs before this mount; without it there is no caller to speak of.
         if (!scope) throw new Error('GraphQL request outside the request edge');
         return scope.context as object;
       },
-    }),
+    })),
     stop: () => server.stop(),
   };
+}
+
+/**
+ * A JSON array body (several operations in one request) gets a 400 that says
+ * what to send instead: every limit and log line is per operation.
+ */
+function refusedBatches(handler: RequestHandler): RequestHandler {
+  return (req, res, next) => (Array.isArray(req.body) ? next(errors.batchRefused()) : handler(req, res, next));
 }
 
 /**
@@ -102,8 +116,7 @@ function withLocalIdeLink(landingPage: ApolloServerPlugin, idePath: string | und
 /**
  * The query cost limit (src/graphql/query-cost.rule.ts). Not among the
  * validationRules: those run before the variables are known, and a list's
- * `limit` usually is one. REST runs fixed operations with bounded limits, so
- * only /graphql needs it.
+ * `limit` usually is one. /graphql's alone (see GRAPHQL_LIMITS.cost).
  */
 function queryCostLimit(): ApolloServerPlugin {
   return {
@@ -111,7 +124,7 @@ function queryCostLimit(): ApolloServerPlugin {
       return {
         async didResolveOperation({ schema, document, operation, request }) {
           // Apollo always resolves the operation before this hook; the guard is for the type.
-          if (operation) assertQueryCost({ schema, document, operation, variables: request.variables });
+          if (operation) assertQueryCost({ schema, document, operation, variables: request.variables }, GRAPHQL_LIMITS.cost);
         },
       };
     },

@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
-import { execute as graphqlExecute, type GraphQLSchema } from 'graphql';
+import { execute as graphqlExecute, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
+import { createDocumentGuard } from '../graphql/limits.js';
 import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
 import { currentScope, requestScope } from './request-scope.js';
@@ -37,10 +38,7 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
     openAPI,
     swaggerUI: { endpoint: false },
     context: () => requestScope.getStore()?.context as object,
-    execute: ((args) => {
-      const restVariables = requestScope.getStore()?.restVariables ?? {};
-      return graphqlExecute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
-    }) as typeof graphqlExecute,
+    execute: createRestExecute(schema) as typeof graphqlExecute,
     errorHandler: (thrownErrors) => {
       const scope = currentScope(logger);
       const error = pickError(thrownErrors.map((thrown) => settleError(thrown, scope)));
@@ -66,6 +64,23 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
     } catch (err) {
       next(err);
     }
+  };
+}
+
+/**
+ * SOFA's `execute`: the body's fields join the variables, and the document
+ * meets the limits /graphql applies when parsing and validating
+ * (src/graphql/limits.ts), since SOFA runs it without Apollo; checked once
+ * per document (SOFA builds one per route and reuses it). A refusal throws a
+ * catalogue error, which SOFA hands to the errorHandler. The cost limit is
+ * /graphql's alone: a route's document is fixed and its `limit` at most 100.
+ */
+export function createRestExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> {
+  const guard = createDocumentGuard(schema);
+  return async (args) => {
+    const restVariables = requestScope.getStore()?.restVariables ?? {};
+    guard.assertWithinLimits(args.document);
+    return graphqlExecute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
   };
 }
 

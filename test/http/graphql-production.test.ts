@@ -19,6 +19,12 @@ describe('GraphQL in production', () => {
     expect([response.status, response.body.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
   });
 
+  it('hides field suggestions ("Did you mean ...?"), which would spell out the schema', async () => {
+    const user = await app.createUser({ tenantId: 'tenant-prod' });
+    const response = await app.graphql('{ permission }', undefined, { token: user.token });
+    expect([response.status, response.body.errors?.[0]?.message]).toEqual([400, 'Cannot query field "permission" on type "Query".']);
+  });
+
   it('still serves operations', async () => {
     const user = await app.createUser({ tenantId: 'tenant-prod' });
     const response = await app.graphql('{ permissions }', undefined, { token: user.token });
