@@ -78,7 +78,8 @@ function heldPost(baseUrl: string, urlPath: string, body: unknown, token: string
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       res.once('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
-    req.once('error', reject);
+    // `on`: a reset socket may report more than one error.
+    req.on('error', reject);
   });
   req.flushHeaders();
   return { continued, sendBody: () => req.end(payload), answer };
@@ -103,7 +104,7 @@ describe('SIGTERM to the service under load', () => {
 
     // A background write load that is running when the signal comes.
     background = startWriteLoad({ baseUrl: service.baseUrl, token, adminId, tag: 'term', stopOnFailure: true });
-    await delay(300);
+    await background.untilAcknowledged(1);
     const requests = Array.from({ length: HELD }, (_, i) =>
       i % 2 === 0
         ? heldPost(service.baseUrl, '/api/v1/restaurant/meal-menus', menuBody(`held-${i}`), token)
@@ -147,6 +148,31 @@ describe('SIGTERM to the service under load', () => {
     service = await startService(build.index, serviceEnv(dataDir()), workDir);
     expect(await missingWrites(service.baseUrl, token, acknowledged)).toEqual([]);
   });
+});
+
+describe('a second signal while the service shuts down', () => {
+  let service: ServiceProcess;
+
+  afterAll(async () => {
+    if (service) await stopService(service);
+  });
+
+  // Ctrl-C on `npm start` delivers SIGINT twice (the terminal's, and npm's
+  // forward); a process manager may repeat SIGTERM. Neither may cut the drain short.
+  it('still answers the request in flight and exits 0', async () => {
+    service = await startService(buildService().index, serviceEnv(path.join(workDir, 'second-signal-data')), workDir);
+    const token = (await tryCall(service.baseUrl, 'POST', '/api/v1/auth/login', { body: ADMIN }))!.body.accessToken;
+    const inFlight = heldPost(service.baseUrl, '/api/v1/restaurant/meal-menus', menuBody('second-signal'), token);
+    await inFlight.continued;
+    service.child.kill('SIGINT');
+    await service.waitFor('shutting down');
+    service.child.kill('SIGINT');
+    service.child.kill('SIGTERM');
+    await delay(200);
+    inFlight.sendBody();
+    expect((await inFlight.answer).status).toBe(201);
+    expect(await service.exit).toBe(0);
+  }, 120_000);
 });
 
 interface NpmStart {
