@@ -15,6 +15,8 @@ export interface WriteLoad {
   unanswered: number;
   /** Ends the loops after their current request, and resolves once they have. */
   stop(): Promise<void>;
+  /** Resolves once at least `count` writes are acknowledged (rejects if the workers end first). */
+  untilAcknowledged(count: number): Promise<void>;
   /** Resolves once every worker has ended (stop, or `stopOnFailure` and the service is gone). */
   done: Promise<void>;
 }
@@ -58,8 +60,17 @@ export function startWriteLoad({ baseUrl, token, adminId, tag, menuWorkers = 4, 
     ...Array.from({ length: menuWorkers }, () => worker('menu')),
     ...Array.from({ length: userWorkers }, () => worker('user')),
   ]).then(() => undefined);
+  const untilAcknowledged = async (count: number) => {
+    let ended = false;
+    void done.then(() => (ended = true));
+    while (load.menus.length + load.users.length < count) {
+      if (ended) throw new Error(`the write load ended with ${load.menus.length + load.users.length} of ${count} writes acknowledged`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   return Object.assign(load, {
     done,
+    untilAcknowledged,
     stop: () => {
       stopped = true;
       return done;
