@@ -141,7 +141,8 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
   if (BODY_METHODS.has(method.toUpperCase())) {
     statuses.push(['413', 'The body is larger than BODY_LIMIT']);
   }
-  statuses.push(['429', 'An API key past its hourly rateLimit (Retry-After, RateLimit)']);
+  // The open route is sign-in, throttled per email and address; every other route is limited per API key.
+  statuses.push(['429', open ? 'Too many failed sign-ins for this email or from this address (Retry-After)' : 'An API key past its hourly rateLimit (Retry-After, RateLimit)']);
   statuses.push(['500', 'Unexpected failure, masked: quote the requestId']);
   return Object.fromEntries(
     statuses.map(([status, description]) => [
