@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
 import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/credential-rules.js';
 
 /**
@@ -73,6 +74,13 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const MIN_SECRET_LENGTH = 32;
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+/**
+ * The longest access token lifetime. A token cannot be called back before it
+ * expires (only a password change ends it early), and there is no refresh
+ * token: a day covers a working session with one sign-in, and caps how long a
+ * leaked token stays useful.
+ */
+export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 
 /** Reads a value: trimmed, empty counts as absent. */
 function read(env: Env, name: string): string | undefined {
@@ -110,7 +118,15 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push(`PORT must be an integer from 0 to 65535 (got "${portText}")`);
   }
 
-  const host = read(env, 'HOST') ?? '0.0.0.0';
+  // Outside production the service answers with introspection, internal error text and
+  // (without JWT_SECRET) a random secret: fine on one's own machine, never beyond it.
+  const host = read(env, 'HOST') ?? (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1');
+  if (nodeEnv !== 'production' && !isLoopback(host)) {
+    problems.push(
+      `HOST=${host} would open a ${nodeEnv} server (introspection, error details, a random JWT secret) to other machines: ` +
+        'set NODE_ENV=production (which requires JWT_SECRET) to listen beyond this machine, or HOST to a loopback address (127.0.0.1, ::1, localhost)',
+    );
+  }
 
   const mongodbUri = read(env, 'MONGODB_URI') ?? null;
   if (mongodbUri && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
@@ -139,7 +155,9 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const expiresText = read(env, 'JWT_EXPIRES_IN') ?? '1h';
   const expiresInSeconds = parseDurationSeconds(expiresText);
   if (expiresInSeconds === null) {
-    problems.push(`JWT_EXPIRES_IN must be a positive duration like 3600, 15m, 1h, 7d (got "${expiresText}")`);
+    problems.push(`JWT_EXPIRES_IN must be a positive duration like 3600, 15m, 1h, 24h (got "${expiresText}")`);
+  } else if (expiresInSeconds > MAX_TOKEN_LIFETIME_SECONDS) {
+    problems.push(`JWT_EXPIRES_IN must be at most 24h (86400 seconds): an access token cannot be revoked before it expires (got "${expiresText}")`);
   }
 
   const adminEmail = read(env, 'ADMIN_EMAIL');
@@ -220,6 +238,15 @@ function readLoginThrottle(env: Env, problems: string[]): AppConfig['loginThrott
   const windowSeconds = parseDurationSeconds(windowText);
   if (windowSeconds === null) problems.push(`LOGIN_FAILURE_WINDOW must be a positive duration like 900, 15m, 1h (got "${windowText}")`);
   return { accountFailures: count('LOGIN_ACCOUNT_FAILURES', 5), ipFailures: count('LOGIN_IP_FAILURES', 20), windowSeconds: windowSeconds ?? 900 };
+}
+
+/** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x or in brackets) and localhost: reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost') return true;
+  const v4 = bare.startsWith('::ffff:') && isIPv4(bare.slice(7)) ? bare.slice(7) : bare;
+  if (isIPv4(v4)) return v4.startsWith('127.');
+  return isIPv6(bare) && /^(0{0,4}:){7}0{0,3}1$|^::1$/.test(bare);
 }
 
 /** TRUST_PROXY as express's `trust proxy` setting; null when unreadable. Unset: false (X-Forwarded-For is ignored). */

@@ -3,37 +3,58 @@ import type { AppConfig } from './config.js';
 
 export type { Logger } from 'pino';
 
+export const REDACTED = '[redacted]';
+
 /**
- * Secrets never reach a log line: credentials in headers and any field that
- * looks like a password, token or key is replaced wherever it appears.
+ * A field, header or parameter name that may hold a secret, in any case:
+ * passwords and their hashes, tokens, keys and key hashes, Authorization,
+ * cookies, credentials. `keyId` is the public part of an API key.
  */
-export const redactedPaths = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-  'password',
-  'passwordHash',
-  'token',
-  'accessToken',
-  'secret',
-  'key',
-  'apiKey',
-  '*.password',
-  '*.passwordHash',
-  '*.token',
-  '*.accessToken',
-  '*.secret',
-  '*.key',
-  '*.apiKey',
-  '*.authorization',
-];
+const SECRET_NAME = /pass|secret|token|auth|cookie|credential|key|signature/i;
+const PUBLIC_NAMES = new Set(['keyid']);
+
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name) && !PUBLIC_NAMES.has(name.toLowerCase());
+}
+
+/** How far the redaction walks one log line: deeper values, and values past the budget, are dropped, not written unchecked. */
+const MAX_DEPTH = 16;
+const MAX_VALUES = 10_000;
+
+/**
+ * Replaces the value of every secret-like key, at any depth and in any case
+ * (`headers.Authorization`, `err.variables.password`, a bound child's
+ * fields), within the bounds above. It runs on the finished JSON line, after
+ * every serializer (errors, requests), so nothing reaches the output unseen;
+ * pino's own `redact` cannot (fixed paths, case-sensitive, one `*` level).
+ */
+export function redactLogLine(line: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    // pino writes one JSON object per line; anything else is not ours to pass on.
+    return `${JSON.stringify({ msg: 'unreadable log line dropped' })}\n`;
+  }
+  let budget = MAX_VALUES;
+  const walk = (value: unknown, depth: number): unknown => {
+    // The line's own top-level values (level, time, msg) are always kept.
+    if (value === null || typeof value !== 'object') return depth <= 1 || --budget >= 0 ? value : '[truncated]';
+    if (--budget < 0) return '[truncated]';
+    if (depth >= MAX_DEPTH) return '[too deep]';
+    if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) copy[key] = isSecretName(key) ? REDACTED : walk(inner, depth + 1);
+    return copy;
+  };
+  return `${JSON.stringify(walk(parsed, 0))}\n`;
+}
 
 /** JSON lines to stdout (or `destination`), secrets redacted. */
 export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: DestinationStream): Logger {
   const options = {
     level: config.logLevel,
-    redact: { paths: redactedPaths, censor: '[redacted]' },
+    hooks: { streamWrite: redactLogLine },
     base: { service: 'admin-gateway' },
   };
   return destination ? pino(options, destination) : pino(options);

@@ -13,6 +13,7 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, title: 'Not Found' },
   CONFLICT: { status: 409, title: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
   // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
@@ -81,6 +82,12 @@ export const errors = {
     new AppError('CONFLICT', message, { errors: [{ field, rule: 'unique', message }] }),
   payloadTooLarge: (limit: string) =>
     new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${limit}`),
+  /** A request body of another type than the one expected (e.g. text/plain where JSON is read). */
+  unsupportedMediaType: (expected: string, received: string | undefined) =>
+    new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The request body must be sent as ${expected} (Content-Type: ${expected}), not ${received ? received : 'without a Content-Type'}`,
+    ),
   /** A GraphQL document refused before it runs (too deep, too many aliases, too costly, a field repeated). */
   documentRefused: (message: string) => new AppError('GRAPHQL_VALIDATION_FAILED', message),
   /** A JSON array of GraphQL operations in one request: refused, so one request is one operation to limit and log. */

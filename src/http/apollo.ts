@@ -92,10 +92,14 @@ function refusedBatches(handler: RequestHandler): RequestHandler {
  */
 function withLocalIdeLink(landingPage: ApolloServerPlugin, idePath: string | undefined): ApolloServerPlugin {
   if (!idePath) return landingPage;
-  const banner =
-    `<div style="font:14px system-ui,sans-serif;padding:6px 12px;background:#f4f6f8;border-bottom:1px solid #dde">` +
-    `Offline, or Sandbox does not load? Use the local GraphiQL IDE at <a href="${idePath}">${idePath}</a>.</div>`;
-  const inject = (html: string) => (html.includes('<body>') ? html.replace('<body>', `<body>${banner}`) : banner + html);
+  // The page's own <meta> CSP admits styles by its per-render nonce only (no style attributes).
+  const banner = (nonce: string) =>
+    `<style nonce="${nonce}">#local-ide{font:14px system-ui,sans-serif;padding:6px 12px;background:#f4f6f8;border-bottom:1px solid #dde}</style>` +
+    `<div id="local-ide">Offline, or Sandbox does not load? Use the local GraphiQL IDE at <a href="${idePath}">${idePath}</a>.</div>`;
+  const inject = (html: string) => {
+    const withBanner = banner(/nonce="?([0-9a-f]+)/.exec(html)?.[1] ?? '');
+    return html.includes('<body>') ? html.replace('<body>', `<body>${withBanner}`) : withBanner + html;
+  };
   return {
     async serverWillStart(service) {
       const listener = await landingPage.serverWillStart?.(service);

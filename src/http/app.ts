@@ -11,6 +11,7 @@ import { OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './ope
 import { createRestArgumentReader } from './rest-arguments.js';
 import { useRequestEdge, type RequestContextFactory } from './request-edge.js';
 import type { RestRoutes } from './rest-routes.js';
+import { useSecurityHeaders } from './security-headers.js';
 import { useSofaRest } from './sofa.js';
 import { useCors } from './use-cors.js';
 import { useErrorAnswers, useNotFound } from './use-error-answers.js';
@@ -63,16 +64,24 @@ export async function createApp<TContext>(
   // Whose X-Forwarded-For to believe for req.ip (API key allow-lists, usage logs): TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
   const openApiPath = `${REST_BASE_PATH}${OPENAPI_ENDPOINT}`;
+  const docsPath = `${REST_BASE_PATH}/docs`;
+  const sandboxPath = config.nodeEnv === 'production' ? undefined : GRAPHQL_PATH;
   const pipeline = [
+    useSecurityHeaders({
+      // Every API answer, errors included; the public documents (OpenAPI, Swagger UI) may be cached.
+      isCredentialed: (path) =>
+        isUnder(path, GRAPHQL_PATH) || (isUnder(path, REST_BASE_PATH) && path !== openApiPath && !isUnder(path, docsPath)),
+      selfPolicedPagePath: sandboxPath,
+    }),
     useRequestLogging({ logger }),
     useCors({ origins: config.corsOrigins }),
     useHealth(),
     // Static pages, before the request edge: they need no credential (the IDE's operations carry the user's own header).
     useLandingPage({
       // Apollo Sandbox is off in production: no link to it there.
-      graphqlPath: config.nodeEnv === 'production' ? undefined : GRAPHQL_PATH,
+      graphqlPath: sandboxPath,
       graphiqlPath: GRAPHIQL_PATH,
-      docsPath: `${REST_BASE_PATH}/docs`,
+      docsPath,
       openApiPath,
       healthPath: '/healthz',
     }),
@@ -103,4 +112,9 @@ export async function createApp<TContext>(
   ];
   for (const piece of pipeline) app.use(piece);
   return { app, stop: () => apollo.stop() };
+}
+
+/** The path itself or anything below it (`/api/v1`, `/api/v1/x`; not `/api/v10`). */
+function isUnder(path: string, base: string): boolean {
+  return path === base || path.startsWith(`${base}/`);
 }

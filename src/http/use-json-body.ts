@@ -1,5 +1,6 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { AppError, errors } from '../errors/index.js';
+import { BODY_METHODS } from './rest-arguments.js';
 
 interface BodyParserError {
   type?: string;
@@ -8,13 +9,35 @@ interface BodyParserError {
   message?: string;
 }
 
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const EXPECTED_TYPE = 'application/json';
+
 /**
  * JSON bodies up to BODY_LIMIT, parsed once for both surfaces. The parser's
  * own refusals become catalogue errors here: too large (413), malformed (400).
+ * A body of any other type on a method that takes one is 415 naming
+ * application/json: the parser would skip it and the operation would then
+ * complain of missing arguments (or Apollo of a possible CSRF), which hides
+ * the real mistake.
  */
 export function useJsonBody({ limitBytes, limitLabel }: { limitBytes: number; limitLabel: string }): RequestHandler {
-  const parse = express.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
-  return (req, res, next) => parse(req, res, (err?: unknown) => next(err ? bodyError(err as BodyParserError, limitLabel) : undefined));
+  const parse = express.json({ limit: limitBytes, strict: false, type: JSON_TYPES });
+  return (req, res, next) => {
+    if (BODY_METHODS.has(req.method) && hasBody(req) && !req.is(JSON_TYPES)) {
+      return next(errors.unsupportedMediaType(EXPECTED_TYPE, mediaTypeOf(req)));
+    }
+    parse(req, res, (err?: unknown) => next(err ? bodyError(err as BodyParserError, limitLabel) : undefined));
+  };
+}
+
+/** The media type sent, without parameters, short enough to quote back. */
+function mediaTypeOf(req: Request): string | undefined {
+  return req.get('content-type')?.split(';')[0].trim().slice(0, 100) || undefined;
+}
+
+/** A body with content: chunked, or a non-zero Content-Length (clients send `Content-Length: 0` on an empty POST). */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 function bodyError(err: BodyParserError, limitLabel: string): unknown {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { Kind, parse, print, stripIgnoredCharacters, visit, type ArgumentNode, type ObjectFieldNode, type StringValueNode } from 'graphql';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from '../logger.js';
+import { isSecretName, REDACTED, type Logger } from '../logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -35,33 +36,72 @@ export function useRequestLogging({ logger }: { logger: Logger }): RequestHandle
   }) as RequestHandler;
 }
 
-const SECRET_PARAMETER = /pass|token|secret|key|auth/i;
-const REDACTED = '[redacted]';
-/** A GraphQL argument with a secret-like name and its string literal (plain or block). */
-const SECRET_ARGUMENT = /(\b\w*(?:pass|token|secret|key|auth)\w*\s*:\s*)("""[\s\S]*?"""|"(?:[^"\\]|\\.)*")/gi;
+/**
+ * Tokens read from a GraphQL GET's `query` before it is logged: parsing is
+ * linear (graphql-js's lexer), and a document over this is logged as dropped
+ * (the service refuses such documents anyway).
+ */
+const LOG_MAX_TOKENS = 5_000;
+const DROPPED = '[redacted: unreadable]';
 
 /**
- * Query values that look like credentials are replaced before a URL is logged,
- * and so are secrets inside a GraphQL GET's `query` (argument literals) and
- * `variables` (JSON fields), e.g. `/graphql?query=mutation{login(password:"…")}`.
+ * A URL as it may be logged: query values of secret-like parameters are
+ * replaced, and so are, in a GraphQL GET, the values of `variables` (every
+ * one: a variable's name does not say which argument it feeds, e.g.
+ * `login(password: $p)`), the literal value of every secret-like argument or
+ * input field of `query` and every variable default. Everything here runs in
+ * time linear in the URL's length.
  */
 export function redactQuery(url: string): string {
   const mark = url.indexOf('?');
   if (mark < 0) return url;
   const params = new URLSearchParams(url.slice(mark + 1));
   for (const name of new Set(params.keys())) {
-    if (SECRET_PARAMETER.test(name)) params.set(name, REDACTED);
-    else if (name === 'query') params.set(name, params.get(name)!.replace(SECRET_ARGUMENT, `$1"${REDACTED}"`));
-    else if (name === 'variables' || name === 'extensions') params.set(name, redactJson(params.get(name)!));
+    const value = params.get(name)!;
+    if (isSecretName(name)) params.set(name, REDACTED);
+    else if (name === 'query') params.set(name, redactDocument(value));
+    else if (name === 'variables') params.set(name, redactVariables(value));
+    else if (name === 'extensions') params.set(name, redactJson(value));
   }
   return `${url.slice(0, mark)}?${params.toString()}`;
+}
+
+const REDACTED_STRING: StringValueNode = { kind: Kind.STRING, value: REDACTED };
+
+/** The document with every secret-like argument or input field value and every variable default replaced; unparsable: dropped whole. */
+function redactDocument(text: string): string {
+  try {
+    const document = parse(text, { noLocation: true, maxTokens: LOG_MAX_TOKENS });
+    // A variable reference ($p) is no secret; its value is (redactVariables).
+    const secretValue = <T extends ArgumentNode | ObjectFieldNode>(node: T): T | undefined =>
+      isSecretName(node.name.value) && node.value.kind !== Kind.VARIABLE ? { ...node, value: REDACTED_STRING } : undefined;
+    const redacted = visit(document, {
+      Argument: secretValue,
+      ObjectField: secretValue,
+      VariableDefinition: (node) => (node.defaultValue ? { ...node, defaultValue: REDACTED_STRING } : undefined),
+    });
+    return stripIgnoredCharacters(print(redacted));
+  } catch {
+    return DROPPED;
+  }
+}
+
+/** Every variable's value replaced, names kept; not a JSON object: dropped whole. */
+function redactVariables(text: string): string {
+  try {
+    const variables: unknown = JSON.parse(text);
+    if (!variables || typeof variables !== 'object' || Array.isArray(variables)) return DROPPED;
+    return JSON.stringify(Object.fromEntries(Object.keys(variables).map((name) => [name, REDACTED])));
+  } catch {
+    return DROPPED;
+  }
 }
 
 /** Secret-like fields of a JSON text, at any depth; text that is not JSON is dropped whole. */
 function redactJson(text: string): string {
   try {
-    return JSON.stringify(JSON.parse(text), (field, value) => (field && SECRET_PARAMETER.test(field) ? REDACTED : value));
+    return JSON.stringify(JSON.parse(text), (field, value) => (field && isSecretName(field) ? REDACTED : value));
   } catch {
-    return REDACTED;
+    return DROPPED;
   }
 }

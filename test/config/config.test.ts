@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, isLoopback, loadConfig } from '../../src/config.js';
 
 const SECRET = 'x'.repeat(40);
 
@@ -16,8 +16,16 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 describe('configuration defaults', () => {
   const { config } = loadConfig({ NODE_ENV: 'test' });
 
-  it('listens on 0.0.0.0:4000', () => {
-    expect({ host: config.host, port: config.port }).toEqual({ host: '0.0.0.0', port: 4000 });
+  it('listens on 127.0.0.1:4000 (this machine only) outside production', () => {
+    expect({ host: config.host, port: config.port }).toEqual({ host: '127.0.0.1', port: 4000 });
+  });
+
+  it('listens on 127.0.0.1 in development too', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).config.host).toBe('127.0.0.1');
+  });
+
+  it('listens on every interface in production', () => {
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).config.host).toBe('0.0.0.0');
   });
 
   it('uses the embedded engine on ./data when MONGODB_URI is absent', () => {
@@ -170,5 +178,57 @@ describe('API key settings', () => {
   it('refuse an unreadable TRUST_PROXY or USAGE_LOG_RETENTION, listing both', () => {
     const problems = problemsOf({ ...base, TRUST_PROXY: 'my-proxy.example', USAGE_LOG_RETENTION: 'forever' });
     expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['TRUST_PROXY', 'USAGE_LOG_RETENTION']);
+  });
+});
+
+describe('access token lifetime', () => {
+  it.each([
+    ['24h', 86400],
+    ['86400', 86400],
+    ['1d', 86400],
+    ['15m', 900],
+  ])('accepts %s, up to a day', (text, seconds) => {
+    expect(loadConfig({ NODE_ENV: 'test', JWT_EXPIRES_IN: text }).config.jwt.expiresInSeconds).toBe(seconds);
+  });
+
+  it.each(['25h', '86401', '7d', '365d'])('refuses %s, over a day, saying the limit and why', (text) => {
+    expect(problemsOf({ NODE_ENV: 'test', JWT_EXPIRES_IN: text })).toEqual([
+      `JWT_EXPIRES_IN must be at most 24h (86400 seconds): an access token cannot be revoked before it expires (got "${text}")`,
+    ]);
+  });
+});
+
+describe('listening beyond this machine', () => {
+  it.each(['development', 'test'])('is refused in %s, saying to set NODE_ENV=production', (nodeEnv) => {
+    expect(problemsOf({ NODE_ENV: nodeEnv, HOST: '0.0.0.0' })).toEqual([
+      `HOST=0.0.0.0 would open a ${nodeEnv} server (introspection, error details, a random JWT secret) to other machines: ` +
+        'set NODE_ENV=production (which requires JWT_SECRET) to listen beyond this machine, or HOST to a loopback address (127.0.0.1, ::1, localhost)',
+    ]);
+  });
+
+  it('is refused without NODE_ENV (development), with a JWT_SECRET too', () => {
+    expect(problemsOf({ HOST: '0.0.0.0', JWT_SECRET: SECRET })).toEqual([expect.stringContaining('set NODE_ENV=production')]);
+  });
+
+  it.each(['::', '192.168.1.20', '10.0.0.1', 'example.com', '::ffff:10.0.0.1', '128.0.0.1'])('refuses HOST=%s outside production', (host) => {
+    expect(problemsOf({ NODE_ENV: 'development', HOST: host })).toEqual([expect.stringContaining(`HOST=${host} would open`)]);
+  });
+
+  it.each(['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1'])(
+    'accepts the loopback HOST=%s outside production',
+    (host) => {
+      expect(loadConfig({ NODE_ENV: 'development', HOST: host }).config.host).toBe(host);
+    },
+  );
+
+  it('is allowed in production, which requires JWT_SECRET', () => {
+    expect([
+      loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, HOST: '0.0.0.0' }).config.host,
+      problemsOf({ NODE_ENV: 'production', HOST: '0.0.0.0' }),
+    ]).toEqual(['0.0.0.0', ['JWT_SECRET is required in production']]);
+  });
+
+  it('tells loopback addresses from others', () => {
+    expect(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::', '1.2.3.4'].map(isLoopback)).toEqual([true, true, true, false, false, false]);
   });
 });

@@ -53,8 +53,12 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
     await app?.close();
   });
 
-  /** A page in a fresh context; `external` collects (and blocks) every request that leaves the test server. */
-  async function newPage(): Promise<{ page: Page; external: string[] }> {
+  /**
+   * A page in a fresh context; `external` collects (and blocks) every request that leaves the test
+   * server; `cspViolations` every Content-Security-Policy refusal the page meets (the DOM event and
+   * chromium's console report: a refused script, style, image, font, frame or connection).
+   */
+  async function newPage(): Promise<{ page: Page; external: string[]; cspViolations: string[] }> {
     const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
@@ -67,11 +71,22 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
       external.push(url);
       return route.abort();
     });
-    return { page, external };
+    const cspViolations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    await page.exposeFunction('reportCspViolation', (text: string) => cspViolations.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        const report = (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation;
+        report(`${event.effectiveDirective} refused ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`);
+      });
+    });
+    return { page, external, cspViolations };
   }
 
   it('Swagger UI lists the routes, authorizes with a bearer token and runs a call', async () => {
-    const { page, external } = await newPage();
+    const { page, external, cspViolations } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/api/v1/docs/`);
       await page.locator('.opblock').first().waitFor();
@@ -117,13 +132,15 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
       await page.screenshot({ path: join(SCREENSHOTS, 'swagger-ui.png'), fullPage: false });
       // Offline: nothing was fetched from anywhere but the service.
       expect(external).toEqual([]);
+      // The Content-Security-Policy refused nothing the page does.
+      expect(cspViolations).toEqual([]);
     } finally {
       await page.context().close();
     }
   }, 90_000);
 
   it('GraphiQL runs a query with the Authorization header of its Headers tab, and keeps the header', async () => {
-    const { page, external } = await newPage();
+    const { page, external, cspViolations } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/graphiql`);
       await page.locator('.graphiql-container').waitFor();
@@ -158,13 +175,15 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
       await expect.poll(() => editorText(page, headersEditor), { timeout: STEP_MS }).toBe(headers);
       // Offline: nothing was fetched from anywhere but the service.
       expect(external).toEqual([]);
+      // The Content-Security-Policy refused nothing the page does.
+      expect(cspViolations).toEqual([]);
     } finally {
       await page.context().close();
     }
   }, 90_000);
 
   it('the landing page links the doors, and its GraphiQL link opens the IDE', async () => {
-    const { page, external } = await newPage();
+    const { page, external, cspViolations } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/`);
       const links = await page.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
@@ -174,6 +193,22 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
       await page.locator('.graphiql-container').waitFor();
       // Offline: nothing was fetched from anywhere but the service.
       expect(external).toEqual([]);
+      // The Content-Security-Policy refused nothing the page does.
+      expect(cspViolations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 60_000);
+
+  it('Apollo Sandbox at /graphql may load its CDN scripts under the Content-Security-Policy, and links GraphiQL', async () => {
+    const { page, external, cspViolations } = await newPage();
+    try {
+      // Offline here (external requests are aborted): what matters is that the CSP lets the page ask for them.
+      await page.goto(`${app.baseUrl}/graphql`, { waitUntil: 'load' });
+      expect(external).toEqual(expect.arrayContaining([expect.stringMatching(/^https:\/\/embeddable-sandbox\.cdn\.apollographql\.com\//)]));
+      await page.getByRole('link', { name: '/graphiql' }).waitFor();
+      // Its inline scripts (Apollo's per-render nonce) ran: the embed call failed only for want of the CDN script.
+      expect(cspViolations).toEqual([]);
     } finally {
       await page.context().close();
     }

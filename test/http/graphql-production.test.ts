@@ -14,6 +14,11 @@ describe('GraphQL in production', () => {
     expect(/sandbox/i.test(String(response.body))).toBe(false);
   });
 
+  it('keeps the strict Content-Security-Policy on /graphql (no Sandbox page to leave it to)', async () => {
+    const response = await app.http('GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self';");
+  });
+
   it('refuses introspection', async () => {
     const response = await app.graphql('{ __schema { queryType { name } } }');
     expect([response.status, response.body.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);

@@ -1,5 +1,9 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useRequestLogging } from '../../src/http/use-request-logging.js';
 import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -84,21 +88,145 @@ describe('request logging', () => {
     await linesOf('log-6');
     expect(lines.join('\n')).not.toContain(response.body.accessToken.split('.')[2]);
   });
+
+  it('never logs the values of a GraphQL GET\'s variables, whatever their names', async () => {
+    const query = encodeURIComponent('mutation($e: String!, $p: String!) { login(email: $e, password: $p) { accessToken } }');
+    const variables = encodeURIComponent(JSON.stringify({ e: user.email, p: 'Inn0cent-Named-Secret' }));
+    await app.http('GET', `/graphql?query=${query}&variables=${variables}`, { headers: { 'x-request-id': 'log-8' } });
+    const [entry] = await linesOf('log-8');
+    const logged = new URL(entry.req.url, 'http://x').searchParams;
+    expect([lines.join('\n').includes('Inn0cent-Named-Secret'), JSON.parse(logged.get('variables')!)]).toEqual([
+      false,
+      { e: '[redacted]', p: '[redacted]' },
+    ]);
+  });
+
+  it('keeps what is no secret of a GraphQL GET (the operation, a variable reference)', async () => {
+    const query = encodeURIComponent('mutation($p: String!) { login(email: "a@b.test", password: $p) { accessToken } }');
+    await app.http('GET', `/graphql?query=${query}`, { headers: { 'x-request-id': 'log-9' } });
+    const [entry] = await linesOf('log-9');
+    expect(new URL(entry.req.url, 'http://x').searchParams.get('query')).toBe(
+      'mutation($p:String!){login(email:"a@b.test" password:$p){accessToken}}',
+    );
+  });
+
+  it('redacts secret-like input fields and variable defaults of a GraphQL GET', async () => {
+    const query = encodeURIComponent(
+      'mutation($x: String = "Def4ult-Secret") { createUser(input: { email: "a@b.test", Password: "F1eld-Secret" }) { id } }',
+    );
+    await app.http('GET', `/graphql?query=${query}`, { headers: { 'x-request-id': 'log-10' } });
+    await linesOf('log-10');
+    expect(lines.join('\n')).not.toMatch(/Def4ult-Secret|F1eld-Secret/);
+  });
+});
+
+describe('request logging of a long query string', () => {
+  // Node's own server refuses a request head over 16 KiB; a proxy or another server may not.
+  const longLines: string[] = [];
+  let server: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    const logger = createLogger({ logLevel: 'info' }, sinkInto(longLines));
+    const small = express().use(useRequestLogging({ logger })).use((_req, res) => res.end('ok'));
+    server = createServer({ maxHeaderSize: 1024 * 1024 }, small).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  async function loggedUrl(path: string, requestId: string): Promise<string | undefined> {
+    const response = await fetch(`${baseUrl}${path}`, { headers: { 'x-request-id': requestId } });
+    await response.text();
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const entry = longLines.map((line) => JSON.parse(line)).find((e) => e.req?.id === requestId);
+      if (entry) return entry.req.url;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return undefined;
+  }
+
+  it('is logged, redacted, for a 200 kB GraphQL query (a long secret-like name once made the redaction quadratic)', async () => {
+    // One field named keykeykey…: a regex over the text backtracked over it for minutes.
+    const padding = 'key'.repeat(70_000);
+    const query = `mutation { login(email: "a@b.test", password: "L0ng-Query-Secret") { accessToken ${padding} } }`;
+    const url = await loggedUrl(`/graphql?query=${encodeURIComponent(query)}`, 'long-1');
+    const logged = new URL(url ?? '', 'http://x').searchParams.get('query') ?? '';
+    expect([logged.includes(padding), url?.includes('L0ng-Query-Secret'), logged.includes('password:"[redacted]"')]).toEqual([true, false, true]);
+  });
+
+  it('is logged with the query dropped when it has too many tokens to read', async () => {
+    const query = `{ ${'a '.repeat(100_000)} login(password: "Many-T0kens-Secret") { accessToken } }`;
+    const url = await loggedUrl(`/graphql?query=${encodeURIComponent(query)}`, 'long-2');
+    expect(new URL(url ?? '', 'http://x').searchParams.get('query')).toBe('[redacted: unreadable]');
+  });
+
+  it('is logged, redacted, for 200 kB of parameters', async () => {
+    const url = await loggedUrl(`/api/v1/x?${'a=b&'.repeat(50_000)}password=Many-Params-Secret`, 'long-3');
+    expect([url?.length! > 200_000, url?.includes('Many-Params-Secret')]).toEqual([true, false]);
+  });
 });
 
 describe('redaction of structured log fields', () => {
-  it('replaces password, token and key fields wherever they appear', () => {
+  function capture(): { logger: ReturnType<typeof createLogger>; text(): string } {
     const captured: string[] = [];
-    const logger = createLogger(
-      { logLevel: 'info' },
-      new Writable({
-        write(chunk, _e, done) {
-          captured.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    return { logger: createLogger({ logLevel: 'info' }, sinkInto(captured)), text: () => captured.join('\n') };
+  }
+
+  it('replaces password, token and key fields wherever they appear', () => {
+    const { logger, text } = capture();
     logger.info({ password: 'p1', user: { password: 'p2', token: 't1', key: 'k1' }, accessToken: 'a1' }, 'x');
-    expect(captured.join('')).not.toMatch(/"(p1|p2|t1|k1|a1)"/);
+    expect(text()).not.toMatch(/"(p1|p2|t1|k1|a1)"/);
+  });
+
+  it('in any case: headers.Authorization, X-API-Key, Cookie', () => {
+    const { logger, text } = capture();
+    logger.info({ headers: { Authorization: 'Bearer h1', 'X-API-Key': 'ak_h2', Cookie: 'sid=h3' } }, 'x');
+    const line = JSON.parse(text());
+    expect([text().match(/h1|ak_h2|h3/), line.headers]).toEqual([
+      null,
+      { Authorization: '[redacted]', 'X-API-Key': '[redacted]', Cookie: '[redacted]' },
+    ]);
+  });
+
+  it('inside a logged error: err.variables.password', () => {
+    const { logger, text } = capture();
+    const err = Object.assign(new Error('boom'), { variables: { email: 'a@b.test', password: 'Err-Secret-1' } });
+    logger.error({ err }, 'unexpected error');
+    const line = JSON.parse(text());
+    expect([text().includes('Err-Secret-1'), line.err.message, line.err.variables.email]).toEqual([false, 'boom', 'a@b.test']);
+  });
+
+  it('at any depth, in arrays, and in a child logger\'s bound fields', () => {
+    const { logger, text } = capture();
+    logger
+      .child({ request: { Headers: { AUTHORIZATION: 'Bearer bound-1' } } })
+      .info({ a: { b: { c: { d: { e: { f: [{ PassWord: 'deep-1' }, { secretKey: 'deep-2' }] } } } } } }, 'x');
+    expect(text()).not.toMatch(/bound-1|deep-1|deep-2/);
+  });
+
+  it('stays bounded: a value nested deeper than the walk goes is dropped, not written unchecked', () => {
+    const { logger, text } = capture();
+    let nested: Record<string, unknown> = { password: 'Too-Deep-Secret' };
+    for (let level = 0; level < 500; level += 1) nested = { level: nested };
+    logger.info({ nested }, 'x');
+    expect([text().includes('Too-Deep-Secret'), text().includes('[too deep]')]).toEqual([false, true]);
+  });
+
+  it('stays bounded: past its budget of values the rest is dropped, and the line is still written', () => {
+    const { logger, text } = capture();
+    const wide = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`f${i}`, i]));
+    logger.info({ wide, tail: { password: 'Wide-Secret' } }, 'wide');
+    const line = JSON.parse(text());
+    expect([line.msg, text().includes('Wide-Secret'), text().includes('[truncated]')]).toEqual(['wide', false, true]);
   });
 });
+
+/** A pino destination collecting each written line. */
+function sinkInto(target: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      target.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+}

@@ -204,4 +204,20 @@ describe('a bad configuration', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('JWT_SECRET is required in production');
   });
+
+  it('refuses to listen beyond this machine outside production, saying to set NODE_ENV=production', async () => {
+    const result = await run({ PORT: '0', HOST: '0.0.0.0', DATA_DIR: dataDir() });
+    expect([result.code, result.stderr]).toEqual([1, expect.stringContaining('set NODE_ENV=production (which requires JWT_SECRET)')]);
+  });
+});
+
+describe('with nothing configured', () => {
+  it('listens on this machine only (127.0.0.1)', async () => {
+    const service = await startService(build.index, { PORT: '0', LOG_LEVEL: 'info', DATA_DIR: path.join(workDir, 'default-data') }, workDir);
+    try {
+      expect(new URL(service.baseUrl).hostname).toBe('127.0.0.1');
+    } finally {
+      expect(await stopService(service)).toBe(0);
+    }
+  });
 });
