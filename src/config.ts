@@ -157,7 +157,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   if (expiresInSeconds === null) {
     problems.push(`JWT_EXPIRES_IN must be a positive duration like 3600, 15m, 1h, 24h (got "${expiresText}")`);
   } else if (expiresInSeconds > MAX_TOKEN_LIFETIME_SECONDS) {
-    problems.push(`JWT_EXPIRES_IN must be at most 24h (86400 seconds): an access token cannot be revoked before it expires (got "${expiresText}")`);
+    problems.push(`JWT_EXPIRES_IN must be at most 24h (86400 seconds): a stolen access token works until it expires or its user's password changes (got "${expiresText}")`);
   }
 
   const adminEmail = read(env, 'ADMIN_EMAIL');

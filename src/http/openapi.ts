@@ -140,6 +140,7 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
   if (typeName === 'Mutation') statuses.push(['409', 'Conflict: `errors` names the field']);
   if (BODY_METHODS.has(method.toUpperCase())) {
     statuses.push(['413', 'The body is larger than BODY_LIMIT']);
+    statuses.push(['415', 'The body is not sent as application/json']);
   }
   // The open route is sign-in, throttled per email and address; every other route is limited per API key.
   statuses.push(['429', open ? 'Too many failed sign-ins for this email or from this address (Retry-After)' : 'An API key past its hourly rateLimit (Retry-After, RateLimit)']);

@@ -193,7 +193,7 @@ describe('access token lifetime', () => {
 
   it.each(['25h', '86401', '7d', '365d'])('refuses %s, over a day, saying the limit and why', (text) => {
     expect(problemsOf({ NODE_ENV: 'test', JWT_EXPIRES_IN: text })).toEqual([
-      `JWT_EXPIRES_IN must be at most 24h (86400 seconds): an access token cannot be revoked before it expires (got "${text}")`,
+      `JWT_EXPIRES_IN must be at most 24h (86400 seconds): a stolen access token works until it expires or its user's password changes (got "${text}")`,
     ]);
   });
 });
@@ -230,5 +230,23 @@ describe('listening beyond this machine', () => {
 
   it('tells loopback addresses from others', () => {
     expect(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::', '1.2.3.4'].map(isLoopback)).toEqual([true, true, true, false, false, false]);
+  });
+});
+
+describe('sign-in throttling', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('allows 5 failures per email and 20 per address in a 15-minute window by default', () => {
+    expect(loadConfig(base).config.loginThrottle).toEqual({ accountFailures: 5, ipFailures: 20, windowSeconds: 900 });
+  });
+
+  it('reads LOGIN_ACCOUNT_FAILURES, LOGIN_IP_FAILURES and LOGIN_FAILURE_WINDOW', () => {
+    const { config } = loadConfig({ ...base, LOGIN_ACCOUNT_FAILURES: '3', LOGIN_IP_FAILURES: '50', LOGIN_FAILURE_WINDOW: '1h' });
+    expect(config.loginThrottle).toEqual({ accountFailures: 3, ipFailures: 50, windowSeconds: 3600 });
+  });
+
+  it('refuses zero, negative or unreadable values, listing each', () => {
+    const problems = problemsOf({ ...base, LOGIN_ACCOUNT_FAILURES: '0', LOGIN_IP_FAILURES: '-1', LOGIN_FAILURE_WINDOW: 'a while' });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['LOGIN_ACCOUNT_FAILURES', 'LOGIN_FAILURE_WINDOW', 'LOGIN_IP_FAILURES']);
   });
 });
