@@ -5,6 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { normalizeError, settleError, toGraphQLError } from '../errors/index.js';
+import { everyFailingField } from '../graphql/every-failing-field.plugin.js';
 import { atMostOncePerRequest } from '../graphql/once-per-request.rule.js';
 import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
@@ -55,6 +56,7 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
         : withLocalIdeLink(ApolloServerPluginLandingPageLocalDefault({ embed: true }), localIdePath),
       httpHeadFromErrors(),
       queryCostLimit(),
+      everyFailingField(),
     ],
   });
   await server.start();
