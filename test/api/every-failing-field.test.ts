@@ -231,7 +231,8 @@ function asApiCase(c: FailingCase, form: (shape: Shape, args: Record<string, unk
       code: 'BAD_USER_INPUT',
       db: async (before, outcome) => {
         const why = JSON.stringify(outcome.raw.body);
-        // GraphQL answers one error, carrying the whole list.
+        // The HTTP status too, on both surfaces; GraphQL answers one error, carrying the whole list.
+        expect(outcome.raw.status, why).toBe(400);
         if (outcome.surface === 'graphql') expect((outcome.raw.body as { errors: unknown[] }).errors, why).toHaveLength(1);
         const expected = Object.fromEntries(Object.entries(c.fields).map(([field, rules]) => [field, [...rules].sort()]));
         expect(namedFields(outcome), why).toEqual(expected);
