@@ -73,6 +73,18 @@ export const errors = {
     new AppError('BAD_USER_INPUT', message, { errors: fieldErrors }),
   invalidField: (field: string, rule: string, message: string) =>
     new AppError('BAD_USER_INPUT', message, { errors: [{ field, rule, message }] }),
+  /** One refusal naming every failing field, each field and rule once. */
+  invalidFields: (fieldErrors: readonly FieldError[]) => {
+    const seen = new Set<string>();
+    const unique = fieldErrors.filter((e) => {
+      const key = `${e.field}\u0000${e.rule}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    const fields = [...new Set(unique.map((e) => e.field))];
+    return new AppError('BAD_USER_INPUT', `Invalid value for ${fields.join(', ')}`, { errors: unique });
+  },
   unauthenticated: (message = 'Authentication required') =>
     new AppError('UNAUTHENTICATED', message, { headers: { 'WWW-Authenticate': 'Bearer' } }),
   forbidden: (message: string) => new AppError('FORBIDDEN', message),

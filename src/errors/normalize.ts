@@ -59,9 +59,7 @@ export function validationFieldErrors(results: readonly ValidationError[], prefi
 }
 
 function fromValidation(results: readonly ValidationError[]): AppError {
-  const fieldErrors = validationFieldErrors(results);
-  const fields = [...new Set(fieldErrors.map((e) => e.field))];
-  return errors.badInput(`Invalid value for ${fields.join(', ')}`, fieldErrors);
+  return errors.invalidFields(validationFieldErrors(results));
 }
 
 function fromMongoose(error: unknown): AppError | undefined {

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, type AuthCheckerFn, type NonEmptyArray, type ResolverData } from 'type-graphql';
+import { ARGUMENT_VALIDATION } from './argument-rules.js';
 
 /** Where `npm run schema` writes the schema; codegen.ts reads it. */
 export const schemaFilePath = 'schema/schema.graphql';
@@ -25,7 +26,7 @@ export function buildAppSchema<TContext extends object>(parts: SchemaParts<TCont
     resolvers: parts.resolvers,
     authChecker: parts.authChecker,
     // Inputs are class instances; unknown-value checks would refuse plain args.
-    validate: { forbidUnknownValues: false },
+    validate: ARGUMENT_VALIDATION,
     container: {
       // One instance per class, as type-graphql's own default keeps.
       get(someClass: new () => object, _data: ResolverData<TContext>) {

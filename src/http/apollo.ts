@@ -5,6 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { errors, normalizeError, settleError, toGraphQLError } from '../errors/index.js';
+import { everyFailingField } from '../graphql/every-failing-field.plugin.js';
 import { GRAPHQL_LIMITS, limitedParseOptions, limitRules } from '../graphql/limits.js';
 import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
@@ -61,6 +62,7 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
         : withLocalIdeLink(ApolloServerPluginLandingPageLocalDefault({ embed: true }), localIdePath),
       httpHeadFromErrors(),
       queryCostLimit(),
+      everyFailingField(),
     ],
   });
   await server.start();

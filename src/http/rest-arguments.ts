@@ -7,16 +7,21 @@ import {
   isListType,
   isNonNullType,
   isScalarType,
+  OperationTypeNode,
   type GraphQLArgument,
+  type GraphQLField,
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import { errors, type FieldError } from '../errors/index.js';
+import { errors, type AppError, type FieldError } from '../errors/index.js';
+import { readArguments, refusalFor } from '../graphql/input-refusal.js';
 import type { RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {
   method: string;
   pattern: URLPattern;
+  operationType: OperationTypeNode;
+  field: GraphQLField<unknown, unknown>;
   args: readonly GraphQLArgument[];
 }
 
@@ -32,7 +37,8 @@ export interface RestCall {
 /**
  * Reads a REST call's arguments as strictly as GraphQL reads variables, and
  * answers the body fields to pass as variables (path parameters win over a
- * body field of the same name). Throws a 400 naming each bad field.
+ * body field of the same name). Throws one 400 naming every failing field:
+ * when a value fails to read, also every rule the other arguments break.
  */
 export type RestArgumentReader = (call: RestCall) => Record<string, unknown>;
 
@@ -53,84 +59,92 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
   const table: RouteArguments[] = [];
   for (const [operation, route] of Object.entries(routes)) {
     const [typeName, fieldName] = operation.split('.');
-    const rootType = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
-    const field = rootType?.getFields()[fieldName];
+    const operationType = typeName === 'Query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION;
+    const field = schema.getRootType(operationType)?.getFields()[fieldName];
     if (!field || !route.path) continue;
-    table.push({ method: route.method ?? 'GET', pattern: new URLPattern({ pathname: `${basePath}${route.path}` }), args: field.args });
+    const pattern = new URLPattern({ pathname: `${basePath}${route.path}` });
+    table.push({ method: route.method ?? 'GET', pattern, operationType, field, args: field.args });
   }
 
   return ({ method, path, query, body }) => {
     const route = table.find((candidate) => candidate.method === method && candidate.pattern.test({ pathname: path }));
     if (!route) return {};
     const params = route.pattern.exec({ pathname: path })?.pathname.groups ?? {};
-    const typeProblems = valueProblems(route.args, params, query, body);
-    if (typeProblems.length > 0) {
-      throw errors.badInput(`Invalid value for ${typeProblems.map((problem) => problem.field).join(', ')}`, typeProblems);
-    }
-    return bodyVariables(route, new Set(Object.keys(params)), query, body);
+    if (body !== undefined && !isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
+    const fields = body ?? {};
+    // Every failing field at once: bad values, and fields sent where they do not belong.
+    const refusals = [valueRefusal(route, params, query, fields), placeRefusal(route, query, fields)].filter((r) => r !== undefined);
+    if (refusals.length > 1) throw errors.invalidFields(refusals.flatMap((refusal) => refusal.fieldErrors ?? []));
+    if (refusals[0]) throw refusals[0];
+    return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
   };
 }
 
-/** Values GraphQL would refuse as variables, or that SOFA's conversion would choke on (rule `type`). */
-function valueProblems(
-  args: readonly GraphQLArgument[],
+/**
+ * Every argument read as GraphQL reads variables (input-refusal.ts), after
+ * the checks of what SOFA's own conversion would mishandle: when any value
+ * fails, one 400 names it and every rule the other arguments break.
+ */
+function valueRefusal(
+  route: RouteArguments,
   params: Record<string, string | undefined>,
   query: Record<string, unknown>,
-  body: unknown,
-): FieldError[] {
-  const bodyFields = isJsonObject(body) ? body : {};
-  const problems: FieldError[] = [];
-  for (const arg of args) {
+  body: Record<string, unknown>,
+): AppError | undefined {
+  const raw: Record<string, unknown> = {};
+  const urlProblems: FieldError[] = [];
+  // GET and DELETE take no body (placeRefusal says so): its fields are no values.
+  const bodyFields = BODY_METHODS.has(route.method) ? body : {};
+  for (const arg of route.args) {
     // SOFA's order: path, then a non-empty query value, then the body.
-    const fromUrl = arg.name in params ? decodeSafely(params[arg.name]) : query[arg.name];
+    const fromUrl = Object.hasOwn(params, arg.name) ? decodeSafely(params[arg.name]) : query[arg.name];
+    const inUrl = Array.isArray(fromUrl) || (typeof fromUrl === 'string' && fromUrl !== '');
+    // Path and query values go through SOFA's own conversion; body values go to graphql-js as they are.
     const message = Array.isArray(fromUrl)
       ? repeatedProblem(arg.type)
       : typeof fromUrl === 'string' && fromUrl !== ''
         ? textProblem(arg.type, fromUrl)
-        : Object.hasOwn(bodyFields, arg.name) && bodyFields[arg.name] != null
-          ? conversionProblem(arg.type, bodyFields[arg.name])
-          : undefined;
-    if (message) problems.push({ field: arg.name, rule: 'type', message: `${arg.name}: ${message}` });
+        : undefined;
+    if (message) urlProblems.push({ field: arg.name, rule: 'type', message: `${arg.name}: ${message}` });
+    else if (inUrl) raw[arg.name] = textValue(arg.type, fromUrl);
+    else if (Object.hasOwn(bodyFields, arg.name)) raw[arg.name] = bodyFields[arg.name];
   }
-  return problems;
+  const checked = new Set(urlProblems.map((problem) => problem.field));
+  const reading = readArguments(route.args.filter((arg) => !checked.has(arg.name)), raw);
+  for (const field of checked) reading.failed.add(field);
+  reading.problems.unshift(...urlProblems);
+  return refusalFor(route.operationType, route.field, reading);
 }
 
-/** Where each argument may come from, and which body fields become variables. */
-function bodyVariables(
-  route: RouteArguments,
-  pathArguments: ReadonlySet<string>,
-  query: Record<string, unknown>,
-  body: unknown,
-): Record<string, unknown> {
+/** Arguments sent where they do not belong: in the query string of a body method, a body of GET or DELETE, unknown fields. */
+function placeRefusal(route: RouteArguments, query: Record<string, unknown>, body: Record<string, unknown>): AppError | undefined {
   const argumentNames = new Set(route.args.map((arg) => arg.name));
   const takesBody = BODY_METHODS.has(route.method);
   // A password in a query string ends up in access logs and browser history: body methods take none.
   const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name)) : [];
   if (inQuery.length > 0) {
-    throw errors.badInput(
+    return errors.badInput(
       `Send ${inQuery.join(', ')} in the JSON body, not in the query string`,
       inQuery.map((field) => ({ field, rule: 'inBody', message: `${field} belongs in the JSON body` })),
     );
   }
-  if (body === undefined) return {};
-  if (!isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
   // GET and DELETE take their arguments from the path and query string, as the
   // OpenAPI document says; a body would add arguments it does not describe.
   const inBody = takesBody ? [] : Object.keys(body);
   if (inBody.length > 0) {
-    throw errors.badInput(
+    return errors.badInput(
       `This route takes no request body: send ${inBody.join(', ')} in the path or query string`,
       inBody.map((field) => ({ field, rule: 'inUrl', message: `${field} belongs in the path or query string` })),
     );
   }
   const unknownFields = Object.keys(body).filter((field) => !argumentNames.has(field));
   if (unknownFields.length > 0) {
-    throw errors.badInput(
+    return errors.badInput(
       `Unknown field${unknownFields.length > 1 ? 's' : ''}: ${unknownFields.join(', ')}`,
       unknownFields.map((field) => ({ field, rule: 'unknown', message: `${field} is not a field of this operation` })),
     );
   }
-  return Object.fromEntries(Object.entries(body).filter(([field]) => !pathArguments.has(field)));
+  return undefined;
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -172,6 +186,16 @@ function conversionProblem(type: GraphQLInputType, value: unknown): string | und
   } catch (err) {
     return isInputObjectType(type) ? `${type.name} must be an object` : (err as Error).message;
   }
+}
+
+/** A path or query text as the JSON value a GraphQL client would send (it passed textProblem). */
+function textValue(type: GraphQLInputType, text: unknown): unknown {
+  const named = getNullableType(type);
+  if (Array.isArray(text)) return text.map((item) => textValue(isListType(named) ? named.ofType : type, item));
+  if (isListType(named)) return [textValue(named.ofType, text)];
+  if (named === GraphQLInt || named === GraphQLFloat) return Number(text);
+  if (named === GraphQLBoolean) return text === 'true';
+  return text;
 }
 
 function decodeSafely(value: string | undefined): string | undefined {

@@ -1,0 +1,94 @@
+import {
+  coerceInputValue,
+  getNamedType,
+  getNullableType,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  type GraphQLInputType,
+} from 'graphql';
+import type { FieldError } from '../errors/index.js';
+
+/**
+ * A value graphql-js refuses for an input type, said as the class-validator
+ * rules are said: the field (a dotted path into lists and objects) and what
+ * it must be (`mealType must be one of breakfast, lunch, dinner, snack`),
+ * with rule `required` (missing or null where a value is needed) or `type`.
+ * The same words whichever way the value came (REST, a GraphQL variable, an
+ * inline literal); the value itself is never repeated back.
+ */
+
+export type InputPath = readonly (string | number)[];
+
+/** Reads `value` as a variable of `type` is read; every refusal as a field error under `name`. */
+export function coerceValue(
+  name: string,
+  type: GraphQLInputType,
+  given: boolean,
+  value: unknown,
+): { value?: unknown; problems: FieldError[] } {
+  if (!given || value === null) {
+    return isNonNullType(type) ? { problems: [requiredProblem([name])] } : { value: given ? null : undefined, problems: [] };
+  }
+  const problems: FieldError[] = [];
+  const coerced: unknown = coerceInputValue(value, type, (path, _invalid, error) => {
+    problems.push(coercionProblem(name, type, path, error.message));
+  });
+  return problems.length > 0 ? { problems } : { value: coerced, problems };
+}
+
+/** One refusal of graphql-js (coercion or validation) at `path` inside the value of `name`. */
+export function coercionProblem(name: string, type: GraphQLInputType, path: InputPath, message: string): FieldError {
+  const at = [name, ...path];
+  // graphql-js reports a missing object field on the object's path, naming the field ("Type.field" at validation).
+  const missing = /^Field "(?:\w+\.)?(\w+)" of required type "[^"]+" was not provided/.exec(message)?.[1];
+  if (missing) return requiredProblem([...at, missing]);
+  if (/must not be null|not to be null|found null/.test(message)) return requiredProblem(at);
+  const field = at.join('.');
+  const expected = typeAt(type, path);
+  return { field, rule: 'type', message: expected ? `${field} must be ${expectation(expected)}` : `${field}: ${message}` };
+}
+
+function requiredProblem(at: InputPath): FieldError {
+  const field = at.join('.');
+  return { field, rule: 'required', message: `${field} is required` };
+}
+
+/** The type of the value at `path` (list indexes, object field names), when the path fits the type. */
+function typeAt(type: GraphQLInputType, path: InputPath): GraphQLInputType | undefined {
+  let current: GraphQLInputType | undefined = type;
+  for (const step of path) {
+    const nullable: GraphQLInputType | undefined = current && getNullableType(current);
+    if (typeof step === 'number' && nullable && isListType(nullable)) current = nullable.ofType;
+    else if (typeof step === 'string' && nullable && isInputObjectType(nullable)) current = nullable.getFields()[step]?.type;
+    else return undefined;
+  }
+  return current;
+}
+
+/** Scalars beyond GraphQL's own that the schema uses, in words. */
+const SCALAR_WORDS: Record<string, string> = {
+  DateTimeISO: 'an ISO 8601 date-time with a zone, such as 2026-03-03T12:00:00Z',
+  JSONObject: 'a JSON object',
+};
+
+/** What a value of `type` must be, in words. */
+export function expectation(type: GraphQLInputType): string {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return `a list, each item ${expectation(nullable.ofType)}`;
+  if (isEnumType(nullable)) return `one of ${nullable.getValues().map((value) => value.name).join(', ')}`;
+  if (isInputObjectType(nullable)) return `an object with only the fields ${Object.keys(nullable.getFields()).join(', ')}`;
+  if (nullable === GraphQLInt) return 'an integer from -2147483648 to 2147483647';
+  if (nullable === GraphQLFloat) return 'a finite number';
+  if (nullable === GraphQLString) return 'a string';
+  if (nullable === GraphQLBoolean) return 'true or false';
+  if (nullable === GraphQLID) return 'a string or an integer';
+  const name = getNamedType(nullable).name;
+  return SCALAR_WORDS[name] ?? `a valid ${name}`;
+}
