@@ -25,19 +25,19 @@ async function changesOf(write: () => Promise<unknown>): Promise<string[]> {
 
 describe('the database snapshot of the hostile-input proofs', () => {
   it('sees an insert, in any collection', async () => {
-    expect(await changesOf(() => app.db.collection('anything').insertOne({ x: 1 }))).toHaveLength(1);
+    expect(await changesOf(() => app.db.collection('anything').insertOne({ x: 1 }))).not.toEqual([]);
   });
 
   it('sees an update of one field', async () => {
-    expect(await changesOf(() => app.db.collection('users').updateOne({}, { $set: { bio: 'changed' } }))).toHaveLength(1);
+    expect(await changesOf(() => app.db.collection('users').updateOne({}, { $set: { bio: 'changed' } }))).not.toEqual([]);
   });
 
   it('sees a removal', async () => {
-    expect(await changesOf(() => app.db.collection('anything').deleteOne({}))).toHaveLength(1);
+    expect(await changesOf(() => app.db.collection('anything').deleteOne({}))).not.toEqual([]);
   });
 
   it('sees a success record of the audit trail', async () => {
-    expect(await changesOf(() => app.db.collection('auditevents').insertOne({ action: 'x', outcome: 'success' }))).toHaveLength(1);
+    expect(await changesOf(() => app.db.collection('auditevents').insertOne({ action: 'x', outcome: 'success' }))).not.toEqual([]);
   });
 
   it('lets through a failure record of the audit trail (a refusal that reached its resolver writes one)', async () => {
@@ -50,6 +50,6 @@ describe('the database snapshot of the hostile-input proofs', () => {
       await app.db.collection('apikeyusages').insertOne({ at: new Date() });
     };
     expect(await changesOf(counted)).toEqual([]);
-    expect(await changesOf(() => app.db.collection('apikeys').updateOne({ name: 'k' }, { $set: { name: 'renamed' } }))).toHaveLength(1);
+    expect(await changesOf(() => app.db.collection('apikeys').updateOne({ name: 'k' }, { $set: { name: 'renamed' } }))).not.toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import {
   resolvePlaceholders,
   restOperations,
   sometimes,
+  wellFormedText,
   type JsonSchema,
   type RestOperation,
 } from '../support/hostile.js';
@@ -89,7 +90,7 @@ function materialize({ operation, caller, path, query, body }: RestRequest) {
   const resolve = (value: unknown) => resolvePlaceholders(value, caller.placeholders);
   // Values as a client writes them: strings as they are, anything else as JSON; lone surrogates cannot be percent-encoded.
   const encode = (value: unknown) =>
-    encodeURIComponent((typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 2_000).replace(/[\ud800-\udfff]/g, '\ufffd')).slice(0, 2_000);
+    encodeURIComponent(wellFormedText((typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 2_000))).slice(0, 2_000);
   const pathname = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = path[name]!;
     return 'raw' in value ? value.raw : encode(resolve(value.plain));
@@ -107,11 +108,10 @@ function materialize({ operation, caller, path, query, body }: RestRequest) {
  * as UTF-8, so storage holds U+FFFD for it (a known limit of every string field, not of metadata).
  */
 function wellFormed(value: unknown): unknown {
-  const text = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   const walk = (inner: unknown): unknown => {
-    if (typeof inner === 'string' || inner instanceof String) return text(String(inner));
+    if (typeof inner === 'string' || inner instanceof String) return wellFormedText(String(inner));
     if (Array.isArray(inner)) return inner.map(walk);
-    if (inner !== null && typeof inner === 'object') return Object.fromEntries(Object.entries(inner).map(([key, v]) => [text(key), walk(v)]));
+    if (inner !== null && typeof inner === 'object') return Object.fromEntries(Object.entries(inner).map(([key, v]) => [wellFormedText(key), walk(v)]));
     return inner;
   };
   return walk(JSON.parse(JSON.stringify(value ?? null)));
