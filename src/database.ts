@@ -52,6 +52,7 @@ export async function openDatabase(
 
 export async function connectMongoose(uri: string, dbName = uriDatabase(uri) ?? DEFAULT_DB_NAME): Promise<void> {
   mongoose.set('strictQuery', true);
+  mongoose.set('sanitizeFilter', true); // a `$`-keyed filter value matches literally unless marked mongoose.trusted
   await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000 });
   await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
 }

@@ -17,6 +17,8 @@ export const API_KEY_LIMITS = {
   metadataKeys: 50,
   /** Bytes of the metadata object written as JSON (UTF-8). */
   metadataBytes: 4096,
+  /** Levels of objects and arrays, the metadata object itself the first (MongoDB refuses documents nested over 100). */
+  metadataDepth: 20,
   gracePeriodSecondsMax: 86_400,
 } as const;
 
@@ -123,7 +125,10 @@ export function MaxJsonBytes(max: number, options?: ValidationOptions): Property
 
 /**
  * rule `storableKeys`: no key, at any depth, starts with `$` or holds a `.`
- * (MongoDB reads those as operators and paths).
+ * (MongoDB reads those as operators and paths), holds a NUL (BSON cannot
+ * write it: the insert would fail) or is `__proto__`, `constructor` or
+ * `prototype` (mongoose drops these on the way to storage, against prototype
+ * pollution: the record would not hold what was accepted).
  */
 export function StorableKeys(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
@@ -131,7 +136,7 @@ export function StorableKeys(options?: ValidationOptions): PropertyDecorator {
       name: 'storableKeys',
       validator: {
         validate: hasStorableKeys,
-        defaultMessage: () => '$property keys may not start with $ or contain a dot, at any depth',
+        defaultMessage: () => '$property keys may not start with $, contain a dot or a NUL character, or be __proto__, constructor or prototype, at any depth',
       },
     },
     options,
@@ -141,7 +146,35 @@ export function StorableKeys(options?: ValidationOptions): PropertyDecorator {
 function hasStorableKeys(value: unknown): boolean {
   if (Array.isArray(value)) return value.every(hasStorableKeys);
   if (!isPlainObject(value)) return true;
-  return Object.entries(value).every(([key, inner]) => !key.startsWith('$') && !key.includes('.') && hasStorableKeys(inner));
+  return Object.entries(value).every(([key, inner]) => isStorableKey(key) && hasStorableKeys(inner));
+}
+
+const DROPPED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function isStorableKey(key: string): boolean {
+  return !key.startsWith('$') && !key.includes('.') && !key.includes('\u0000') && !DROPPED_KEYS.has(key);
+}
+
+/** rule `maxDepth`: objects and arrays nested at most `max` levels, the value itself the first. */
+export function MaxDepth(max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxDepth',
+      constraints: [max],
+      validator: {
+        validate: (value) => !isDeeperThan(value, max),
+        defaultMessage: () => `$property may nest objects and arrays at most ${max} levels deep`,
+      },
+    },
+    options,
+  );
+}
+
+/** Stops descending past `levels`, so a hostile depth costs no deeper recursion than the limit. */
+function isDeeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((inner) => isDeeperThan(inner, levels - 1));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

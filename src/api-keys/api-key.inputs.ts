@@ -20,7 +20,7 @@ import { permissions } from '../auth/index.js';
 import { JSONObject } from '../graphql/scalars.js';
 import { IdArgs, ObjectIdField } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
-import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key.fields.js';
+import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key.fields.js';
 import { ApiKeyStatus, DEFAULT_RATE_LIMIT, type ApiKey } from './api-key.model.js';
 
 const L = API_KEY_LIMITS;
@@ -87,12 +87,13 @@ export class CreateApiKeyArgs implements Partial<ApiKey> {
 
   @Field(() => JSONObject, {
     nullable: true,
-    description: `Free-form JSON object: at most ${L.metadataKeys} keys and ${L.metadataBytes} bytes as JSON.`,
+    description: `Free-form JSON object: at most ${L.metadataKeys} keys, ${L.metadataBytes} bytes as JSON and ${L.metadataDepth} levels deep.`,
   })
   @IsOptional()
   @IsObject()
   @MaxKeys(L.metadataKeys)
   @MaxJsonBytes(L.metadataBytes)
+  @MaxDepth(L.metadataDepth)
   @StorableKeys()
   metadata?: Record<string, unknown>;
 }

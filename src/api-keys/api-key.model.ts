@@ -1,5 +1,5 @@
 import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
-import mongoose, { type Types } from 'mongoose';
+import mongoose, { trusted, type Types } from 'mongoose';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { JSONObject } from '../graphql/scalars.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
@@ -63,16 +63,16 @@ export function statusFilter(status: ApiKeyStatus, now: Date): Record<string, un
     case ApiKeyStatus.active:
       return liveAt(now);
     case ApiKeyStatus.revoked:
-      return { revokedAt: { $ne: null } };
+      return { revokedAt: trusted({ $ne: null }) };
     case ApiKeyStatus.expired:
       // A null or missing expiresAt never compares as <= a date.
-      return { revokedAt: null, expiresAt: { $lte: now } };
+      return { revokedAt: null, expiresAt: trusted({ $lte: now }) };
   }
 }
 
 /** Keys that are neither revoked nor expired at `at` (null also matches a missing field). */
 export function liveAt(at: Date): Record<string, unknown> {
-  return { revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: at } }] };
+  return { revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: trusted({ $gt: at }) }] };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
 import { generateApiKeySecret, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
@@ -135,7 +136,7 @@ export class ApiKeyService {
       const secrets = [{ hash: fresh.hash, validUntil: null }, ...secretsAfterRoll(key.secrets, current, now, gracePeriodSeconds)];
       // Applies only while the key is live and its current secret is the one read: a concurrent roll or revoke wins.
       const rolled = await this.model.findOneAndUpdate(
-        { _id: key._id, ...liveAt(now), ...(current ? { secrets: { $elemMatch: { hash: current.hash, validUntil: null } } } : {}) },
+        { _id: key._id, ...liveAt(now), ...(current ? { secrets: trusted({ $elemMatch: { hash: current.hash, validUntil: null } }) } : {}) },
         { $set: { secrets, updatedBy: actor.userId } },
         { returnDocument: 'after' },
       );
@@ -170,7 +171,7 @@ export class ApiKeyService {
     if (afterId) {
       const last = await this.usage.findOne({ _id: toObjectId(afterId), apiKeyId }, { at: 1 }).lean();
       if (!last) return { items: [], nextCursor: null };
-      filter.$or = [{ at: { $lt: last.at } }, { at: last.at, _id: { $lt: last._id } }];
+      filter.$or = [{ at: trusted({ $lt: last.at }) }, { at: last.at, _id: trusted({ $lt: last._id }) }];
     }
     const found = await this.usage.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1);
     const items = found.slice(0, limit);

@@ -1,4 +1,5 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
 import { tenantScope, type Actor } from '../auth/index.js';
 import { findPage, type Page } from '../shared/pagination.js';
 import type { AuditEventsArgs } from './audit-event.inputs.js';
@@ -31,7 +32,7 @@ export class AuditEventService {
       ...(args.actor ? { 'actor.id': args.actor } : {}),
       ...(args.action ? { action: args.action } : {}),
       ...(args.target ? { 'target.id': args.target } : {}),
-      ...(Object.keys(at).length > 0 ? { at } : {}),
+      ...(Object.keys(at).length > 0 ? { at: trusted(at) } : {}),
     };
     return findPage(this.model, filter, args, { order: 'desc' });
   }

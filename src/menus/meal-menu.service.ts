@@ -1,4 +1,5 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
 import { hasPermission, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
@@ -85,7 +86,7 @@ export class MealMenuService {
     if ('deletedAt' in stored) {
       // The filter repeats the decision, so a concurrent delete makes this one a 404.
       const menu = await this.model.findOneAndUpdate(
-        { ...scope, deletedAt: { $eq: null, $exists: true } },
+        { ...scope, deletedAt: trusted({ $eq: null, $exists: true }) },
         { $set: { deletedAt: new Date(), updatedBy: actor.userId } },
         { returnDocument: 'after' },
       );
@@ -93,7 +94,7 @@ export class MealMenuService {
       return { id, mode: DeleteMode.soft, deletedAt: menu.deletedAt, tenant_id };
     }
 
-    const { deletedCount } = await this.model.deleteOne({ ...scope, deletedAt: { $exists: false } });
+    const { deletedCount } = await this.model.deleteOne({ ...scope, deletedAt: trusted({ $exists: false }) });
     if (deletedCount === 0) throw notFound(id);
     return { id, mode: DeleteMode.hard, deletedAt: null, tenant_id };
   }

@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
-import type { Query } from 'mongoose';
+import { trusted, type Query } from 'mongoose';
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { toObjectId } from './object-id.js';
 
@@ -115,7 +115,7 @@ export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
 ): Promise<Page<TDoc>> {
   const afterId = cursor ? decodeCursor(cursor) : null;
   const after = order === 'desc' ? '$lt' : '$gt';
-  const pageFilter = afterId ? { $and: [filter, { _id: { [after]: toObjectId(afterId) } }] } : filter;
+  const pageFilter = afterId ? { $and: [filter, { _id: trusted({ [after]: toObjectId(afterId) }) }] } : filter;
   const found = await model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1);
   const items = found.slice(0, limit);
   const last = items.at(-1);

@@ -1,3 +1,4 @@
+import { trusted } from 'mongoose';
 import type { AccountStore } from '../auth/index.js';
 import { isObjectIdString } from '../shared/object-id.js';
 import { RoleModel } from './role.model.js';
@@ -41,7 +42,7 @@ export const userAccountStore: AccountStore = {
   async customRolePermissions(tenantId, roleIds) {
     const ids = roleIds.filter(isObjectIdString);
     if (ids.length === 0) return [];
-    const roles = await RoleModel.find({ _id: { $in: ids }, tenant_id: tenantId }, { permissions: 1 }).lean();
+    const roles = await RoleModel.find({ _id: trusted({ $in: ids }), tenant_id: tenantId }, { permissions: 1 }).lean();
     return roles.flatMap((role) => role.permissions);
   },
 };

@@ -1,4 +1,5 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors, isDuplicateKey } from '../errors/index.js';
 import { findPage, type Page } from '../shared/pagination.js';
@@ -52,7 +53,7 @@ export class RoleService {
    */
   async assertAssignable(actor: Actor, tenantId: string | null, roleIds: readonly string[]): Promise<void> {
     const customIds = roleIds.filter((id) => !builtInRole(id));
-    const custom = customIds.length > 0 ? await this.model.find({ _id: { $in: customIds }, tenant_id: tenantId }).lean() : [];
+    const custom = customIds.length > 0 ? await this.model.find({ _id: trusted({ $in: customIds }), tenant_id: tenantId }).lean() : [];
     const unknown = customIds.filter((id) => !custom.some((role) => String(role._id) === id));
     if (unknown.length > 0) {
       throw errors.invalidField('roles', 'exists', `roles: no such role in the user's tenant: ${unknown.join(', ')}`);

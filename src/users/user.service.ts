@@ -1,4 +1,5 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
 import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
@@ -29,14 +30,14 @@ export class UserService {
 
   async list(actor: Actor, args: UsersArgs): Promise<Page<UserDocument>> {
     const filter: Record<string, unknown> = { ...tenantScope(actor) };
-    if (args.email) filter.email = { $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' };
+    if (args.email) filter.email = trusted({ $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' });
     if (args.role) filter.roles = args.role;
     if (args.search) {
-      const text = { $regex: escapeRegExp(args.search), $options: 'i' };
+      const text = trusted({ $regex: escapeRegExp(args.search), $options: 'i' });
       filter.$or = [{ email: text }, { firstName: text }, { lastName: text }];
     }
     if (args.createdAfter || args.createdBefore) {
-      filter.createdAt = { ...(args.createdAfter ? { $gt: args.createdAfter } : {}), ...(args.createdBefore ? { $lt: args.createdBefore } : {}) };
+      filter.createdAt = trusted({ ...(args.createdAfter ? { $gt: args.createdAfter } : {}), ...(args.createdBefore ? { $lt: args.createdBefore } : {}) });
     }
     return findPage(this.model, filter, args);
   }
