@@ -360,8 +360,11 @@ export function queryString(names: readonly string[]): fc.Arbitrary<string> {
 
 /** Collections and fields a refused request may change by design. */
 export const WRITTEN_BY_DESIGN = {
-  /** Each accepted API key use appends an entry, in batches up to a second later. */
-  collections: new Set(['apikeyusages']),
+  /**
+   * Each accepted API key use appends an entry, in batches up to a second later;
+   * each refused sign-in counts in the sign-in throttle (that is its purpose).
+   */
+  collections: new Set(['apikeyusages', 'loginthrottles']),
   /** Each accepted API key use counts in the key's record (the hourly window, usageCount, lastUsedAt). */
   fields: { apikeys: ['usageCount', 'lastUsedAt', 'rateWindow'] } as Record<string, string[]>,
 };
