@@ -59,3 +59,14 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     engineIterations: Math.round(number('engine-iterations', 'BENCH_ENGINE_ITERATIONS', 2000, 500, 10)),
   };
 }
+
+/** A URI with its database path replaced by `dbName` (keeps hosts and options; also multi-host URIs). */
+export function withDatabase(uri: string, dbName: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/.exec(uri);
+  if (!match) throw new Error('MONGODB_URI must look like mongodb://host[:port][/db][?options]');
+  const [, hosts, dbPath, query = ''] = match;
+  // The driver authenticates against the URI's database unless authSource says otherwise: keep it.
+  const original = dbPath?.slice(1);
+  const authSource = original && !/[?&]authSource=/.test(query) ? `${query ? '&' : '?'}authSource=${original}` : '';
+  return `${hosts}/${dbName}${query}${authSource}`;
+}

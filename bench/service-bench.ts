@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { MongoClient } from 'mongodb';
 import { measureRound, runLoad, type Load, type LoadResult, type MeasuredRound } from './load.js';
 import { median } from './measure.js';
-import type { BenchOptions } from './options.js';
+import { withDatabase, type BenchOptions } from './options.js';
 import { measurePingVsFindOne, pingVsFindOnePoints } from './ping-vs-find.bench.js';
 import { BASELINE_ENTRY, freePort, residentMiB, SERVICE_ENTRY, startServer, type ServerProcess } from './processes.js';
 import { mixedLoad, scenarios, BASELINE, type Scenario, type ScenarioContext } from './scenarios.js';
@@ -23,13 +23,6 @@ const ENGINE_TARGET = 1 / 1.3;
 
 const started = performance.now();
 const log = (text: string) => process.stderr.write(`bench [${((performance.now() - started) / 1000).toFixed(1)} s]: ${text}\n`);
-
-/** A URI with its database path replaced by `dbName` (keeps hosts and options; also multi-host URIs). */
-export function withDatabase(uri: string, dbName: string): string {
-  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/.exec(uri);
-  if (!match) throw new Error('MONGODB_URI must look like mongodb://host[:port][/db][?options]');
-  return `${match[1]}/${dbName}${match[3] ?? ''}`;
-}
 
 /**
  * The service-level bench: an engine process (unless MONGODB_URI), seeded
