@@ -9,25 +9,25 @@ import { journaledInserts } from './journaled-insert.bench.js';
 import { pingVsFindOne } from './ping-vs-find.bench.js';
 import { rawFindById, rawPing } from './raw-ping.bench.js';
 import { startStandaloneEngine } from './standalone-engine.js';
+import { readOptions } from './options.js';
 import { printTable, perSecond, ratio, us, type Row } from './report.js';
+import { serviceBench } from './service-bench.js';
+import { hasUnexpected, printServiceTable, writeJson } from './service-report.js';
 
 /**
- * `npm run bench`: the engine in-process (in memory and on lmdb in a temp
- * dir, as the service embeds it) and as a standalone process on lmdb (as
- * `npm run engine` runs it), driven by the official driver. Prints numbers;
- * enforces nothing.
- * `npm run bench -- --only a` (or BENCH_ONLY=a) runs only part (a), the
- * ping vs findOne latencies; parts are a (latency), b (journaled inserts),
- * c (indexed vs unindexed find), d (the service: a read with an API key vs
- * with a JWT, run once, in memory), comma-separated. BENCH_CONFIGS=lmdb,memory
- * chooses the configurations and their order (default memory,lmdb).
+ * `npm run bench`: the service-level bench (bench/service-bench.ts: the
+ * service, a baseline and an engine as their own processes, autocannon load
+ * in interleaved rounds, a memory run; see bench/README.md), then the
+ * engine's own measurements: in-process (in memory and on lmdb in a temp dir,
+ * as the service embeds it) and as a standalone process (as `npm run engine`
+ * runs it), driven by the official driver. Prints numbers; enforces nothing,
+ * except that a scenario which got answers it did not expect makes the exit
+ * code 1 (its numbers measure errors).
+ * `--only service,memory,a,b,c,d` (or BENCH_ONLY) chooses the parts: a
+ * (latency), b (journaled inserts), c (indexed vs unindexed find), d (a read
+ * with an API key vs with a JWT, sequential, in-process). BENCH_CONFIGS=lmdb,memory
+ * chooses the engine configurations and their order (default memory,lmdb,standalone).
  */
-function selectedParts(): Set<string> {
-  const i = process.argv.indexOf('--only');
-  const spec = (i >= 0 ? process.argv[i + 1] : undefined) ?? process.env.BENCH_ONLY ?? 'a,b,c,d';
-  return new Set(spec.split(',').map((s) => s.trim()));
-}
-
 type EngineConfig = StartEngineOptions | { standalone: string };
 
 async function withEngine<T>(config: EngineConfig, run: (client: MongoClient, port: number) => Promise<T>): Promise<T> {
@@ -43,6 +43,15 @@ async function withEngine<T>(config: EngineConfig, run: (client: MongoClient, po
 }
 
 async function main(): Promise<void> {
+  const options = readOptions();
+  const parts = options.parts;
+  if (parts.has('service') || parts.has('memory')) {
+    const rows = await serviceBench(options);
+    printServiceTable(rows, `${options.rounds} round(s) of ${options.seconds} s per scenario at ${options.connections} connections, medians`);
+    if (options.jsonFile) writeJson(options.jsonFile, rows);
+    if (hasUnexpected(rows)) process.exitCode = 1;
+    console.log('');
+  }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
   const all: Record<string, EngineConfig> = {
     memory: { inMemory: true },
@@ -63,12 +72,11 @@ async function main(): Promise<void> {
     { metric: 'find by unindexed field, 100k docs (median)', values: {} },
     { metric: 'unindexed / indexed', values: {} },
   ];
-  const parts = selectedParts();
   const engineParts = ['a', 'b', 'c'].some((part) => parts.has(part));
   try {
-    for (const [name, options] of engineParts ? Object.entries(configs) : []) {
+    for (const [name, engineOptions] of engineParts ? Object.entries(configs) : []) {
       process.stderr.write(`bench: ${name}...\n`);
-      await withEngine(options, async (client, port) => {
+      await withEngine(engineOptions, async (client, port) => {
         if (parts.has('a')) {
           rows[0].values[name] = us(await rawPing(port));
           const a = await pingVsFindOne(client);
@@ -89,7 +97,10 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (engineParts) printTable(Object.keys(configs), rows);
+  if (engineParts) {
+    console.log('engine (its own measurements):');
+    printTable(Object.keys(configs), rows);
+  }
   if (parts.has('d')) {
     process.stderr.write('bench: service, API key vs JWT...\n');
     const d = await apiKeyVsJwt();

@@ -16,15 +16,21 @@ export async function medianLatencyUs(
   return median(samples);
 }
 
+/** The median and 99th percentile of a series of latencies, in microseconds. */
+export interface LatencyStats {
+  p50: number;
+  p99: number;
+}
+
 /**
- * Medians of two operations measured in alternation (a, b, a, b, ...), so JIT
- * warm-up, GC and machine noise fall on both alike and their ratio is fair.
+ * Latencies of two operations measured in alternation (a, b, a, b, ...), so
+ * JIT warm-up, GC and machine noise fall on both alike and their ratio is fair.
  */
-export async function pairedMedianLatencyUs(
+export async function pairedLatencyStatsUs(
   a: (i: number) => Promise<unknown>,
   b: (i: number) => Promise<unknown>,
   { iterations, warmup = Math.ceil(iterations / 10), budgetMs = 20_000 }: { iterations: number; warmup?: number; budgetMs?: number },
-): Promise<[number, number]> {
+): Promise<[LatencyStats, LatencyStats]> {
   for (let i = 0; i < warmup; i++) {
     await a(i);
     await b(i);
@@ -40,7 +46,18 @@ export async function pairedMedianLatencyUs(
     await b(i);
     samplesB.push((performance.now() - start) * 1000);
   }
-  return [median(samplesA), median(samplesB)];
+  const stats = (samples: number[]) => ({ p50: percentile(samples, 50), p99: percentile(samples, 99) });
+  return [stats(samplesA), stats(samplesB)];
+}
+
+/** Medians of two operations measured in alternation (see pairedLatencyStatsUs). */
+export async function pairedMedianLatencyUs(
+  a: (i: number) => Promise<unknown>,
+  b: (i: number) => Promise<unknown>,
+  options: { iterations: number; warmup?: number; budgetMs?: number },
+): Promise<[number, number]> {
+  const [statsA, statsB] = await pairedLatencyStatsUs(a, b, options);
+  return [statsA.p50, statsB.p50];
 }
 
 /** Sequential operations per second over at most `count` operations or `budgetMs`. */
@@ -56,4 +73,11 @@ export function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The nearest-rank percentile (0 < p <= 100) of a series. */
+export function percentile(samples: number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * The engine as `npm run engine` runs it: its own process (so its own core),
  * reached over loopback. The bench runs from dist/bench, beside dist/src.
  */
-export async function startStandaloneEngine(dbPath: string): Promise<{ uri: string; port: number; close(): Promise<void> }> {
+export async function startStandaloneEngine(dbPath: string): Promise<{ uri: string; port: number; pid: number; close(): Promise<void> }> {
   const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/engine/cli.js');
   const child = spawn(process.execPath, [cli, '--port', '0', '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'inherit'] });
   const uri = await new Promise<string>((resolve, reject) => {
@@ -22,6 +22,7 @@ export async function startStandaloneEngine(dbPath: string): Promise<{ uri: stri
   return {
     uri,
     port: Number(new URL(uri).port),
+    pid: child.pid!,
     async close() {
       child.kill('SIGTERM');
       await exited;
