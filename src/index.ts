@@ -54,6 +54,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // The drain below forces connections closed after 10 s; should closing Apollo or the
+    // database hang past that, the process still ends (exit 1, said in the log).
+    setTimeout(() => {
+      logger.error('shutdown did not finish in 30 s; exiting');
+      process.exit(1);
+    }, 30_000).unref();
     // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -67,8 +73,13 @@ async function main(): Promise<void> {
   };
   // `on`, not `once`: a second signal must not kill a shutdown under way (Ctrl-C on
   // `npm start` delivers SIGINT twice: from the terminal and forwarded by npm).
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  const onSignal = (signal: string) =>
+    shutdown(signal).catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  process.on('SIGTERM', () => void onSignal('SIGTERM'));
+  process.on('SIGINT', () => void onSignal('SIGINT'));
 }
 
 main().catch((err) => {

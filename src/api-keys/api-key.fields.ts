@@ -115,7 +115,8 @@ export function MaxJsonBytes(max: number, options?: ValidationOptions): Property
       name: 'maxJsonBytes',
       constraints: [max],
       validator: {
-        validate: (value) => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
+        // Past the depth rule's limit the value is refused by that rule; not stringified (deep nesting would overflow the stack).
+        validate: (value) => !isDeeperThan(value, API_KEY_LIMITS.metadataDepth) && Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
         defaultMessage: () => `$property may be at most ${max} bytes written as JSON`,
       },
     },
@@ -135,7 +136,7 @@ export function StorableKeys(options?: ValidationOptions): PropertyDecorator {
     {
       name: 'storableKeys',
       validator: {
-        validate: hasStorableKeys,
+        validate: (value) => hasStorableKeys(value),
         defaultMessage: () => '$property keys may not start with $, contain a dot or a NUL character, or be __proto__, constructor or prototype, at any depth',
       },
     },
@@ -143,10 +144,12 @@ export function StorableKeys(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-function hasStorableKeys(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(hasStorableKeys);
+/** Looks no deeper than the depth rule allows (that rule refuses anything deeper), so hostile nesting costs no deep recursion. */
+function hasStorableKeys(value: unknown, levels: number = API_KEY_LIMITS.metadataDepth): boolean {
+  if (levels < 0) return true;
+  if (Array.isArray(value)) return value.every((inner) => hasStorableKeys(inner, levels - 1));
   if (!isPlainObject(value)) return true;
-  return Object.entries(value).every(([key, inner]) => isStorableKey(key) && hasStorableKeys(inner));
+  return Object.entries(value).every(([key, inner]) => isStorableKey(key) && hasStorableKeys(inner, levels - 1));
 }
 
 const DROPPED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);

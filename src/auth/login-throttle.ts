@@ -129,11 +129,15 @@ function nextUnlock({ freeFailures }: Counter): object {
 
 /**
  * The email's counter. Folds case and compatibility forms (full-width
- * letters, ligatures, ß/SS): coarser than the users' email collation, so no
- * spelling of an account's email gets a counter of its own.
+ * letters, ligatures, ß/SS) and drops invisible characters: coarser than the
+ * users' email collation, so no spelling of an account's email gets a counter
+ * of its own.
  */
 export function accountThrottleKey(email: string): string {
-  return `account:${email.trim().normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC')}`;
+  // Invisible characters (soft hyphen, zero-width space, joiners, controls) are ignored by the
+  // account lookup's collation too: left in, each spelling would get a fresh counter for one account.
+  const visible = email.normalize('NFKC').replace(/[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu, '').trim();
+  return `account:${visible.toUpperCase().toLowerCase().normalize('NFKC')}`;
 }
 
 /** The IP's counter: an IPv4 address (also IPv4-mapped), or the /64 of an IPv6 one. */

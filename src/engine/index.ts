@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { createDispatcher, type EngineState } from './commands/index.js';
 import { CursorStore } from './cursors/index.js';
@@ -133,7 +133,14 @@ function openStorage(opts: StorageOptions): { storage: Storage; lock?: DbPathLoc
   mkdirSync(dbPath, { recursive: true, mode: 0o700 });
   const lock = lockDbPath(dbPath);
   try {
-    return { storage: openLmdbStorage(path.join(dbPath, DATA_FILE)), lock };
+    const dataFile = path.join(dbPath, DATA_FILE);
+    const privateFiles = [dataFile, `${dataFile}-lock`];
+    // Created 0600 before lmdb opens them (it would follow the umask, often 0644), and
+    // tightened when they already exist: a DATA_DIR open to others must not expose the data.
+    for (const file of privateFiles) if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    const storage = openLmdbStorage(dataFile);
+    for (const file of privateFiles) chmodSync(file, 0o600);
+    return { storage, lock };
   } catch (err) {
     lock.release();
     throw err;

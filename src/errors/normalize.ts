@@ -15,7 +15,11 @@ export function normalizeError(thrown: unknown): AppError {
   const chain = causeChain(thrown);
   for (const error of chain) {
     if (error instanceof AppError) return error;
-    if (error instanceof ArgumentValidationError) return fromValidation(error.extensions.validationErrors);
+    // A validator that threw (not refused) leaves no list of results: the server's fault, not the caller's.
+    if (error instanceof ArgumentValidationError) {
+      const results: unknown = error.extensions.validationErrors;
+      return Array.isArray(results) ? fromValidation(results) : internalError(error);
+    }
     const fromDatabase = fromMongoose(error);
     if (fromDatabase) return fromDatabase;
   }

@@ -65,8 +65,10 @@ export interface SecurityHeadersOptions {
  * anything answers, so 404s, errors and CORS preflights carry them too.
  */
 export function useSecurityHeaders({ isCredentialed, selfPolicedPagePath }: SecurityHeadersOptions): RequestHandler {
-  const ownPages = helmet({ contentSecurityPolicy: { useDefaults: false, directives: OWN_PAGES_POLICY } });
-  const selfPoliced = helmet({ contentSecurityPolicy: { useDefaults: false, directives: SELF_POLICED_PAGE_POLICY } });
+  // HSTS for this host only: with includeSubDomains, a service on an apex domain would force HTTPS on every subdomain for a year.
+  const hsts = { maxAge: 31_536_000, includeSubDomains: false };
+  const ownPages = helmet({ strictTransportSecurity: hsts, contentSecurityPolicy: { useDefaults: false, directives: OWN_PAGES_POLICY } });
+  const selfPoliced = helmet({ strictTransportSecurity: hsts, contentSecurityPolicy: { useDefaults: false, directives: SELF_POLICED_PAGE_POLICY } });
   return (req, res, next) => {
     if (isCredentialed(req.path)) res.setHeader('Cache-Control', 'no-store');
     (req.path === selfPolicedPagePath ? selfPoliced : ownPages)(req, res, next);

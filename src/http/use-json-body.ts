@@ -10,6 +10,8 @@ interface BodyParserError {
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+/** Deeper bodies are refused before anything walks them (MongoDB itself stores at most 100 levels). */
+export const MAX_BODY_DEPTH = 64;
 const EXPECTED_TYPE = 'application/json';
 
 /**
@@ -26,8 +28,26 @@ export function useJsonBody({ limitBytes, limitLabel }: { limitBytes: number; li
     if (BODY_METHODS.has(req.method) && hasBody(req) && !req.is(JSON_TYPES)) {
       return next(errors.unsupportedMediaType(EXPECTED_TYPE, mediaTypeOf(req)));
     }
-    parse(req, res, (err?: unknown) => next(err ? bodyError(err as BodyParserError, limitLabel) : undefined));
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(bodyError(err as BodyParserError, limitLabel));
+      if (isDeeperThan(req.body, MAX_BODY_DEPTH)) {
+        return next(errors.badInput(`The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`));
+      }
+      next();
+    });
   };
+}
+
+/** Iterative, so a hostile nesting cannot overflow the stack here. */
+function isDeeperThan(root: unknown, maxDepth: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > maxDepth) return true;
+    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
+  }
+  return false;
 }
 
 /** The media type sent, without parameters, short enough to quote back. */

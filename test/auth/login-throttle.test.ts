@@ -136,6 +136,22 @@ runCases('sign-in throttling', () => app, [
     expect: throttled,
   }),
   apiCase({
+    name: 'counts spellings with invisible characters on the same counter (soft hyphen, zero-width space, joiner)',
+    arrange: async (surface): Promise<Fixture> => {
+      const fixture = { user: await freshUser(), ip: freshIp() };
+      const [local, domain] = fixture.user.email.split('@');
+      // The account lookup's collation ignores these characters: each spelling would reach the same account.
+      for (const invisible of ['\u00AD', '\u200B', '\u2060'].slice(0, ACCOUNT_FAILURES)) {
+        await attempts(surface, [401], `${local.slice(0, 2)}${invisible}${local.slice(2)}@${domain}`, WRONG, freshIp());
+      }
+      verifications.mockClear();
+      return fixture;
+    },
+    caller: ({ ip }) => from(ip),
+    operation: ({ user }) => login(user.email, WRONG),
+    expect: throttled,
+  }),
+  apiCase({
     name: 'refuses the right password while the wait lasts (429, no password checked)',
     arrange: async (surface): Promise<Fixture> => {
       const fixture = { user: await freshUser(), ip: freshIp() };
@@ -269,8 +285,8 @@ describe('sign-in throttling counters', () => {
 
 describe('the keys of the counters', () => {
   it('fold case and compatibility forms of an email', () => {
-    expect(['Chef@Example.TEST', ' chef@example.test ', 'ｃｈｅｆ@example.test'].map(accountThrottleKey)).toEqual(
-      times(3, 0).map(() => 'account:chef@example.test'),
+    expect(['Chef@Example.TEST', ' chef@example.test ', 'ｃｈｅｆ@example.test', 'ch\u00ADef@exam\u200Bple.test\u0000'].map(accountThrottleKey)).toEqual(
+      times(4, 0).map(() => 'account:chef@example.test'),
     );
   });
 

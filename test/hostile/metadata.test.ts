@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_LIMITS } from '../../src/api-keys/api-key.fields.js';
 import { apiCase, runCases, type Caller, type Operation } from '../api/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -63,6 +63,7 @@ runCases('API key metadata MongoDB could not store as sent', () => app, [
   refused('refuses a constructor key', { constructor: 1 }, 'storableKeys'),
   refused(`refuses objects nested deeper than ${DEPTH} levels`, nested(DEPTH + 1), 'maxDepth'),
   refused(`refuses arrays nested deeper than ${DEPTH} levels`, { a: JSON.parse(`${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`) }, 'maxDepth'),
+  refused('refuses metadata 60 levels deep by the depth rule (the other rules look no deeper)', nested(60), 'maxDepth'),
   apiCase({
     name: `stores metadata ${DEPTH} levels deep as sent`,
     arrange: () => ({
@@ -79,3 +80,26 @@ runCases('API key metadata MongoDB could not store as sent', () => app, [
     },
   }),
 ]);
+
+// Written as text: the test's own JSON.stringify would overflow its stack on such a value.
+describe('a body nested 8,000 levels deep (was a 500: a validator overflowed the stack)', () => {
+  const deepMetadata = `${'{"a":'.repeat(8000)}1${'}'.repeat(8000)}`;
+
+  it.each(['rest', 'graphql'] as const)('is refused with 400 before any rule walks it, over %s, and nothing is written', async (surface) => {
+    const name = `deep-${randomBytes(4).toString('hex')}`;
+    const fields = `"name":"${name}","scopes":["menus:read"],"metadata":${deepMetadata}`;
+    const response =
+      surface === 'rest'
+        ? await app.rest('POST', '/api-keys', { token: admin.token, rawBody: `{${fields}}`, headers: { 'content-type': 'application/json' } })
+        : await app.http('POST', '/graphql', {
+            token: admin.token,
+            headers: { 'content-type': 'application/json' },
+            rawBody: `{"query":${JSON.stringify(create({}).graphql.query)},"variables":{${fields}}}`,
+          });
+    expect(response.status).toBe(400);
+    const code = surface === 'rest' ? response.body.code : response.body.errors[0].extensions.code;
+    expect(code).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(response.body)).toContain('64 levels');
+    expect(await stored(name)).toEqual([]);
+  });
+});

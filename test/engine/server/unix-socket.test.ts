@@ -80,8 +80,24 @@ describe('an engine on its default socket under dbPath', () => {
     expect(mode(path.dirname(engine.socketPath))).toBe(0o700);
   });
 
-  it('creates its dbPath 0700: the data files hold password hashes too', () => {
-    expect(mode(dbPath)).toBe(0o700);
+  it('creates its dbPath 0700 and its data files 0600: they hold password hashes too', () => {
+    expect([mode(dbPath), mode(path.join(dbPath, 'engine.mdb')), mode(path.join(dbPath, 'engine.mdb-lock'))]).toEqual([0o700, 0o600, 0o600]);
+  });
+
+  it('keeps its data files 0600 in an existing DATA_DIR open to others, tightening files left readable', async () => {
+    const openDir = path.join(workDir, 'open-data-dir');
+    mkdirSync(openDir, { mode: 0o755 });
+    chmodSync(openDir, 0o755);
+    const first = await startEngine({ dbPath: openDir, socket: {}, log: silent });
+    await first.close();
+    chmodSync(path.join(openDir, 'engine.mdb'), 0o644);
+    const second = await startEngine({ dbPath: openDir, socket: {}, log: silent });
+    try {
+      await withClient(second.uri, async (client) => expect(await client.db('admin').command({ ping: 1 })).toEqual({ ok: 1 }));
+      expect([mode(path.join(openDir, 'engine.mdb')), mode(path.join(openDir, 'engine.mdb-lock'))]).toEqual([0o600, 0o600]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('opens no TCP listener (a TCP engine in the same process is seen by the same check)', async () => {
