@@ -1,23 +1,28 @@
 import { abortTransactionCommand } from './abort-transaction.js';
 import { aggregateCommand } from './aggregate.js';
 import { buildInfoCommand } from './build-info.js';
+import { collModCommand } from './coll-mod.js';
+import { collStatsCommand } from './coll-stats.js';
 import { commitTransactionCommand } from './commit-transaction.js';
 import { connectionStatusCommand } from './connection-status.js';
 import { countCommand } from './count.js';
-import { createIndexesCommand } from './create-indexes.js';
 import { createCommand } from './create.js';
+import { createIndexesCommand } from './create-indexes.js';
+import { currentOpCommand, killOpCommand } from './current-op.js';
+import { dbStatsCommand } from './db-stats.js';
 import { deleteCommand } from './delete.js';
 import { distinctCommand } from './distinct.js';
+import { dropCommand } from './drop.js';
 import { dropDatabaseCommand } from './drop-database.js';
 import { dropIndexesCommand } from './drop-indexes.js';
-import { dropCommand } from './drop.js';
 import { endSessionsCommand } from './end-sessions.js';
-import { findAndModifyCommand } from './find-and-modify.js';
+import { explainCommand } from './explain.js';
 import { findCommand } from './find.js';
+import { findAndModifyCommand } from './find-and-modify.js';
 import { getCmdLineOptsCommand } from './get-cmd-line-opts.js';
 import { getLogCommand } from './get-log.js';
 import { getMoreCommand } from './get-more.js';
-import { getParameterCommand } from './get-parameter.js';
+import { getParameterCommand, setParameterCommand } from './get-parameter.js';
 import { helloCommand } from './hello.js';
 import { hostInfoCommand } from './host-info.js';
 import { insertCommand } from './insert.js';
@@ -25,13 +30,17 @@ import { killAllSessionsCommand } from './kill-all-sessions.js';
 import { killCursorsCommand } from './kill-cursors.js';
 import { killSessionsCommand } from './kill-sessions.js';
 import { listCollectionsCommand } from './list-collections.js';
+import { listCommandsCommand } from './list-commands.js';
 import { listDatabasesCommand } from './list-databases.js';
 import { listIndexesCommand } from './list-indexes.js';
+import { mapReduceCommand } from './map-reduce.js';
 import { pingCommand } from './ping.js';
+import { profileCommand } from './profile.js';
 import { refreshSessionsCommand } from './refresh-sessions.js';
 import { serverStatusCommand } from './server-status.js';
 import type { CommandHandler } from './types.js';
 import { updateCommand } from './update.js';
+import { validateCommand } from './validate.js';
 import { whatsmyuriCommand } from './whatsmyuri.js';
 
 /**
@@ -44,19 +53,24 @@ export const commandTable: readonly CommandHandler[] = [
   abortTransactionCommand,
   aggregateCommand,
   buildInfoCommand,
+  collModCommand,
+  collStatsCommand,
   commitTransactionCommand,
   connectionStatusCommand,
   countCommand,
   createCommand,
   createIndexesCommand,
+  currentOpCommand,
+  dbStatsCommand,
   deleteCommand,
   distinctCommand,
   dropCommand,
   dropDatabaseCommand,
   dropIndexesCommand,
   endSessionsCommand,
-  findCommand,
+  explainCommand,
   findAndModifyCommand,
+  findCommand,
   getCmdLineOptsCommand,
   getLogCommand,
   getMoreCommand,
@@ -66,14 +80,20 @@ export const commandTable: readonly CommandHandler[] = [
   insertCommand,
   killAllSessionsCommand,
   killCursorsCommand,
+  killOpCommand,
   killSessionsCommand,
   listCollectionsCommand,
+  listCommandsCommand,
   listDatabasesCommand,
   listIndexesCommand,
+  mapReduceCommand,
   pingCommand,
+  profileCommand,
   refreshSessionsCommand,
   serverStatusCommand,
+  setParameterCommand,
   updateCommand,
+  validateCommand,
   whatsmyuriCommand,
 ];
 
