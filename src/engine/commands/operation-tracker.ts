@@ -110,9 +110,11 @@ export function latencyStatsOf(engine: EngineState, ns: string): Document {
   return out;
 }
 
-/** Drops a collection's latency totals (drop, dropDatabase). */
-export function forgetLatency(engine: EngineState, ns: string): void {
-  operationsOf(engine).latency.delete(ns);
+/** Drops the latency totals of a collection, or of every collection of a database (drop, dropDatabase). */
+export function forgetLatency(engine: EngineState, db: string, coll?: string): void {
+  const latency = operationsOf(engine).latency;
+  if (coll !== undefined) latency.delete(`${db}.${coll}`);
+  else for (const ns of [...latency.keys()]) if (ns.startsWith(`${db}.`)) latency.delete(ns);
 }
 
 /** The operations in progress, as `$currentOp` documents. */

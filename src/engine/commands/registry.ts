@@ -19,6 +19,7 @@ import { endSessionsCommand } from './end-sessions.js';
 import { explainCommand } from './explain.js';
 import { findCommand } from './find.js';
 import { findAndModifyCommand } from './find-and-modify.js';
+import { fsyncCommand, fsyncUnlockCommand } from './fsync.js';
 import { getCmdLineOptsCommand } from './get-cmd-line-opts.js';
 import { getLogCommand } from './get-log.js';
 import { getMoreCommand } from './get-more.js';
@@ -36,7 +37,9 @@ import { listIndexesCommand } from './list-indexes.js';
 import { mapReduceCommand } from './map-reduce.js';
 import { pingCommand } from './ping.js';
 import { profileCommand } from './profile.js';
+import { reIndexCommand } from './re-index.js';
 import { refreshSessionsCommand } from './refresh-sessions.js';
+import { renameCollectionCommand } from './rename-collection.js';
 import { serverStatusCommand } from './server-status.js';
 import type { CommandHandler } from './types.js';
 import { updateCommand } from './update.js';
@@ -71,6 +74,8 @@ export const commandTable: readonly CommandHandler[] = [
   explainCommand,
   findAndModifyCommand,
   findCommand,
+  fsyncCommand,
+  fsyncUnlockCommand,
   getCmdLineOptsCommand,
   getLogCommand,
   getMoreCommand,
@@ -90,6 +95,8 @@ export const commandTable: readonly CommandHandler[] = [
   pingCommand,
   profileCommand,
   refreshSessionsCommand,
+  reIndexCommand,
+  renameCollectionCommand,
   serverStatusCommand,
   setParameterCommand,
   updateCommand,
