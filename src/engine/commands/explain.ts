@@ -7,7 +7,6 @@ import { isPlainObject, toDouble } from '../query/values.js';
 import { collationFor } from '../reads/index.js';
 import { serverFacts } from '../standalone/index.js';
 import { explainRead, parseQuery, verbosityParam, type ReadExplain, type ReadSpec, type Verbosity } from './explain-plan.js';
-import { lookupCommand } from './registry.js';
 import type { CommandContext, CommandHandler } from './types.js';
 
 /**
@@ -15,26 +14,29 @@ import type { CommandContext, CommandHandler } from './types.js';
  * Answers mongod's shape (explainVersion, queryPlanner, executionStats for
  * the executing verbosities, serverInfo, command) from the engine's own
  * planner. Explaining a write never writes: it only reads what the write
- * would touch.
+ * would touch. The registry passes `isKnownCommand` (explain of a command
+ * that exists but cannot be explained is IllegalOperation, not 59).
  */
-export const explainCommand: CommandHandler = {
-  name: 'explain',
-  help: "explain a command's plan: {explain: {find: <collection>, ...}, verbosity: 'queryPlanner' | 'executionStats' | 'allPlansExecution'}",
-  handle(body, ctx) {
-    const inner = body.explain;
-    if (!isPlainObject(inner)) {
-      throw mongoError('TypeMismatch', "BSON field 'explain.explain' is the wrong type, expected type 'object'");
-    }
-    const verbosity = verbosityParam(body.verbosity);
-    const name = Object.keys(inner)[0] ?? '';
-    const explainer = EXPLAINERS[name];
-    if (!explainer) {
-      if (!lookupCommand(name)) throw mongoError('CommandNotFound', `Explain failed due to unknown command: ${name}`);
-      throw mongoError('IllegalOperation', `Cannot explain cmd: ${name}`);
-    }
-    return explainer(inner, ctx, verbosity);
-  },
-};
+export function createExplainCommand(isKnownCommand: (name: string) => boolean): CommandHandler {
+  return {
+    name: 'explain',
+    help: "explain a command's plan: {explain: {find: <collection>, ...}, verbosity: 'queryPlanner' | 'executionStats' | 'allPlansExecution'}",
+    handle(body, ctx) {
+      const inner = body.explain;
+      if (!isPlainObject(inner)) {
+        throw mongoError('TypeMismatch', "BSON field 'explain.explain' is the wrong type, expected type 'object'");
+      }
+      const verbosity = verbosityParam(body.verbosity);
+      const name = Object.keys(inner)[0] ?? '';
+      const explainer = EXPLAINERS[name];
+      if (!explainer) {
+        if (!isKnownCommand(name)) throw mongoError('CommandNotFound', `Explain failed due to unknown command: ${name}`);
+        throw mongoError('IllegalOperation', `Cannot explain cmd: ${name}`);
+      }
+      return explainer(inner, ctx, verbosity);
+    },
+  };
+}
 
 type Explainer = (body: Document, ctx: CommandContext, verbosity: Verbosity) => Document;
 

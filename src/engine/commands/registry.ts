@@ -16,7 +16,7 @@ import { dropCommand } from './drop.js';
 import { dropDatabaseCommand } from './drop-database.js';
 import { dropIndexesCommand } from './drop-indexes.js';
 import { endSessionsCommand } from './end-sessions.js';
-import { explainCommand } from './explain.js';
+import { createExplainCommand } from './explain.js';
 import { findCommand } from './find.js';
 import { findAndModifyCommand } from './find-and-modify.js';
 import { fsyncCommand, fsyncUnlockCommand } from './fsync.js';
@@ -31,7 +31,7 @@ import { killAllSessionsCommand } from './kill-all-sessions.js';
 import { killCursorsCommand } from './kill-cursors.js';
 import { killSessionsCommand } from './kill-sessions.js';
 import { listCollectionsCommand } from './list-collections.js';
-import { listCommandsCommand } from './list-commands.js';
+import { createListCommandsCommand } from './list-commands.js';
 import { listDatabasesCommand } from './list-databases.js';
 import { listIndexesCommand } from './list-indexes.js';
 import { mapReduceCommand } from './map-reduce.js';
@@ -52,6 +52,10 @@ import { whatsmyuriCommand } from './whatsmyuri.js';
  * command up by the first key of its body, case-sensitively, as mongod does;
  * `aliases` carry the other accepted spellings (isMaster/ismaster).
  */
+// explain and listCommands need the table itself: they get it through these closures.
+const explainCommand = createExplainCommand((name) => lookupCommand(name) !== undefined);
+const listCommandsCommand = createListCommandsCommand(() => commandTable);
+
 export const commandTable: readonly CommandHandler[] = [
   abortTransactionCommand,
   aggregateCommand,

@@ -28,7 +28,7 @@ const cases: CompatCase[] = [
     name: 'renameCollection onto an existing collection without dropTarget is NamespaceExists',
     seed,
     run: async (c, db) => {
-      await db.collection(`${c.collectionName}_other`).insertOne({ _id: 1 });
+      await db.collection<{ _id: number }>(`${c.collectionName}_other`).insertOne({ _id: 1 });
       return db.admin().command({ renameCollection: c.namespace, to: `${c.namespace}_other` });
     },
     code: 48,
@@ -37,7 +37,7 @@ const cases: CompatCase[] = [
     name: 'renameCollection with dropTarget replaces the target',
     seed,
     run: async (c, db) => {
-      const other = db.collection(`${c.collectionName}_other`);
+      const other = db.collection<{ _id: number | string }>(`${c.collectionName}_other`);
       await other.insertOne({ _id: 'old' });
       await db.admin().command({ renameCollection: c.namespace, to: other.namespace, dropTarget: true });
       return other.countDocuments();

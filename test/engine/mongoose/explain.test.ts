@@ -58,6 +58,7 @@ describe('mongoose explain on the engine', () => {
       executionStats: { executionStages: { stage: string; nWouldModify: number } };
     };
     expect(explained.executionStats.executionStages).toMatchObject({ stage: 'UPDATE', nWouldModify: 1 });
-    expect((await Item.findOne({ sku: 'c' }).lean())?.qty).toBe(3);
+    const stored = (await Item.findOne({ sku: 'c' }).lean()) as { qty?: number } | null;
+    expect(stored?.qty).toBe(3);
   });
 });
