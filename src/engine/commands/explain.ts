@@ -4,7 +4,7 @@ import { collectionParam, missingField, nonNegativeInteger, optionalArray, optio
 import { applyUpdate } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, toDouble } from '../query/values.js';
-import { collationFor } from '../reads/index.js';
+import { collationFor, isView } from '../reads/index.js';
 import { serverFacts } from '../standalone/index.js';
 import { explainRead, parseQuery, verbosityParam, type ReadExplain, type ReadSpec, type Verbosity } from './explain-plan.js';
 import type { CommandContext, CommandHandler } from './types.js';
@@ -113,6 +113,17 @@ function readSpec(body: Document, command: string, filterField: string): ReadSpe
 
 function explainFind(body: Document, ctx: CommandContext, verbosity: Verbosity): Document {
   const coll = collectionParam(body, 'find');
+  const view = viewSource(ctx, coll);
+  if (view) {
+    // mongod explains a find on a view as the aggregation it becomes.
+    const spec = readSpec(body, 'find', 'filter');
+    const pipeline: Document[] = [...view.pipeline, { $match: spec.filter }];
+    if (spec.sort) pipeline.push({ $sort: spec.sort });
+    if (spec.skip) pipeline.push({ $skip: spec.skip });
+    if (spec.limit) pipeline.push({ $limit: spec.limit });
+    if (spec.projection) pipeline.push({ $project: spec.projection });
+    return { ...explainAggregate({ aggregate: view.source, pipeline, cursor: {} }, ctx, verbosity), command: { ...body, $db: ctx.db } };
+  }
   const read = explainRead(ctx.engine.storage, ctx.db, coll, readSpec(body, 'find', 'filter'), executes(verbosity));
   return reply(ctx, coll, body, verbosity, read);
 }
@@ -264,6 +275,8 @@ export function explainAggregate(body: Document, ctx: CommandContext, verbosity:
   if (typeof target !== 'string') {
     return { explainVersion: '1', stages: pipeline, command: { ...command, $db: ctx.db }, serverInfo: serverInfo() };
   }
+  const view = viewSource(ctx, collectionParam(body, 'aggregate'));
+  if (view) return { ...explainAggregate({ ...body, aggregate: view.source, pipeline: [...view.pipeline, ...pipeline] }, ctx, verbosity), command: { ...command, $db: ctx.db } };
   const coll = collectionParam(body, 'aggregate');
   const first = pipeline[0];
   const leadingMatch = first && Object.keys(first)[0] === '$match' && isPlainObject(first.$match) ? (first.$match as Document) : undefined;
@@ -282,4 +295,16 @@ export function explainAggregate(body: Document, ctx: CommandContext, verbosity:
   };
 }
 
-
+/** For a view: the collection it reads at the bottom and the pipelines of every view on the way, in order. */
+function viewSource(ctx: CommandContext, coll: string): { source: string; pipeline: Document[] } | undefined {
+  let info = ctx.engine.storage.collection(ctx.db, coll);
+  if (!info || !isView(info)) return undefined;
+  let pipeline: Document[] = [];
+  let source = coll;
+  while (info && isView(info)) {
+    pipeline = [...((info.options.pipeline as Document[] | undefined) ?? []), ...pipeline];
+    source = info.options.viewOn as string;
+    info = ctx.engine.storage.collection(ctx.db, source);
+  }
+  return { source, pipeline };
+}

@@ -106,6 +106,19 @@ const cases: CompatCase[] = [
     expected: 'a_1',
   },
   {
+    name: 'a find on a view is explained as its aggregation over the source collection',
+    seed,
+    indexes,
+    run: async (c, db) => {
+      const view = `${c.collectionName}_view`;
+      await db.createCollection(view, { viewOn: c.collectionName, pipeline: [{ $match: { a: { $lte: 5 } } }] });
+      const r = await db.collection(view).find({ b: 1 }).explain('queryPlanner');
+      const planner = r.queryPlanner ?? r.stages[0].$cursor.queryPlanner;
+      return { namespace: planner.namespace === c.namespace, index: access(planner.winningPlan).indexName };
+    },
+    expected: { namespace: true, index: 'a_1' },
+  },
+  {
     name: 'count with a query: COUNT over the index scan',
     seed,
     indexes,
