@@ -36,6 +36,7 @@ export const ErrorCodes = {
   ExceededMemoryLimit: 146,
   IndexKeySpecsConflict: 86,
   NamespaceNotFound: 26,
+  NoReplicationEnabled: 76,
   CannotCreateIndex: 67,
   CannotIndexParallelArrays: 171,
   InvalidIdField: 53,

@@ -33,6 +33,8 @@ interface RunningOp {
 
 interface EngineOperations {
   nextOpId: number;
+  /** serverStatus opcounters: operations by kind since start. */
+  opcounters: Record<string, number>;
   running: Map<number, RunningOp>;
   latency: Map<string, CollectionLatency>;
 }
@@ -44,7 +46,10 @@ const perEngine = new WeakMap<EngineState, EngineOperations>();
 
 function operationsOf(engine: EngineState): EngineOperations {
   let ops = perEngine.get(engine);
-  if (!ops) perEngine.set(engine, (ops = { nextOpId: 1, running: new Map(), latency: new Map() }));
+  if (!ops) {
+    const opcounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
+    perEngine.set(engine, (ops = { nextOpId: 1, opcounters, running: new Map(), latency: new Map() }));
+  }
   return ops;
 }
 
@@ -79,6 +84,8 @@ export function beginOperation(name: string, body: Document, ctx: CommandContext
     client: ctx.connection.remoteAddress,
     ...(typeof appName === 'string' ? { appName } : {}),
   });
+  const kind = opType(name);
+  ops.opcounters[kind === 'remove' ? 'delete' : kind] = (ops.opcounters[kind === 'remove' ? 'delete' : kind] ?? 0) + 1;
   const started = process.hrtime.bigint();
   return () => {
     ops.running.delete(opid);
@@ -141,6 +148,11 @@ export function currentOperations(engine: EngineState, host: string): Document[]
       waitingForLock: false,
     };
   });
+}
+
+/** serverStatus `opcounters` (insert counts commands, not documents, here). */
+export function opcountersOf(engine: EngineState): Document {
+  return { ...operationsOf(engine).opcounters };
 }
 
 /** True when `opid` names an operation in progress (killOp). */

@@ -4,11 +4,13 @@ import { buildInfoCommand } from './build-info.js';
 import { collModCommand } from './coll-mod.js';
 import { collStatsCommand } from './coll-stats.js';
 import { commitTransactionCommand } from './commit-transaction.js';
+import { compactCommand } from './compact.js';
 import { connectionStatusCommand } from './connection-status.js';
 import { countCommand } from './count.js';
 import { createCommand } from './create.js';
 import { createIndexesCommand } from './create-indexes.js';
 import { currentOpCommand, killOpCommand } from './current-op.js';
+import { dataSizeCommand } from './data-size.js';
 import { dbStatsCommand } from './db-stats.js';
 import { deleteCommand } from './delete.js';
 import { distinctCommand } from './distinct.js';
@@ -36,10 +38,12 @@ import { listDatabasesCommand } from './list-databases.js';
 import { listIndexesCommand } from './list-indexes.js';
 import { mapReduceCommand } from './map-reduce.js';
 import { pingCommand } from './ping.js';
+import { planCacheClearCommand } from './plan-cache.js';
 import { profileCommand } from './profile.js';
 import { reIndexCommand } from './re-index.js';
 import { refreshSessionsCommand } from './refresh-sessions.js';
 import { renameCollectionCommand } from './rename-collection.js';
+import { replSetGetStatusCommand } from './repl-set-get-status.js';
 import { serverStatusCommand } from './server-status.js';
 import type { CommandHandler } from './types.js';
 import { updateCommand } from './update.js';
@@ -63,11 +67,13 @@ export const commandTable: readonly CommandHandler[] = [
   collModCommand,
   collStatsCommand,
   commitTransactionCommand,
+  compactCommand,
   connectionStatusCommand,
   countCommand,
   createCommand,
   createIndexesCommand,
   currentOpCommand,
+  dataSizeCommand,
   dbStatsCommand,
   deleteCommand,
   distinctCommand,
@@ -97,10 +103,12 @@ export const commandTable: readonly CommandHandler[] = [
   listIndexesCommand,
   mapReduceCommand,
   pingCommand,
+  planCacheClearCommand,
   profileCommand,
   refreshSessionsCommand,
   reIndexCommand,
   renameCollectionCommand,
+  replSetGetStatusCommand,
   serverStatusCommand,
   setParameterCommand,
   updateCommand,

@@ -19,6 +19,12 @@ const SOURCE_STAGES: Readonly<Record<string, SourceStage>> = {
   $collStats: collStats,
   $indexStats: indexStats,
   $currentOp: currentOp,
+  // The engine plans each query afresh and caches no plans: the cache is always empty.
+  $planCacheStats: (spec, _ctx, target) => {
+    specDocument('$planCacheStats', spec);
+    requireCollection('$planCacheStats', target);
+    return [];
+  },
 };
 
 /** The documents of a leading source stage, or undefined when the stage is not one. */

@@ -96,6 +96,48 @@ const cases: CompatCase[] = [
     run: async (_c, db) => typeof (await db.command({ find: 1, help: true })).help,
     expected: 'string',
   },
+  {
+    name: 'dataSize counts the bytes and documents of a collection',
+    seed,
+    run: async (c, db) => {
+      const r = await db.command({ dataSize: c.namespace });
+      return { numObjects: r.numObjects, size: r.size > 0 };
+    },
+    expected: { numObjects: 2, size: true },
+  },
+  {
+    name: 'compact answers bytesFreed',
+    seed,
+    run: async (c, db) => typeof (await db.command({ compact: c.collectionName })).bytesFreed,
+    expected: 'number',
+  },
+  {
+    name: '$planCacheStats answers no cached plans, planCacheClear succeeds',
+    seed,
+    run: async (c, db) => {
+      await c.find({ a: 1 }).toArray();
+      await db.command({ planCacheClear: c.collectionName });
+      return (await c.aggregate([{ $planCacheStats: {} }, { $match: { planCacheKey: 'none' } }]).toArray()).length;
+    },
+    expected: 0,
+  },
+  {
+    name: 'replSetGetStatus on a standalone is NoReplicationEnabled',
+    run: (_c, db) => db.admin().command({ replSetGetStatus: 1 }),
+    code: 76,
+  },
+  {
+    name: 'serverStatus counts operations in opcounters',
+    seed,
+    run: async (c, db) => {
+      const before = (await db.admin().command({ serverStatus: 1 })).opcounters;
+      await c.find({}).toArray();
+      await c.insertOne({ _id: 9 });
+      const after = (await db.admin().command({ serverStatus: 1 })).opcounters;
+      return { query: after.query > before.query, insert: after.insert > before.insert };
+    },
+    expected: { query: true, insert: true },
+  },
 ];
 
 describeCompat('shell helpers', cases);
