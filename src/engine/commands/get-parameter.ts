@@ -14,6 +14,7 @@ export const getParameterCommand: CommandHandler = {
   name: 'getParameter',
   help: "server parameters: {getParameter: 1, name: 1} or {getParameter: '*'}",
   handle(body, ctx) {
+    if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'getParameter may only be run against the admin database.');
     const all = serverParameters(ctx.engine);
     const mode = body.getParameter;
     const wantsAll = mode === '*' || (isPlainObject(mode) && Boolean(mode.allParameters));
@@ -39,6 +40,7 @@ export const setParameterCommand: CommandHandler = {
   name: 'setParameter',
   help: 'change a server parameter: {setParameter: 1, logLevel: 1} (logLevel, logComponentVerbosity, quiet)',
   handle(body, ctx) {
+    if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'setParameter may only be run against the admin database.');
     const names = parameterNames(body, 'setParameter');
     if (names.length === 0) throw mongoError('InvalidOptions', 'no option found to set, use help:true to see options');
     if (names.length > 1) throw mongoError('InvalidOptions', 'only one parameter can be set at a time');

@@ -48,6 +48,16 @@ const cases: CompatCase[] = [
     code: 72,
   },
   {
+    name: 'setParameter outside admin is Unauthorized',
+    run: (_c, db) => db.command({ setParameter: 1, logLevel: 0 }),
+    code: 13,
+  },
+  {
+    name: 'getParameter outside admin is Unauthorized',
+    run: (_c, db) => db.command({ getParameter: 1, logLevel: 1 }),
+    code: 13,
+  },
+  {
     name: 'setParameter with nothing to set is InvalidOptions',
     run: (_c, db) => db.admin().command({ setParameter: 1 }),
     code: 72,
