@@ -47,6 +47,7 @@ import { replSetGetStatusCommand } from './repl-set-get-status.js';
 import { serverStatusCommand } from './server-status.js';
 import type { CommandHandler } from './types.js';
 import { updateCommand } from './update.js';
+import { rolesInfoCommand, userAdminCommands, usersInfoCommand } from './users-info.js';
 import { validateCommand } from './validate.js';
 import { whatsmyuriCommand } from './whatsmyuri.js';
 
@@ -109,11 +110,14 @@ export const commandTable: readonly CommandHandler[] = [
   reIndexCommand,
   renameCollectionCommand,
   replSetGetStatusCommand,
+  rolesInfoCommand,
   serverStatusCommand,
   setParameterCommand,
   updateCommand,
+  usersInfoCommand,
   validateCommand,
   whatsmyuriCommand,
+  ...userAdminCommands,
 ];
 
 const byName = new Map<string, CommandHandler>();
