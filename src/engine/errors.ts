@@ -12,6 +12,7 @@ export const ErrorCodes = {
   FailedToParse: 9,
   TypeMismatch: 14,
   Overflow: 15,
+  InvalidLength: 16,
   Unauthorized: 13,
   IllegalOperation: 20,
   IndexNotFound: 27,
@@ -35,6 +36,7 @@ export const ErrorCodes = {
   ExceededMemoryLimit: 146,
   IndexKeySpecsConflict: 86,
   NamespaceNotFound: 26,
+  NoReplicationEnabled: 76,
   CannotCreateIndex: 67,
   CannotIndexParallelArrays: 171,
   InvalidIdField: 53,
@@ -81,6 +83,14 @@ export const ErrorCodes = {
   /** IDL: a required field is missing. */
   Location40414: 40414,
   Location40324: 40324,
+  /** $indexStats takes an empty document. */
+  Location28803: 28803,
+  /** Server-side JavaScript on a server without it (security.javascriptEnabled: false): $where, */
+  Location6108304: 6108304,
+  /** $function and $accumulator, */
+  Location31264: 31264,
+  /** and mapReduce's emit. */
+  Location31246: 31246,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

@@ -6,6 +6,8 @@ import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { collationFor, readDocuments } from '../reads/index.js';
 import { flushWrites, writeOutput } from '../writes/index.js';
+import { explainAggregate } from './explain.js';
+import { isSourceStage, sourceStageDocuments } from './source-stages.js';
 import type { CommandHandler } from './types.js';
 
 /** Stages that need no input collection (`{aggregate: 1}`). */
@@ -29,7 +31,8 @@ export const aggregateCommand: CommandHandler = {
     if (!collectionless) assertValidCollectionName(target);
     const pipeline = requiredArray(body, 'aggregate', 'pipeline');
     if (!pipeline.every(isPlainObject)) throw mongoError('TypeMismatch', 'Each element of the \'pipeline\' array must be an object');
-    if (body.explain) throw mongoError('CommandNotSupported', 'explain is not supported by this engine');
+    // `{aggregate, explain: true}`, the older form of `{explain: {aggregate}}`.
+    if (body.explain === true) return explainAggregate(body, ctx, 'queryPlanner');
     const cursorOpts = optionalDocument(body, 'aggregate', 'cursor');
     if (cursorOpts === undefined) {
       throw mongoError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
@@ -37,9 +40,10 @@ export const aggregateCommand: CommandHandler = {
     const batchSize = nonNegativeInteger(cursorOpts, 'aggregate.cursor', 'batchSize');
     const requested = optionalDocument(body, 'aggregate', 'collation') as Collation | undefined;
     const variables = letParam(body, 'aggregate');
+    assertNoWhereInMatch(pipeline as Document[]);
     const { stages, output } = splitOutputStage(pipeline as Document[]);
     const first = stages[0] && Object.keys(stages[0])[0];
-    if (collectionless && !(first && COLLECTIONLESS_STAGES.has(first))) {
+    if (collectionless && !(first && (COLLECTIONLESS_STAGES.has(first) || isSourceStage(stages[0])))) {
       throw mongoError('InvalidNamespace', `{aggregate: 1} is not valid for '${first ?? 'an empty pipeline'}'; a collection is required.`);
     }
 
@@ -48,7 +52,12 @@ export const aggregateCommand: CommandHandler = {
     const collation = collectionless ? requested : collationFor(storage, ctx.db, target, requested);
     let input: Document[] = [];
     let rest = stages;
-    if (collectionless) {
+    const fromServer = stages[0] && sourceStageDocuments(stages[0], ctx, collectionless ? undefined : target);
+    if (fromServer) {
+      // $collStats, $indexStats, $currentOp: documents about the server, not from a collection.
+      input = fromServer;
+      rest = stages.slice(1);
+    } else if (collectionless) {
       // $documents (a literal array) is the only collection-less source the engine has.
       const docs = stages[0]!.$documents;
       if (!Array.isArray(docs) || !docs.every(isPlainObject)) {
@@ -78,3 +87,15 @@ export const aggregateCommand: CommandHandler = {
     return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize }));
   },
 };
+
+/** mongod refuses `$where` in a `$match` stage whether or not it runs JavaScript. */
+function assertNoWhereInMatch(pipeline: Document[]): void {
+  const hasWhere = (filter: unknown): boolean =>
+    isPlainObject(filter) &&
+    Object.entries(filter).some(
+      ([key, value]) => key === '$where' || (['$and', '$or', '$nor'].includes(key) && Array.isArray(value) && value.some(hasWhere)),
+    );
+  if (pipeline.some((stage) => hasWhere(stage.$match))) {
+    throw mongoError('BadValue', '$where is not allowed inside of a $match aggregation expression');
+  }
+}

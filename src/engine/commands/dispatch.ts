@@ -1,6 +1,7 @@
 import { ErrorCodes, isMongoCommandError, mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
 import { hasTransactionFields, transactionsRefused } from '../standalone/index.js';
+import { beginOperation } from './operation-tracker.js';
 import { lookupCommand } from './registry.js';
 import type { CommandContext } from './types.js';
 
@@ -25,7 +26,15 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
       const handler = name === undefined ? undefined : lookupCommand(name);
       if (!handler) throw mongoError('CommandNotFound', `no such command: '${name ?? ''}'`);
       if (hasTransactionFields(body)) throw transactionsRefused();
-      const reply = await handler.handle(body, ctx);
+      // `{<command>: 1, help: true}` (mongosh's db.commandHelp) describes the command instead of running it.
+      if (body.help === true) return { help: handler.help, ok: 1 };
+      const end = beginOperation(handler.name, body, ctx);
+      let reply: Document;
+      try {
+        reply = await handler.handle(body, ctx);
+      } finally {
+        end();
+      }
       if (!Object.hasOwn(reply, 'ok')) reply.ok = 1;
       return reply;
     } catch (err) {

@@ -1,4 +1,5 @@
 import { flushWrites } from '../writes/index.js';
+import { forgetLatency } from './operation-tracker.js';
 import type { CommandHandler } from './types.js';
 
 /** dropDatabase: removes every collection of the command's `$db`. */
@@ -8,6 +9,7 @@ export const dropDatabaseCommand: CommandHandler = {
   async handle(_body, ctx) {
     ctx.engine.storage.dropDatabase(ctx.db);
     ctx.engine.cursors.killNamespace(ctx.db);
+    forgetLatency(ctx.engine, ctx.db);
     await flushWrites(ctx.engine.storage);
     return { dropped: ctx.db };
   },

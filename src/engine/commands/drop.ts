@@ -1,5 +1,6 @@
 import { collectionParam, namespaceOf } from '../params/index.js';
 import { flushWrites } from '../writes/index.js';
+import { forgetLatency } from './operation-tracker.js';
 import type { CommandHandler } from './types.js';
 
 /** drop: removes a collection, its indexes and its cursors; a missing one is not an error (mongod 7). */
@@ -14,6 +15,7 @@ export const dropCommand: CommandHandler = {
     const nIndexesWas = info.indexes.length;
     storage.dropCollection(ctx.db, name);
     cursors.killNamespace(ctx.db, name);
+    forgetLatency(ctx.engine, ctx.db, name);
     await flushWrites(ctx.engine.storage);
     return { nIndexesWas, ns: namespaceOf(ctx.db, name) };
   },

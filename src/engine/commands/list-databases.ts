@@ -1,14 +1,14 @@
 import { optionalBool, optionalDocument } from '../params/index.js';
 import { compileFilter } from '../query/index.js';
 import type { Storage } from '../storage/types.js';
+import { databaseTotals } from './storage-stats.js';
 import type { CommandHandler } from './types.js';
 
 /**
- * Databases that hold at least one collection. Sizes are estimates (the
- * storage keeps no byte counts): a fixed page per collection, so a database
- * with collections is never reported as empty.
+ * Databases that hold at least one collection, with sizeOnDisk as dbStats
+ * estimates it (whole pages of data and index entries), so a database with
+ * collections is never reported as empty.
  */
-const PAGE = 4096;
 
 export const listDatabasesCommand: CommandHandler = {
   name: 'listDatabases',
@@ -28,6 +28,7 @@ export const listDatabasesCommand: CommandHandler = {
 };
 
 function describe(storage: Storage, name: string): { name: string; sizeOnDisk: number; empty: boolean } {
-  const collections = storage.collections(name).length;
-  return { name, sizeOnDisk: collections * PAGE, empty: collections === 0 };
+  const totals = databaseTotals(storage, name);
+  const sizeOnDisk = totals.storageSize + totals.indexSize;
+  return { name, sizeOnDisk, empty: storage.collections(name).length === 0 };
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { Long } from 'bson';
 import { serverFacts, storageEngineName } from '../standalone/index.js';
+import { opcountersOf } from './operation-tracker.js';
 import type { CommandHandler } from './types.js';
 
 const MB = 1024 * 1024;
@@ -30,6 +31,7 @@ export const serverStatusCommand: CommandHandler = {
         available: serverFacts.maxIncomingConnections - current,
         totalCreated: engine.connectionsCreated(),
       },
+      opcounters: opcountersOf(engine),
       mem: { bits: 64, resident: Math.round(memory.rss / MB), virtual: Math.round(memory.rss / MB), supported: true },
       storageEngine: { name: storageEngineName(storage.durable), persistent: storage.durable },
       engine: {

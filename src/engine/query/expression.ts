@@ -116,6 +116,7 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   }
   if ('$literal' in expr) return expr.$literal;
   const name = Object.keys(expr)[0]!;
+  if (name === '$function') throw javascriptDisabled();
   if (!(name in expressionOps) && !(name in accumulatorOps)) {
     throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
   }
@@ -158,4 +159,9 @@ function typedArithmetic(doc: unknown, name: string, args: unknown, variables?: 
     if (acc === undefined) return undefined;
   }
   return acc;
+}
+
+/** `$function` and `$accumulator` run JavaScript, which the engine does not (mongod: javascriptEnabled false). */
+export function javascriptDisabled(): Error {
+  return mongoError('Location31264', 'Cannot run server-side javascript without the javascript engine enabled');
 }

@@ -72,7 +72,8 @@ export function planQuery(filter: Document | undefined, indexes: IndexSpec[], co
   const conditions = conditionsOf(filter);
   let best: { plan: ScanPlan; score: number } | undefined;
   for (const index of indexes) {
-    if (index.partialFilterExpression || index.sparse) continue;
+    // A hidden index (collMod) is maintained but never chosen.
+    if (index.partialFilterExpression || index.sparse || index.hidden) continue;
     if (!sameCollation(index.collation, collation)) continue;
     const first = Object.keys(index.key)[0];
     const dir = first === undefined ? undefined : index.key[first];

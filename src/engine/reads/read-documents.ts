@@ -105,7 +105,8 @@ export function resolveHint(info: CollectionInfo, hint: unknown): IndexSpec | un
       : isPlainObject(hint)
         ? info.indexes.find((ix) => sameKeyPattern(ix.key, hint))
         : undefined;
-  if (!found) throw badHint();
+  // A hidden index cannot be hinted (mongod: the same BadValue).
+  if (!found || found.hidden) throw badHint();
   return found;
 }
 

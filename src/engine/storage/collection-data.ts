@@ -7,7 +7,7 @@ import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
 import { IndexRuntime } from './index-runtime.js';
 import type { DocKeys } from './index-runtime.js';
-import type { IndexSpec, ScanPlan } from './types.js';
+import type { CollectionSizes, IndexSpec, ScanPlan } from './types.js';
 
 /** The `_id` key of a document in the document map and in lmdb. */
 export const idKeyOf = (id: unknown): string => canonicalKey(id);
@@ -129,6 +129,15 @@ export class CollectionData {
     if (plan.equals) return index.lookup(plan.equals);
     if (plan.range) return index.range(plan.range);
     return index.all();
+  }
+
+  /** BSON bytes of the documents and entries per index (dbStats, $collStats). */
+  sizes(): CollectionSizes {
+    let dataBytes = 0;
+    for (const bytes of this.docs.values()) dataBytes += bytes.length;
+    const indexEntries: Record<string, number> = {};
+    for (const [name, index] of this.indexes) indexEntries[name] = index.entryCount;
+    return { count: this.docs.size, dataBytes, indexEntries };
   }
 
   allIdKeys(): IterableIterator<string> {

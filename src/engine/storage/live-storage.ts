@@ -5,7 +5,7 @@ import { decodeStoredDocument } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
-import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from './types.js';
+import type { CollectionInfo, CollectionSizes, IndexSpec, ScanPlan, Storage } from './types.js';
 
 interface CollectionState {
   info: CollectionInfo;
@@ -98,6 +98,27 @@ export class LiveStorage implements Storage {
     state.info.indexes.splice(i, 1);
     state.data.dropIndex(name);
     this.journal?.collectionSaved(state.info);
+  }
+
+  setCollectionOptions(db: string, coll: string, options: Document): void {
+    const state = this.required(db, coll);
+    state.info.options = { ...options };
+    this.journal?.collectionSaved(state.info);
+  }
+
+  setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void {
+    const state = this.required(db, coll);
+    const spec = state.info.indexes.find((s) => s.name === name);
+    if (!spec) throw mongoError('IndexNotFound', `cannot find index ${name} for ns ${db}.${coll}`);
+    for (const [option, value] of Object.entries(changes)) {
+      if (value === undefined) delete spec[option];
+      else spec[option] = value;
+    }
+    this.journal?.collectionSaved(state.info);
+  }
+
+  collectionSizes(db: string, coll: string): CollectionSizes | undefined {
+    return this.state(db, coll)?.data.sizes();
   }
 
   // ------------------------------------------------------------ documents

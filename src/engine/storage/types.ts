@@ -53,6 +53,14 @@ export interface ScanPlan {
   range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean };
 }
 
+export interface CollectionSizes {
+  count: number;
+  /** Sum of the stored BSON documents' lengths. */
+  dataBytes: number;
+  /** Index name -> number of entries (one per document, or per array element of a multikey index). */
+  indexEntries: Record<string, number>;
+}
+
 export interface Storage {
   readonly durable: boolean;
 
@@ -75,6 +83,15 @@ export interface Storage {
   createIndex(db: string, coll: string, spec: IndexSpec): boolean;
   /** Throws IndexNotFound (27); the `_id_` index cannot be dropped (72). */
   dropIndex(db: string, coll: string, name: string): void;
+  /** collMod: replaces a collection's options (validator, ...); 26 when it is missing. */
+  setCollectionOptions(db: string, coll: string, options: Document): void;
+  /**
+   * collMod: changes options of one index that leave its entries as they are
+   * (`hidden`, `expireAfterSeconds`); an `undefined` value removes the option.
+   */
+  setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void;
+  /** Sizes for dbStats/$collStats: BSON bytes of the documents, entries per index. */
+  collectionSizes(db: string, coll: string): CollectionSizes | undefined;
 
   // --- documents (synchronous) ---
   /** Lookup through the `_id` index; the returned document is a private copy. */

@@ -132,7 +132,7 @@ describe('compileFilter rejects malformed filters with mongod codes', () => {
     ['$not needs a regex or document', { a: { $not: 1 } }, 2],
     ['$elemMatch needs an object', { a: { $elemMatch: 1 } }, 2],
     ['$type unknown alias', { a: { $type: 'foo' } }, 2],
-    ['$where unsupported', { $where: 'true' }, 2],
+    ['$where: no server-side JavaScript (as javascriptEnabled: false)', { $where: 'true' }, 6108304],
     ['operator object with a plain key', { a: { $gt: 1, b: 1 } }, 2],
   ] as Array<[string, Document, number]>)('%s', (_name, filter, code) => {
     expect(() => compileFilter(filter)).toThrow(expect.objectContaining({ code }));

@@ -16,6 +16,14 @@ describe('admin commands', () => {
     expect(error).toMatchObject({ code: 59, codeName: 'CommandNotFound', errmsg: "no such command: 'noSuchThing'" });
   });
 
+  it('has no users or roles: usersInfo and rolesInfo are empty, createUser is refused with 115 (no authentication)', async () => {
+    const db = (await t.client()).db('app');
+    expect(await db.command({ usersInfo: 1 })).toEqual({ users: [], ok: 1 });
+    expect(await db.command({ rolesInfo: 1 })).toEqual({ roles: [], ok: 1 });
+    const error = await db.command({ createUser: 'u', pwd: 'p', roles: [] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 115, codeName: 'CommandNotSupported' });
+  });
+
   it('matches command names case-sensitively', async () => {
     const error = await (await admin()).command({ PING: 1 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 59 });

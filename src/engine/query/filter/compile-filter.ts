@@ -74,6 +74,8 @@ function compileWith(filter: Document, ctx: FilterContext): Predicate {
     if (key.startsWith('$')) {
       const op = TOP_LEVEL_OPERATORS[key];
       if (op) parts.push(op(value, ctx));
+      // No server-side JavaScript: mongod with security.javascriptEnabled false answers this.
+      else if (key === '$where') throw mongoError('Location6108304', 'no globalScriptEngine in $where parsing');
       else if (UNSUPPORTED_TOP_LEVEL.has(key)) throw mongoError('BadValue', `${key} is not supported by this server`);
       else throw mongoError('BadValue', `unknown top level operator: ${key}`);
       continue;

@@ -1,7 +1,7 @@
 import { mongoError } from '../../errors.js';
 import { arithmetic } from '../arithmetic.js';
 import { compareValues, valuesEqual } from '../compare.js';
-import { evaluateExpression } from '../expression.js';
+import { evaluateExpression, javascriptDisabled } from '../expression.js';
 import { formatValue } from '../format.js';
 import { cloneValue, isNumeric, isPlainObject, makeDouble, toDouble } from '../values.js';
 import type { Document } from '../types.js';
@@ -147,6 +147,7 @@ export function compileAccumulator(field: string, spec: unknown, ctx: PipelineCo
   }
   const [name] = Object.keys(spec);
   const factory = ACCUMULATORS[name!];
+  if (!factory && name === '$accumulator') throw javascriptDisabled();
   if (!factory) throw mongoError('Location15952', `unknown group operator '${name}'`);
   const arg = (spec as Document)[name!];
   return () => factory(arg, ctx);

@@ -1,0 +1,137 @@
+import { mongoError } from '../errors.js';
+import { collectionParam } from '../params/index.js';
+import type { Document } from '../query/types.js';
+import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
+import { isView, sameKeyPattern, viewOptions } from '../reads/index.js';
+import type { CollectionInfo, IndexSpec } from '../storage/types.js';
+import { assertValidValidator, flushWrites } from '../writes/index.js';
+import type { CommandHandler } from './types.js';
+
+/** Fields every command may carry besides its own. */
+const GENERIC_FIELDS = new Set(['collMod', 'comment', 'writeConcern', 'lsid', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+const COLLECTION_FIELDS = new Set(['index', 'validator', 'validationLevel', 'validationAction', 'viewOn', 'pipeline']);
+const VALIDATION_LEVELS = new Set(['off', 'strict', 'moderate']);
+const VALIDATION_ACTIONS = new Set(['error', 'warn']);
+/** mongod's largest expireAfterSeconds (it is kept as a 32-bit int). */
+const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
+
+/**
+ * collMod: changes an index's `hidden` or `expireAfterSeconds` (TTL), a
+ * collection's validator (`validator`, `validationLevel`,
+ * `validationAction`) or a view's definition (`viewOn`, `pipeline`).
+ * Everything is checked before anything changes.
+ */
+export const collModCommand: CommandHandler = {
+  name: 'collMod',
+  help: 'change collection options: {collMod: <coll>, index: {name | keyPattern, hidden, expireAfterSeconds}, validator, validationLevel, validationAction, viewOn, pipeline}',
+  async handle(body, ctx) {
+    const coll = collectionParam(body, 'collMod');
+    for (const field of Object.keys(body)) {
+      if (!GENERIC_FIELDS.has(field) && !COLLECTION_FIELDS.has(field) && !field.startsWith('$')) {
+        throw mongoError('IDLUnknownField', `BSON field 'collMod.${field}' is an unknown field.`);
+      }
+    }
+    const storage = ctx.engine.storage;
+    const info = storage.collection(ctx.db, coll);
+    if (!info) throw mongoError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${coll}`);
+
+    // 1. check everything
+    const reply: Document = {};
+    const index = body.index === undefined ? undefined : indexChange(info, body.index, reply);
+    const options = isView(info) ? viewChange(ctx.engine.storage, info, body) : validationChange(info, body);
+
+    // 2. apply
+    if (index) storage.setIndexOptions(ctx.db, coll, index.name, index.changes);
+    if (options) storage.setCollectionOptions(ctx.db, coll, options);
+    await flushWrites(storage);
+    return reply;
+  },
+};
+
+/** The index named by `name` or `keyPattern`, and what changes; fills the `*_old`/`*_new` reply fields. */
+function indexChange(info: CollectionInfo, raw: unknown, reply: Document): { name: string; changes: Partial<IndexSpec> } {
+  if (isView(info)) throw mongoError('InvalidOptions', 'collMod: cannot modify an index of a view');
+  if (!isPlainObject(raw)) throw mongoError('TypeMismatch', "BSON field 'collMod.index' is the wrong type, expected type 'object'");
+  for (const field of Object.keys(raw)) {
+    if (!['name', 'keyPattern', 'hidden', 'expireAfterSeconds'].includes(field)) {
+      throw mongoError('IDLUnknownField', `BSON field 'collMod.index.${field}' is an unknown field.`);
+    }
+  }
+  const { name, keyPattern, hidden, expireAfterSeconds } = raw;
+  if ((name === undefined) === (keyPattern === undefined)) {
+    throw mongoError('InvalidOptions', 'collMod: must specify exactly one of the index name or key pattern');
+  }
+  const spec =
+    typeof name === 'string'
+      ? info.indexes.find((ix) => ix.name === name)
+      : isPlainObject(keyPattern)
+        ? info.indexes.find((ix) => sameKeyPattern(ix.key, keyPattern))
+        : undefined;
+  if (!spec) {
+    const named = typeof name === 'string' ? name : JSON.stringify(keyPattern);
+    throw mongoError('IndexNotFound', `cannot find index ${named} for ns ${info.db}.${info.name}`);
+  }
+  if (hidden === undefined && expireAfterSeconds === undefined) {
+    throw mongoError('InvalidOptions', 'no expireAfterSeconds or hidden field');
+  }
+  const changes: Partial<IndexSpec> = {};
+  if (hidden !== undefined) {
+    if (typeof hidden !== 'boolean') throw mongoError('TypeMismatch', "BSON field 'collMod.index.hidden' is the wrong type, expected type 'bool'");
+    if (spec.name === '_id_') throw mongoError('BadValue', "can't hide _id index");
+    reply.hidden_old = spec.hidden === true;
+    reply.hidden_new = hidden;
+    // Not hidden is the default: the option is removed rather than stored as false.
+    changes.hidden = hidden ? true : undefined;
+  }
+  if (expireAfterSeconds !== undefined) {
+    if (!isNumeric(expireAfterSeconds)) {
+      throw mongoError('TypeMismatch', "BSON field 'collMod.index.expireAfterSeconds' is the wrong type, expected a number");
+    }
+    const seconds = Math.trunc(toDouble(expireAfterSeconds));
+    if (!(seconds >= 0 && seconds <= MAX_EXPIRE_AFTER_SECONDS)) {
+      throw mongoError('InvalidOptions', `TTL index 'expireAfterSeconds' option must be within an acceptable range, got ${toDouble(expireAfterSeconds)}`);
+    }
+    if (spec.name === '_id_' || Object.keys(spec.key).length !== 1) {
+      throw mongoError('InvalidOptions', 'TTL indexes are single-field indexes, compound indexes do not support TTL');
+    }
+    if (spec.expireAfterSeconds !== undefined) reply.expireAfterSeconds_old = spec.expireAfterSeconds;
+    reply.expireAfterSeconds_new = seconds;
+    changes.expireAfterSeconds = seconds;
+  }
+  return { name: spec.name, changes };
+}
+
+/** The collection's options with the new validation settings, or undefined when none is given. */
+function validationChange(info: CollectionInfo, body: Document): Document | undefined {
+  if (body.viewOn !== undefined || body.pipeline !== undefined) {
+    throw mongoError('InvalidOptions', `option only supported on a view: ${body.viewOn !== undefined ? 'viewOn' : 'pipeline'}`);
+  }
+  const { validator, validationLevel, validationAction } = body;
+  if (validator === undefined && validationLevel === undefined && validationAction === undefined) return undefined;
+  if (validator !== undefined && !isPlainObject(validator)) {
+    throw mongoError('TypeMismatch', "BSON field 'collMod.validator' is the wrong type, expected type 'object'");
+  }
+  if (validationLevel !== undefined && !VALIDATION_LEVELS.has(validationLevel as string)) {
+    throw mongoError('BadValue', `Enumeration value '${String(validationLevel)}' for field 'collMod.validationLevel' is not a valid value.`);
+  }
+  if (validationAction !== undefined && !VALIDATION_ACTIONS.has(validationAction as string)) {
+    throw mongoError('BadValue', `Enumeration value '${String(validationAction)}' for field 'collMod.validationAction' is not a valid value.`);
+  }
+  const options: Document = { ...info.options };
+  if (validator !== undefined) options.validator = validator;
+  // mongod reports the defaults once a validator exists.
+  options.validationLevel = validationLevel ?? options.validationLevel ?? 'strict';
+  options.validationAction = validationAction ?? options.validationAction ?? 'error';
+  assertValidValidator(options);
+  return options;
+}
+
+/** A view's new definition (`viewOn` and/or `pipeline`), checked like `create`. */
+function viewChange(storage: Parameters<typeof viewOptions>[0], info: CollectionInfo, body: Document): Document | undefined {
+  for (const field of ['validator', 'validationLevel', 'validationAction']) {
+    if (body[field] !== undefined) throw mongoError('InvalidOptions', `option not supported on a view: ${field}`);
+  }
+  if (body.viewOn === undefined && body.pipeline === undefined) return undefined;
+  const next = { ...info.options, ...(body.viewOn !== undefined ? { viewOn: body.viewOn } : {}), ...(body.pipeline !== undefined ? { pipeline: body.pipeline } : {}) };
+  return viewOptions(storage, info.db, info.name, next);
+}

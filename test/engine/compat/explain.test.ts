@@ -1,0 +1,196 @@
+import type { Db, Document } from 'mongodb';
+import { describeCompat, type CompatCase } from './compat-cases.js';
+
+/**
+ * explain of each explainable command: whether the read uses an index
+ * (IXSCAN under FETCH, with its name and bounds) or scans the collection,
+ * what it examines, and that explaining a write changes nothing.
+ */
+const seed = Array.from({ length: 10 }, (_, i) => ({ _id: i + 1, a: i + 1, b: i % 2 }));
+const indexes = [{ key: { a: 1 } }];
+
+/** The access stage of a plan: the IXSCAN (its index and bounds) or the COLLSCAN. */
+function access(plan: Document): Document {
+  let stage = plan;
+  while (stage.inputStage) stage = stage.inputStage;
+  return stage.stage === 'IXSCAN' ? { stage: 'IXSCAN', indexName: stage.indexName, indexBounds: stage.indexBounds } : { stage: stage.stage };
+}
+
+/** The stage names from the root down. */
+function stages(plan: Document): string[] {
+  const out: string[] = [];
+  for (let stage: Document | undefined = plan; stage; stage = stage.inputStage) out.push(stage.stage);
+  return out;
+}
+
+const explain = (db: Db, command: Document, verbosity = 'queryPlanner') => db.command({ explain: command, verbosity });
+
+const cases: CompatCase[] = [
+  {
+    name: 'find on an indexed field: FETCH over IXSCAN with the index and its bounds',
+    seed,
+    indexes,
+    run: async (c) => {
+      const r = await c.find({ a: 3 }).explain('queryPlanner');
+      return { ns: r.queryPlanner.namespace === c.namespace, parsedQuery: r.queryPlanner.parsedQuery, stages: stages(r.queryPlanner.winningPlan), access: access(r.queryPlanner.winningPlan), rejected: r.queryPlanner.rejectedPlans };
+    },
+    expected: { ns: true, parsedQuery: { a: { $eq: 3 } }, stages: ['FETCH', 'IXSCAN'], access: { stage: 'IXSCAN', indexName: 'a_1', indexBounds: { a: ['[3, 3]'] } }, rejected: [] },
+  },
+  {
+    name: 'find on an unindexed field: COLLSCAN',
+    seed,
+    indexes,
+    run: async (c) => access((await c.find({ b: 1 }).explain('queryPlanner')).queryPlanner.winningPlan),
+    expected: { stage: 'COLLSCAN' },
+  },
+  {
+    name: 'a range on an indexed field is an IXSCAN with open bounds',
+    seed,
+    indexes,
+    run: async (c) => access((await c.find({ a: { $gt: 5 } }).explain('queryPlanner')).queryPlanner.winningPlan),
+    expected: { stage: 'IXSCAN', indexName: 'a_1', indexBounds: { a: ['(5, inf.0]'] } },
+  },
+  {
+    name: 'executionStats counts what an index scan examines',
+    seed,
+    indexes,
+    run: async (c) => {
+      const { executionStats: s } = await c.find({ a: { $lte: 3 } }).explain('executionStats');
+      return { ok: s.executionSuccess, nReturned: s.nReturned, keys: s.totalKeysExamined, docs: s.totalDocsExamined, millis: typeof s.executionTimeMillis };
+    },
+    expected: { ok: true, nReturned: 3, keys: 3, docs: 3, millis: 'number' },
+  },
+  {
+    name: 'executionStats of a collection scan examines every document',
+    seed,
+    run: async (c) => {
+      const { executionStats: s } = await c.find({ b: 0 }).explain('executionStats');
+      return { nReturned: s.nReturned, keys: s.totalKeysExamined, docs: s.totalDocsExamined, stage: s.executionStages.stage };
+    },
+    expected: { nReturned: 5, keys: 0, docs: 10, stage: 'COLLSCAN' },
+  },
+  {
+    name: 'sort and limit appear as a SORT stage with its limit',
+    seed,
+    run: async (c) => {
+      const plan = (await c.find({}).sort({ b: -1 }).limit(2).explain('queryPlanner')).queryPlanner.winningPlan;
+      return { stages: stages(plan), sortPattern: plan.sortPattern, limitAmount: plan.limitAmount };
+    },
+    expected: { stages: ['SORT', 'COLLSCAN'], sortPattern: { b: -1 }, limitAmount: 2 },
+  },
+  {
+    name: 'a hint picks the hinted index',
+    seed,
+    indexes: [{ key: { a: 1 } }, { key: { b: 1 } }],
+    run: async (c) => access((await c.find({ a: 2, b: 1 }).hint({ b: 1 }).explain('queryPlanner')).queryPlanner.winningPlan).indexName,
+    expected: 'b_1',
+  },
+  {
+    name: 'explain answers serverInfo and the explained command',
+    seed,
+    run: async (c) => {
+      const r = await c.find({ a: 1 }).explain('queryPlanner');
+      return { version: typeof r.serverInfo.version, command: r.command.find === c.collectionName, filter: r.command.filter, explainVersion: typeof r.explainVersion };
+    },
+    expected: { version: 'string', command: true, filter: { a: 1 }, explainVersion: 'string' },
+  },
+  {
+    name: 'aggregate with a leading $match uses the index',
+    seed,
+    indexes,
+    run: async (c) => {
+      const r = await c.aggregate([{ $match: { a: 4 } }, { $group: { _id: '$b', n: { $sum: 1 } } }]).explain('queryPlanner');
+      const planner = r.queryPlanner ?? r.stages[0].$cursor.queryPlanner;
+      return access(planner.winningPlan).indexName;
+    },
+    expected: 'a_1',
+  },
+  {
+    name: 'a find on a view is explained as its aggregation over the source collection',
+    seed,
+    indexes,
+    run: async (c, db) => {
+      const view = `${c.collectionName}_view`;
+      await db.createCollection(view, { viewOn: c.collectionName, pipeline: [{ $match: { a: { $lte: 5 } } }] });
+      const r = await db.collection(view).find({ b: 1 }).explain('queryPlanner');
+      const planner = r.queryPlanner ?? r.stages[0].$cursor.queryPlanner;
+      return { namespace: planner.namespace === c.namespace, index: access(planner.winningPlan).indexName };
+    },
+    expected: { namespace: true, index: 'a_1' },
+  },
+  {
+    name: 'count with a query: COUNT over the index scan',
+    seed,
+    indexes,
+    run: async (c, db) => {
+      const r = await explain(db, { count: c.collectionName, query: { a: { $in: [1, 2] } } });
+      return { root: r.queryPlanner.winningPlan.stage, access: access(r.queryPlanner.winningPlan) };
+    },
+    expected: { root: 'COUNT', access: { stage: 'IXSCAN', indexName: 'a_1', indexBounds: { a: ['[1, 1]', '[2, 2]'] } } },
+  },
+  {
+    name: 'distinct with a query on an unindexed field scans the collection',
+    seed,
+    indexes,
+    run: async (c, db) => access((await explain(db, { distinct: c.collectionName, key: 'a', query: { b: 1 } })).queryPlanner.winningPlan),
+    expected: { stage: 'COLLSCAN' },
+  },
+  {
+    name: 'explain of an update reports what it would modify and changes nothing',
+    seed,
+    indexes,
+    run: async (c, db) => {
+      const r = await explain(db, { update: c.collectionName, updates: [{ q: { a: { $lte: 2 } }, u: { $set: { b: 9 } }, multi: true }] }, 'executionStats');
+      const root = r.executionStats.executionStages;
+      return { root: root.stage, nMatched: root.nMatched, nWouldModify: root.nWouldModify, access: access(r.queryPlanner.winningPlan).indexName, unchanged: await c.countDocuments({ b: 9 }) };
+    },
+    expected: { root: 'UPDATE', nMatched: 2, nWouldModify: 2, access: 'a_1', unchanged: 0 },
+  },
+  {
+    name: 'explain of a delete reports what it would delete and deletes nothing',
+    seed,
+    run: async (c, db) => {
+      const r = await explain(db, { delete: c.collectionName, deletes: [{ q: { b: 1 }, limit: 0 }] }, 'executionStats');
+      const root = r.executionStats.executionStages;
+      return { root: root.stage, nWouldDelete: root.nWouldDelete, access: access(r.queryPlanner.winningPlan), left: await c.countDocuments() };
+    },
+    expected: { root: 'DELETE', nWouldDelete: 5, access: { stage: 'COLLSCAN' }, left: 10 },
+  },
+  {
+    name: 'explain of findAndModify changes nothing',
+    seed,
+    indexes,
+    run: async (c, db) => {
+      const r = await explain(db, { findAndModify: c.collectionName, query: { a: 1 }, update: { $set: { b: 7 } } }, 'executionStats');
+      return { root: r.queryPlanner.winningPlan.stage, access: access(r.queryPlanner.winningPlan).indexName, unchanged: await c.countDocuments({ b: 7 }) };
+    },
+    expected: { root: 'UPDATE', access: 'a_1', unchanged: 0 },
+  },
+  {
+    name: 'explain of findAndModify with remove deletes nothing',
+    seed,
+    run: async (c, db) => {
+      const r = await explain(db, { findAndModify: c.collectionName, query: { b: 0 }, remove: true }, 'executionStats');
+      return { root: r.queryPlanner.winningPlan.stage, left: await c.countDocuments() };
+    },
+    expected: { root: 'DELETE', left: 10 },
+  },
+  {
+    name: 'an explained write batch must hold one statement',
+    seed,
+    run: (c, db) => explain(db, { delete: c.collectionName, deletes: [{ q: {}, limit: 0 }, { q: {}, limit: 0 }] }),
+    code: 16,
+  },
+  {
+    name: 'an unknown verbosity is FailedToParse',
+    run: (c, db) => explain(db, { find: c.collectionName }, 'everything'),
+    code: 9,
+  },
+  {
+    name: 'explaining an unknown command is CommandNotFound',
+    run: (_c, db) => db.command({ explain: { noSuchCommand: 1 } }),
+    code: 59,
+  },
+];
+
+describeCompat('explain', cases);
