@@ -1,7 +1,7 @@
 import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
 import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalDocument, requiredArray } from '../params/index.js';
-import { runPipeline, splitOutputStage } from '../query/index.js';
+import { runPipeline, splitOutputStage, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { collationFor, readDocuments } from '../reads/index.js';
@@ -36,6 +36,7 @@ export const aggregateCommand: CommandHandler = {
     }
     const batchSize = nonNegativeInteger(cursorOpts, 'aggregate.cursor', 'batchSize');
     const requested = optionalDocument(body, 'aggregate', 'collation') as Collation | undefined;
+    if (requested !== undefined) validateCollation(requested);
     const variables = letParam(body, 'aggregate');
     const { stages, output } = splitOutputStage(pipeline as Document[]);
     const first = stages[0] && Object.keys(stages[0])[0];

@@ -1,5 +1,6 @@
 import type { Binary, BSONRegExp, Decimal128, ObjectId, Timestamp } from 'bson';
 import { bsonType, isNumeric, isPlainObject, numericType, toDouble } from './values.js';
+import { intlLocaleOf } from './collation.js';
 import type { Collation, Document } from './types.js';
 
 /**
@@ -184,7 +185,7 @@ function sharedCollatorFor(collation: Collation): Intl.Collator {
   let c = collators.get(key);
   if (!c) {
     const sensitivity = strength === 1 ? (collation.caseLevel ? 'case' : 'base') : strength === 2 ? 'accent' : 'variant';
-    c = new Intl.Collator(collation.locale, {
+    c = new Intl.Collator(intlLocaleOf(collation.locale), {
       sensitivity,
       numeric: collation.numericOrdering === true,
       usage: 'sort',

@@ -11,6 +11,7 @@ export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8
 export { getPath, getPathValues, getMatchCandidates, getIndexKeyValues, pathExists, splitPath, isArrayIndex } from './path.js';
 export { bsonTypeName, BSON_TYPE_NUMBERS } from './type-names.js';
 export { toRegExp } from './regex.js';
+export { validateCollation, intlLocaleOf } from './collation.js';
 
 // Filters, expressions, sort, projection
 export { compileFilter, isOperatorObject } from './filter/compile-filter.js';

@@ -1,5 +1,5 @@
 import { mongoError } from '../errors.js';
-import { compileFilter, compileSort, naturalDirection, planQuery, valuesEqual } from '../query/index.js';
+import { compileFilter, compileSort, naturalDirection, planQuery, validateCollation, valuesEqual } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
@@ -24,6 +24,7 @@ export interface ReadOptions {
 }
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
+  if (opts.collation !== undefined) validateCollation(opts.collation);
   const info = storage.collection(db, coll);
   if (!info) {
     if (opts.hint !== undefined && !isEmptyHint(opts.hint)) throw badHint();
@@ -64,6 +65,7 @@ export function defaultCollation(info: CollectionInfo | undefined): Collation | 
 
 /** The collation an operation runs with: its own, else the collection's default. */
 export function collationFor(storage: Storage, db: string, coll: string, requested?: Collation): Collation | undefined {
+  if (requested !== undefined) validateCollation(requested);
   return requested ?? defaultCollation(storage.collection(db, coll));
 }
 
