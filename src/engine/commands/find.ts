@@ -41,6 +41,7 @@ export const findCommand: CommandHandler = {
       collation,
       hint: body.hint,
       variables,
+      allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
     });
     if (projection && Object.keys(projection).length > 0) results = mapIterable(results, compileProjection(projection, filter));
 

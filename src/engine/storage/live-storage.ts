@@ -131,8 +131,8 @@ export class LiveStorage implements Storage {
 
   insert(db: string, coll: string, doc: Document): void {
     const state = this.state(db, coll) ?? this.create(db, coll, {});
-    const [idKey, bytes] = state.data.insert(doc);
-    this.journal?.documentSaved(state.info, idKey, bytes);
+    const [idKey, bytes, record] = state.data.insert(doc);
+    this.journal?.documentSaved(state.info, idKey, bytes, record);
   }
 
   replace(db: string, coll: string, doc: Document): void {

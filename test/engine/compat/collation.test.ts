@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import { describeCompat, type CompatCase } from './compat-cases.js';
 
 /**
@@ -13,7 +14,7 @@ const words = [
   { _id: 3, w: 'Apfel' },
   { _id: 4, w: 'apfel' },
 ];
-const names = (docs: { w: string }[]) => docs.map((d) => d.w);
+const names = (docs: Document[]) => docs.map((d) => d.w as string);
 
 const cases: CompatCase[] = [
   {

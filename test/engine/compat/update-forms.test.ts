@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import { describeCompat, type CompatCase } from './compat-cases.js';
 
 /**
@@ -43,7 +44,7 @@ const cases: CompatCase[] = [
     name: '$pull with $or removes element documents matching either clause',
     seed: one,
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $pull: { list: { $or: [{ x: 1 }, { y: 3 }] } } });
+      await c.updateOne({ _id: 1 }, { $pull: { list: { $or: [{ x: 1 }, { y: 3 }] } } as Document });
       return (await c.findOne({ _id: 1 }))!.list;
     },
     expected: [{ x: 2, y: 2 }, 7],
@@ -52,7 +53,7 @@ const cases: CompatCase[] = [
     name: '$pull with $and',
     seed: one,
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $pull: { list: { $and: [{ x: { $gte: 2 } }, { y: { $lte: 2 } }] } } });
+      await c.updateOne({ _id: 1 }, { $pull: { list: { $and: [{ x: { $gte: 2 } }, { y: { $lte: 2 } }] } } as Document });
       return (await c.findOne({ _id: 1 }))!.list;
     },
     expected: [{ x: 1, y: 1 }, { x: 3, y: 3 }, 7],
@@ -61,7 +62,7 @@ const cases: CompatCase[] = [
     name: '$pull with $nor leaves scalars alone',
     seed: one,
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $pull: { list: { $nor: [{ x: 1 }, { x: 2 }] } } });
+      await c.updateOne({ _id: 1 }, { $pull: { list: { $nor: [{ x: 1 }, { x: 2 }] } } as Document });
       return (await c.findOne({ _id: 1 }))!.list;
     },
     expected: [{ x: 1, y: 1 }, { x: 2, y: 2 }, 7],
@@ -70,7 +71,7 @@ const cases: CompatCase[] = [
     name: '$pull with $in on scalars',
     seed: one,
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $pull: { n: { $in: [2, 4] } } });
+      await c.updateOne({ _id: 1 }, { $pull: { n: { $in: [2, 4] } } as Document });
       return (await c.findOne({ _id: 1 }))!.n;
     },
     expected: [1, 3],
@@ -78,7 +79,7 @@ const cases: CompatCase[] = [
   {
     name: '$pull with an unknown top-level operator is BadValue',
     seed: one,
-    run: (c) => c.updateOne({ _id: 1 }, { $pull: { list: { $or: [{ $bogus: 1 }] } } }),
+    run: (c) => c.updateOne({ _id: 1 }, { $pull: { list: { $or: [{ $bogus: 1 }] } } as Document }),
     code: 2,
   },
   // $-prefixed names below the top level
@@ -95,7 +96,7 @@ const cases: CompatCase[] = [
     name: 'a nested document with a $each field is pushed as a value',
     seed: [{ _id: 1, arr: [] }],
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $push: { arr: { items: { $each: [1] } } } });
+      await c.updateOne({ _id: 1 }, { $push: { arr: { items: { $each: [1] } } } as Document });
       return (await c.findOne({ _id: 1 }))!.arr;
     },
     expected: [{ items: { $each: [1] } }],
@@ -104,7 +105,7 @@ const cases: CompatCase[] = [
     name: '$addToSet with $each into a nested array by position',
     seed: [{ _id: 1, arr: [{ tags: ['a'] }] }],
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $addToSet: { 'arr.0.tags': { $each: ['a', 'b'] } } });
+      await c.updateOne({ _id: 1 }, { $addToSet: { 'arr.0.tags': { $each: ['a', 'b'] } } as Document });
       return (await c.findOne({ _id: 1 }))!.arr;
     },
     expected: [{ tags: ['a', 'b'] }],
@@ -113,7 +114,7 @@ const cases: CompatCase[] = [
     name: '$push with $each into every nested array through $[]',
     seed: [{ _id: 1, arr: [{ items: [1] }, { items: [] }] }],
     run: async (c) => {
-      await c.updateOne({ _id: 1 }, { $push: { 'arr.$[].items': { $each: [9], $slice: -2 } } });
+      await c.updateOne({ _id: 1 }, { $push: { 'arr.$[].items': { $each: [9], $slice: -2 } } as Document });
       return (await c.findOne({ _id: 1 }))!.arr;
     },
     expected: [{ items: [1, 9] }, { items: [9] }],
