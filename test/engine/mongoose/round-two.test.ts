@@ -68,7 +68,7 @@ describe('minimised updates and $pull with $or', () => {
     const doc = await M.create({ name: 'b', tags: [{ k: 'x', v: 1 }, { k: 'y', v: 2 }, { k: 'z', v: 3 }] });
     await M.updateOne({ _id: doc._id }, { $pull: { tags: { $or: [{ k: 'x' }, { v: 3 }] } } });
     const after = await M.findById(doc._id).lean();
-    expect(after!.tags.map((t) => t.k)).toEqual(['y']);
+    expect((after!.tags as Array<{ k: string }>).map((t) => t.k)).toEqual(['y']);
   });
 });
 
