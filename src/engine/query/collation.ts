@@ -81,6 +81,19 @@ export function validateCollation(collation: unknown): asserts collation is Coll
     const hint = suggestion(locale);
     throw mongoError('BadValue', `Field 'locale' is invalid in: ${formatValue(collation)}${hint ? `. Did you mean '${hint}'?` : ''}`);
   }
+  checkCombinations(collation as Collation);
+}
+
+/** mongod's validateCollationSpec: options that cannot take effect at the given strength. */
+function checkCombinations(collation: Collation): void {
+  const strength = typeof collation.strength === 'number' ? collation.strength : 3;
+  if (collation.backwards === true && strength === 1) {
+    throw mongoError('BadValue', `'backwards' is invalid with 'strength' of 1 in: ${formatValue(collation)}`);
+  }
+  const caseFirst = collation.caseFirst ?? 'off';
+  if (caseFirst !== 'off' && collation.caseLevel !== true && strength < 3) {
+    throw mongoError('BadValue', `'caseFirst' is invalid unless 'caseLevel' is on or 'strength' is greater than 2 in: ${formatValue(collation)}`);
+  }
 }
 
 const intlTags = new Map<string, string>();

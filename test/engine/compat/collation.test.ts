@@ -80,6 +80,28 @@ const cases: CompatCase[] = [
     run: async (c) => (await c.find({ w: 'apfel' }, { collation: { locale: 'fr_CA', strength: 2 } }).project({ _id: 1 }).toArray()).map((d) => d._id),
     expected: [3, 4],
   },
+  {
+    name: 'caseFirst upper sorts capitals first',
+    seed: [
+      { _id: 1, w: 'a' },
+      { _id: 2, w: 'A' },
+      { _id: 3, w: 'b' },
+    ],
+    run: async (c) => names(await c.find({}, { collation: { locale: 'en', caseFirst: 'upper' } }).sort({ w: 1 }).toArray()),
+    expected: ['A', 'a', 'b'],
+  },
+  {
+    name: 'caseFirst without caseLevel at strength 2 is BadValue',
+    seed: words,
+    run: (c) => c.find({}, { collation: { locale: 'en', strength: 2, caseFirst: 'upper' } }).toArray(),
+    code: 2,
+  },
+  {
+    name: 'backwards at strength 1 is BadValue',
+    seed: words,
+    run: (c) => c.find({}, { collation: { locale: 'fr_CA', strength: 1, backwards: true } }).toArray(),
+    code: 2,
+  },
   { name: 'a BCP 47 tag (en-US) is refused', seed: words, run: (c) => c.find({}, { collation: { locale: 'en-US' } }).toArray(), code: 2 },
   { name: 'a wrongly cased ID (en_us) is refused', seed: words, run: (c) => c.find({}, { collation: { locale: 'en_us' } }).toArray(), code: 2 },
   { name: 'an unknown locale is refused by find', seed: words, run: (c) => c.find({}, { collation: { locale: 'xx_YY' } }).toArray(), code: 2 },
