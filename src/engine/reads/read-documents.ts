@@ -9,7 +9,9 @@ import { isView, viewDocuments } from './views.js';
  * The query step shared by find, count, distinct, update, delete and
  * findAndModify: plan through an index, scan, filter, then sort/skip/limit.
  * Without a sort the result stays lazy, so `find().limit(1)` or a cursor's
- * first batch does not filter the whole collection.
+ * first batch does not filter the whole collection. Order, as mongod's plans
+ * give it: a collection scan is natural (insertion) order, an index scan the
+ * index's first-field order, a hinted index its full key order.
  */
 
 export interface ReadOptions {
@@ -60,7 +62,8 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   }
   // A hinted index answers in its key order (mongod scans that index).
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;
-  if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, bounds).slice(skip);
+  // Walking an index is no blocking sort in mongod: no memory limit applies.
+  if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
   return lazyFilter(candidates, matches, skip, limit);
 }
 
