@@ -34,6 +34,7 @@ export const ErrorCodes = {
   InvalidNamespace: 73,
   IndexOptionsConflict: 85,
   ExceededMemoryLimit: 146,
+  QueryExceededMemoryLimitNoDiskUseAllowed: 292,
   IndexKeySpecsConflict: 86,
   NamespaceNotFound: 26,
   NoReplicationEnabled: 76,

@@ -1,7 +1,7 @@
 import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
-import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalDocument, requiredArray } from '../params/index.js';
-import { runPipeline, splitOutputStage } from '../query/index.js';
+import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument, requiredArray } from '../params/index.js';
+import { runPipeline, splitOutputStage, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { collationFor, readDocuments } from '../reads/index.js';
@@ -39,8 +39,10 @@ export const aggregateCommand: CommandHandler = {
     }
     const batchSize = nonNegativeInteger(cursorOpts, 'aggregate.cursor', 'batchSize');
     const requested = optionalDocument(body, 'aggregate', 'collation') as Collation | undefined;
+    if (requested !== undefined) validateCollation(requested);
     const variables = letParam(body, 'aggregate');
     assertNoWhereInMatch(pipeline as Document[]);
+    const allowDiskUse = optionalBool(body, 'aggregate', 'allowDiskUse');
     const { stages, output } = splitOutputStage(pipeline as Document[]);
     const first = stages[0] && Object.keys(stages[0])[0];
     if (collectionless && !(first && (COLLECTIONLESS_STAGES.has(first) || isSourceStage(stages[0])))) {
@@ -68,14 +70,17 @@ export const aggregateCommand: CommandHandler = {
     } else {
       const leadingMatch = first === '$match' && isPlainObject(stages[0]!.$match) ? (stages[0]!.$match as Document) : undefined;
       if (leadingMatch) rest = stages.slice(1);
+      // A $sort (and $limit) right after goes with the read: a top-k sort over the matches.
+      const { sort, limit, consumed } = leadingSort(rest);
+      rest = rest.slice(consumed);
       input = [
-        ...readDocuments(storage, ctx.db, target, { filter: leadingMatch, collation, hint: body.hint, variables }),
+        ...readDocuments(storage, ctx.db, target, { filter: leadingMatch, sort, limit, collation, hint: body.hint, variables, allowDiskUse }),
       ];
     }
 
     // 3. query step
     const lookup = (coll: string): Document[] => [...readDocuments(storage, ctx.db, coll, {})];
-    const results = rest.length > 0 ? runPipeline(input, rest, { collation, variables, lookup }) : input;
+    const results = rest.length > 0 ? runPipeline(input, rest, { collation, variables, lookup, allowDiskUse }) : input;
 
     // 4. output and reply
     const ns = collectionless ? `${ctx.db}.$cmd.aggregate` : namespaceOf(ctx.db, target);
@@ -98,4 +103,20 @@ function assertNoWhereInMatch(pipeline: Document[]): void {
   if (pipeline.some((stage) => hasWhere(stage.$match))) {
     throw mongoError('BadValue', '$where is not allowed inside of a $match aggregation expression');
   }
+}
+
+/**
+ * A `$sort` stage (plain ascending/descending keys) and a positive `$limit`
+ * after it at the head of the remaining stages; anything else stays in the
+ * pipeline, which reports its own errors.
+ */
+function leadingSort(stages: Document[]): { sort?: Document; limit?: number; consumed: number } {
+  const sort = stages[0]?.$sort;
+  if (!isPlainObject(sort) || Object.keys(sort).length === 0 || Object.keys(stages[0]!).length !== 1) return { consumed: 0 };
+  if (!Object.values(sort).every((d) => d === 1 || d === -1) || '$natural' in sort) return { consumed: 0 };
+  const limit = stages[1]?.$limit;
+  if (Object.keys(stages[1] ?? {}).length === 1 && typeof limit === 'number' && Number.isInteger(limit) && limit > 0) {
+    return { sort, limit, consumed: 2 };
+  }
+  return { sort, consumed: 1 };
 }

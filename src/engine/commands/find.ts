@@ -1,7 +1,7 @@
 import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
-import { compileProjection } from '../query/index.js';
+import { compileProjection, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { findById, readDocuments } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
@@ -21,6 +21,7 @@ export const findCommand: CommandHandler = {
     const batchSize = nonNegativeInteger(body, 'find', 'batchSize');
     const singleBatch = optionalBool(body, 'find', 'singleBatch') ?? false;
     const collation = optionalDocument(body, 'find', 'collation') as Collation | undefined;
+    if (collation !== undefined) validateCollation(collation);
     const variables = letParam(body, 'find');
     const noTimeout = optionalBool(body, 'find', 'noCursorTimeout') ?? false;
     if (optionalBool(body, 'find', 'tailable')) {
@@ -40,6 +41,7 @@ export const findCommand: CommandHandler = {
       collation,
       hint: body.hint,
       variables,
+      allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
     });
     if (projection && Object.keys(projection).length > 0) results = mapIterable(results, compileProjection(projection, filter));
 

@@ -1,5 +1,6 @@
 import type { Binary, BSONRegExp, Decimal128, ObjectId, Timestamp } from 'bson';
 import { bsonType, isNumeric, isPlainObject, numericType, toDouble } from './values.js';
+import { intlLocaleOf } from './collation.js';
 import type { Collation, Document } from './types.js';
 
 /**
@@ -180,13 +181,17 @@ function collatorFor(collation: Collation): Intl.Collator {
 
 function sharedCollatorFor(collation: Collation): Intl.Collator {
   const strength = collation.strength ?? 3;
-  const key = `${collation.locale}|${strength}|${collation.caseLevel ? 1 : 0}|${String(collation.numericOrdering ?? '')}`;
+  const { caseFirst, alternate } = collation;
+  const key = `${collation.locale}|${strength}|${collation.caseLevel ? 1 : 0}|${String(collation.numericOrdering ?? '')}|${String(caseFirst ?? '')}|${String(alternate ?? '')}`;
   let c = collators.get(key);
   if (!c) {
     const sensitivity = strength === 1 ? (collation.caseLevel ? 'case' : 'base') : strength === 2 ? 'accent' : 'variant';
-    c = new Intl.Collator(collation.locale, {
+    c = new Intl.Collator(intlLocaleOf(collation.locale), {
       sensitivity,
       numeric: collation.numericOrdering === true,
+      // ICU's caseFirst and alternate=shifted, as far as Intl exposes them.
+      caseFirst: caseFirst === 'upper' || caseFirst === 'lower' ? caseFirst : undefined,
+      ignorePunctuation: alternate === 'shifted',
       usage: 'sort',
     });
     collators.set(key, c);

@@ -3,6 +3,7 @@ import * as accumulatorOps from 'mingo/operators/accumulator';
 import * as expressionOps from 'mingo/operators/expression';
 import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
+import { TYPED_NUMERIC_OPERATORS, typedNumericOperator } from './typed-operators.js';
 import { isNumeric, isPlainObject, makeDouble, toDouble, toPlainNumbers } from './values.js';
 import type { Document } from './types.js';
 
@@ -145,11 +146,16 @@ export function isTruthy(value: unknown): boolean {
 
 
 /**
- * `$add` / `$multiply` over numbers only: computed here so int/long/double/
- * decimal result types follow mongod (mingo would turn them into doubles).
- * Undefined when another operand type (dates, null, ...) needs mingo.
+ * Numeric operators over numbers only: computed here so int/long/double/
+ * decimal result types follow mongod (mingo runs on JS numbers and would
+ * lose Long and Decimal128). Undefined when another operand type (dates,
+ * null, ...) needs mingo.
  */
 function typedArithmetic(doc: unknown, name: string, args: unknown, variables?: Variables): unknown {
+  if (TYPED_NUMERIC_OPERATORS.has(name)) {
+    const operands = (Array.isArray(args) ? args : [args]).map((a) => evaluateExpression(doc, a, variables));
+    return typedNumericOperator(name, operands);
+  }
   if ((name !== '$add' && name !== '$multiply') || !Array.isArray(args) || args.length === 0) return undefined;
   const values = args.map((a) => evaluateExpression(doc, a, variables));
   if (!values.every(isNumeric)) return undefined;

@@ -11,12 +11,15 @@ export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8
 export { getPath, getPathValues, getMatchCandidates, getIndexKeyValues, pathExists, splitPath, isArrayIndex } from './path.js';
 export { bsonTypeName, BSON_TYPE_NUMBERS } from './type-names.js';
 export { toRegExp } from './regex.js';
+export { validateCollation, intlLocaleOf } from './collation.js';
 
 // Filters, expressions, sort, projection
 export { compileFilter, isOperatorObject } from './filter/compile-filter.js';
 export type { FilterOptions, Predicate } from './filter/filter-types.js';
 export { evaluateExpression, isTruthy } from './expression.js';
 export { compileSort, naturalDirection, parseSort, sortKey } from './sort.js';
+export { boundedSort, approximateBsonSize, MAX_BLOCKING_SORT_BYTES } from './bounded-sort.js';
+export type { BoundedSortOptions } from './bounded-sort.js';
 export type { SortSpec, SortDirection } from './sort.js';
 export { compileProjection } from './projection.js';
 export type { ProjectionOptions } from './projection.js';

@@ -13,6 +13,32 @@ import { bsonType } from './values.js';
  */
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
+/**
+ * Backreferences and lookaround keep a pattern on the backtracking engine,
+ * so those patterns get a backtrack budget instead: past it V8 gives up and
+ * the value does not match, as mongod's PCRE answers a match that exceeds
+ * its match limit. The budget needs V8's `%NewRegExpWithBacktrackLimit`
+ * (natives syntax; `%Name(` is not valid JavaScript otherwise, so enabling it
+ * changes no other code). Without it, patterns compile as plain RegExps.
+ */
+const BACKTRACK_LIMIT = 1_000_000;
+const NEEDS_BUDGET = /\\[1-9]|\\k<|\(\?<?[=!]/;
+const limitedRegExp = makeLimitedRegExpFactory();
+
+function makeLimitedRegExpFactory(): ((source: string, flags: string) => RegExp) | undefined {
+  try {
+    setFlagsFromString('--allow-natives-syntax');
+    const factory = new Function('p', 'f', 'l', 'return %NewRegExpWithBacktrackLimit(p, f, l)') as (p: string, f: string, l: number) => RegExp;
+    if (!(factory('a', '', 10) instanceof RegExp)) return undefined;
+    return (source, flags) => factory(source, flags, BACKTRACK_LIMIT);
+  } catch {
+    return undefined;
+  }
+}
+
+/** mongod's (PCRE2's) longest accepted pattern. */
+const MAX_PATTERN_LENGTH = 16384;
+
 const cache = new Map<string, RegExp>();
 const VALID_OPTIONS = /^[imsxu]*$/;
 
@@ -47,10 +73,11 @@ export function toRegExp(pattern: string, options = ''): RegExp {
     const bad = [...options].find((c) => !'imsxu'.includes(c));
     throw mongoError('Location51108', `invalid flag in regex options: ${bad}`);
   }
+  if (pattern.length > MAX_PATTERN_LENGTH) throw mongoError('Location51091', 'Regular expression is invalid: pattern string is too long');
   const source = options.includes('x') ? stripExtended(pattern) : pattern;
   const flags = [...new Set(options.replace(/[xu]/g, ''))].join('');
   try {
-    re = new RegExp(source, flags);
+    re = limitedRegExp && NEEDS_BUDGET.test(source) ? limitedRegExp(source, flags) : new RegExp(source, flags);
   } catch (err) {
     throw mongoError('Location51091', `Regular expression is invalid: ${(err as Error).message}`);
   }
@@ -65,7 +92,8 @@ export function isRegexValue(value: unknown): boolean {
 
 /** A JS RegExp for a BSONRegExp or RegExp value. */
 export function regexOf(value: unknown): RegExp {
-  if (value instanceof RegExp) return value;
+  // A JS RegExp (a decoded BSON regex can be one) is rebuilt, so it gets the backtrack budget too.
+  if (value instanceof RegExp) return toRegExp(value.source, value.flags.replace(/[^ims]/g, ''));
   const r = value as { pattern: string; options: string };
   return toRegExp(r.pattern, r.options);
 }

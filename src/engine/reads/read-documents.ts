@@ -1,7 +1,7 @@
 import { mongoError } from '../errors.js';
-import { compileFilter, compileSort, naturalDirection, planQuery, valuesEqual } from '../query/index.js';
+import { boundedSort, compileFilter, compileSort, naturalDirection, planQuery, validateCollation, valuesEqual } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { isPlainObject } from '../query/values.js';
+import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { isView, viewDocuments } from './views.js';
 
@@ -9,7 +9,9 @@ import { isView, viewDocuments } from './views.js';
  * The query step shared by find, count, distinct, update, delete and
  * findAndModify: plan through an index, scan, filter, then sort/skip/limit.
  * Without a sort the result stays lazy, so `find().limit(1)` or a cursor's
- * first batch does not filter the whole collection.
+ * first batch does not filter the whole collection. Order, as mongod's plans
+ * give it: a collection scan is natural (insertion) order, an index scan the
+ * index's first-field order, a hinted index its full key order.
  */
 
 export interface ReadOptions {
@@ -21,39 +23,72 @@ export interface ReadOptions {
   collation?: Collation;
   hint?: unknown;
   variables?: Document;
+  /** Lifts the blocking sort's memory limit (query/bounded-sort.ts). */
+  allowDiskUse?: boolean;
+  /** The blocking sort's memory limit in bytes (tests); mongod's 100 MiB otherwise. */
+  maxSortBytes?: number;
 }
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
+  if (opts.collation !== undefined) validateCollation(opts.collation);
   const info = storage.collection(db, coll);
   if (!info) {
     if (opts.hint !== undefined && !isEmptyHint(opts.hint)) throw badHint();
     return [];
   }
-  if (opts.hint !== undefined) resolveHint(info, opts.hint);
+  const hinted = opts.hint !== undefined ? resolveHint(info, opts.hint) : undefined;
   const collation = opts.collation ?? defaultCollation(info);
   const filter = opts.filter ?? {};
   const matches = compileFilter(filter, { collation, variables: opts.variables });
-  const plan = planQuery(filter, info.indexes, collation);
+  // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
+  const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
+  const plan = natural === undefined ? planQuery(filter, hinted ? [hinted] : info.indexes, collation) : undefined;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
     ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
     : storage.scan(db, coll, plan);
   const skip = opts.skip ?? 0;
   const limit = opts.limit ?? 0;
-  const natural = naturalDirection(opts.sort);
-  if (natural !== undefined) {
-    // {$natural: 1} is storage order (_id order here); -1 reverses it.
-    if (natural > 0) return lazyFilter(candidates, matches, skip, limit);
+  const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
+  if (natural !== undefined && natural <= 0) {
     const all = [...lazyFilter(candidates, matches, 0, 0)].reverse();
     return limit > 0 ? all.slice(skip, skip + limit) : all.slice(skip);
   }
-  if (opts.sort && Object.keys(opts.sort).length > 0) {
-    const all: Document[] = [];
-    for (const doc of candidates) if (matches(doc)) all.push(doc);
-    all.sort(compileSort(opts.sort, collation));
-    return limit > 0 ? all.slice(skip, skip + limit) : all.slice(skip);
+  const sort = natural === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
+  if (sort) {
+    // An index in the sort's order makes it no blocking sort in mongod: no memory limit applies.
+    if (info.indexes.some((ix) => indexGivesOrder(ix, sort, collation))) bounds.allowDiskUse = true;
+    return boundedSort(lazyFilter(candidates, matches, 0, 0), compileSort(sort, collation), bounds).slice(skip);
   }
+  // A hinted index answers in its key order (mongod scans that index).
+  const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;
+  // Walking an index is no blocking sort in mongod: no memory limit applies.
+  if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
   return lazyFilter(candidates, matches, skip, limit);
+}
+
+/** An ascending/descending index's key order as a sort (undefined for special indexes: text, hashed, ...). */
+function indexOrder(index: IndexSpec): ((a: Document, b: Document) => number) | undefined {
+  const directions = Object.values(index.key);
+  if (!directions.every((d) => isNumeric(d) && Math.abs(toDouble(d)) === 1)) return undefined;
+  return compileSort(index.key as Document, index.collation as Collation | undefined);
+}
+
+/** Whether scanning `index` (either way) yields `sort`'s order: same fields, all directions equal or all reversed. */
+function indexGivesOrder(index: IndexSpec, sort: Document, collation: Collation | undefined): boolean {
+  if (index.sparse || index.partialFilterExpression || !indexOrder(index)) return false;
+  if (!sameCollationOf(index.collation, collation)) return false;
+  const keys = Object.keys(index.key);
+  const fields = Object.keys(sort);
+  if (fields.length > keys.length || fields.some((f, i) => f !== keys[i])) return false;
+  const flips = fields.map((f) => toDouble(sort[f]) * toDouble(index.key[f]));
+  return flips.every((x) => x === 1) || flips.every((x) => x === -1);
+}
+
+function sameCollationOf(a: IndexSpec['collation'], b: Collation | undefined): boolean {
+  const simple = (c: { locale: string } | undefined) => !c || c.locale === 'simple';
+  if (simple(a) || simple(b)) return simple(a) && simple(b);
+  return a!.locale === b!.locale && (a!.strength ?? 3) === (b!.strength ?? 3);
 }
 
 /** The collection's default collation (create option), used when an operation names none. */
@@ -64,6 +99,7 @@ export function defaultCollation(info: CollectionInfo | undefined): Collation | 
 
 /** The collation an operation runs with: its own, else the collection's default. */
 export function collationFor(storage: Storage, db: string, coll: string, requested?: Collation): Collation | undefined {
+  if (requested !== undefined) validateCollation(requested);
   return requested ?? defaultCollation(storage.collection(db, coll));
 }
 

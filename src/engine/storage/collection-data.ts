@@ -18,8 +18,11 @@ export const idKeyOf = (id: unknown): string => canonicalKey(id);
  * DuplicateKey leaves the collection exactly as it was.
  */
 export class CollectionData {
+  /** Insertion-ordered: iteration is the collection's natural order (mongod's record order). */
   private readonly docs = new Map<string, Buffer>();
   private readonly indexes = new Map<string, IndexRuntime>();
+  /** The next insert's record number (natural order, kept by the durable storage across restarts). */
+  private nextRecord = 1;
 
   constructor(
     private readonly ns: string,
@@ -32,16 +35,24 @@ export class CollectionData {
     return this.docs.size;
   }
 
-  /** Loads stored documents and builds every index in one pass each (startup). */
-  restore(stored: Iterable<Buffer>): Array<[string, Buffer]> {
+  /**
+   * Loads stored documents in natural order (by record number; documents
+   * stored before record numbers existed first, in the order given) and
+   * builds every index in one pass each (startup).
+   */
+  restore(stored: Iterable<Buffer>, records: ReadonlyArray<number | undefined> = []): Array<[string, Buffer]> {
     const decoded: Array<[string, Document]> = [];
     const loaded: Array<[string, Buffer]> = [];
     for (const bytes of stored) {
       const doc = decodeStoredDocument(bytes);
-      const idKey = idKeyOf(doc._id);
-      this.docs.set(idKey, bytes);
-      decoded.push([idKey, doc]);
-      loaded.push([idKey, bytes]);
+      decoded.push([idKeyOf(doc._id), doc]);
+      loaded.push([idKeyOf(doc._id), bytes]);
+    }
+    // `loaded` stays in the given order (the caller matches it to its keys); the map takes record order.
+    const order = loaded.map((_, i) => i).sort((a, b) => (records[a] ?? 0) - (records[b] ?? 0));
+    for (const i of order) {
+      this.docs.set(loaded[i]![0], loaded[i]![1]);
+      this.nextRecord = Math.max(this.nextRecord, (records[i] ?? 0) + 1);
     }
     for (const index of this.indexes.values()) index.build(this.ns, decoded, false);
     return loaded;
@@ -66,8 +77,8 @@ export class CollectionData {
     return this.docs.get(idKey);
   }
 
-  /** Returns the stored key and bytes (for the journal). */
-  insert(doc: Document): [string, Buffer] {
+  /** Returns the stored key and bytes, and the record number (natural order) for the journal. */
+  insert(doc: Document): [string, Buffer, number] {
     if (doc._id === undefined) doc._id = new ObjectId();
     checkIdValue(doc._id);
     const idKey = idKeyOf(doc._id);
@@ -80,7 +91,7 @@ export class CollectionData {
     for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
     for (const [name, k] of keys) this.index(name).add(k, idKey);
-    return [idKey, bytes];
+    return [idKey, bytes, this.nextRecord++];
   }
 
   replace(doc: Document): [string, Buffer] {
@@ -123,7 +134,8 @@ export class CollectionData {
   }
 
   private candidateIds(plan?: ScanPlan): string[] {
-    if (!plan) return this.index('_id_').all();
+    // Without an index a read is a collection scan: natural (insertion) order, as mongod's COLLSCAN.
+    if (!plan) return [...this.docs.keys()];
     const index = this.indexes.get(plan.index);
     if (!index) throw mongoError('BadValue', `hint provided does not correspond to an existing index: ${plan.index}`);
     if (plan.equals) return index.lookup(plan.equals);

@@ -1,5 +1,6 @@
 import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
+import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
@@ -52,6 +53,7 @@ export class LiveStorage implements Storage {
 
   private create(db: string, name: string, options: Document): CollectionState {
     validateNamespace(db, name);
+    if (options.collation !== undefined) validateCollation(options.collation);
     const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
     const state = this.attach(info);
     this.journal?.collectionSaved(info);
@@ -81,6 +83,7 @@ export class LiveStorage implements Storage {
   }
 
   createIndex(db: string, coll: string, requested: IndexSpec): boolean {
+    if (requested.collation !== undefined) validateCollation(requested.collation);
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const spec = withDefaultCollation(normalizeIndexSpec(requested), state.info.options.collation);
     if (checkIndexConflict(state.info.indexes, spec)) return false;
@@ -149,8 +152,8 @@ export class LiveStorage implements Storage {
 
   insert(db: string, coll: string, doc: Document): void {
     const state = this.state(db, coll) ?? this.create(db, coll, {});
-    const [idKey, bytes] = state.data.insert(doc);
-    this.journal?.documentSaved(state.info, idKey, bytes);
+    const [idKey, bytes, record] = state.data.insert(doc);
+    this.journal?.documentSaved(state.info, idKey, bytes, record);
   }
 
   replace(db: string, coll: string, doc: Document): void {

@@ -15,6 +15,8 @@ import type { CollectionInfo, IndexSpec, Storage } from './types.js';
  * Layout (one lmdb environment, two sub-databases, values are raw BSON):
  *   catalog: <collection uuid hex>            -> {db, name, uuid, options, indexes}
  *   docs:    [<collection uuid hex>, <_id key>] -> the document
+ *   records: [<collection uuid hex>, <_id key>] -> its record number (natural
+ *            order: insertion order survives a restart, as mongod's RecordIds)
  * Keying documents by the collection's uuid makes a dropped-then-recreated
  * collection a different key space, and lets startup discard documents
  * whose collection is gone.
@@ -30,9 +32,10 @@ export function openLmdbStorage(dbPath: string): Storage {
   const env = open({ path: dbPath, maxDbs: 4 });
   const catalog = env.openDB<Buffer, string>({ name: 'catalog', encoding: 'binary' });
   const docs = env.openDB<Buffer, [string, string]>({ name: 'docs', encoding: 'binary' });
-  const journal = new LmdbJournal(env, catalog, docs);
+  const records = env.openDB<number, [string, string]>({ name: 'records' });
+  const journal = new LmdbJournal(env, catalog, docs, records);
   const storage = new LiveStorage(true, journal);
-  restore(storage, catalog, docs);
+  restore(storage, catalog, docs, records);
   return storage;
 }
 
@@ -54,6 +57,7 @@ class LmdbJournal implements StorageJournal {
     private readonly env: RootDatabase,
     private readonly catalog: Database<Buffer, string>,
     private readonly docs: Database<Buffer, [string, string]>,
+    private readonly records: Database<number, [string, string]>,
   ) {}
 
   /** Remembers the newest write; lmdb resolves writes in order. */
@@ -72,15 +76,22 @@ class LmdbJournal implements StorageJournal {
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void {
     const hex = uuidHexOf(info);
     this.track(this.catalog.remove(hex));
-    for (const idKey of idKeys) this.track(this.docs.remove(docKey(hex, idKey)));
+    for (const idKey of idKeys) {
+      this.track(this.docs.remove(docKey(hex, idKey)));
+      this.track(this.records.remove(docKey(hex, idKey)));
+    }
   }
 
-  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer): void {
-    this.track(this.docs.put(docKey(uuidHexOf(info), idKey), bytes));
+  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record?: number): void {
+    const key = docKey(uuidHexOf(info), idKey);
+    this.track(this.docs.put(key, bytes));
+    if (record !== undefined) this.track(this.records.put(key, record));
   }
 
   documentRemoved(info: CollectionInfo, idKey: string): void {
-    this.track(this.docs.remove(docKey(uuidHexOf(info), idKey)));
+    const key = docKey(uuidHexOf(info), idKey);
+    this.track(this.docs.remove(key));
+    this.track(this.records.remove(key));
   }
 
   async flush(): Promise<void> {
@@ -100,6 +111,7 @@ function restore(
   storage: LiveStorage,
   catalog: Database<Buffer, string>,
   docs: Database<Buffer, [string, string]>,
+  records: Database<number, [string, string]>,
 ): void {
   const byUuid = new Map<string, ReturnType<LiveStorage['attach']>>();
   for (const { key, value } of catalog.getRange()) {
@@ -114,25 +126,34 @@ function restore(
     byUuid.set(key, storage.attach(info));
   }
 
+  const recordOf = new Map<string, number>();
+  for (const { key, value } of records.getRange()) recordOf.set(`${key[0]}/${key[1]}`, value);
+
   let currentHex: string | undefined;
   let batch: Buffer[] = [];
   let batchKeys: Array<[string, string]> = [];
   const finish = (): void => {
     const state = currentHex === undefined ? undefined : byUuid.get(currentHex);
     if (state) {
-      const loaded = state.data.restore(batch);
-      // A stored key that no longer matches the _id key function is rewritten.
+      const batchRecords = batchKeys.map((k) => recordOf.get(`${k[0]}/${k[1]}`));
+      const loaded = state.data.restore(batch, batchRecords);
+      // A stored key that no longer matches the _id key function is rewritten (with its record number).
       loaded.forEach(([idKey, bytes], i) => {
         const wanted = docKey(currentHex!, idKey);
         const actual = batchKeys[i]!;
         if (wanted[1] !== actual[1]) {
           void docs.remove(actual);
           void docs.put(wanted, bytes);
+          void records.remove(actual);
+          if (batchRecords[i] !== undefined) void records.put(wanted, batchRecords[i]!);
         }
       });
     } else {
       // Documents of a dropped collection whose removal did not reach the disk.
-      for (const key of batchKeys) void docs.remove(key);
+      for (const key of batchKeys) {
+        void docs.remove(key);
+        void records.remove(key);
+      }
     }
     batch = [];
     batchKeys = [];

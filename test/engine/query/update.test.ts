@@ -37,6 +37,8 @@ const cases: Record<string, Case[]> = {
     ['$rename into sub-document', { _id: 1, a: 1 }, { $rename: { a: 'x.y' } }, { _id: 1, x: { y: 1 } }],
     ['$rename missing source is a no-op', { _id: 1 }, { $rename: { a: 'b' } }, { _id: 1 }],
     ['$setOnInsert ignored on update', { _id: 1 }, { $setOnInsert: { a: 1 }, $set: { b: 1 } }, { _id: 1, b: 1 }],
+    ['an empty $set is a no-op (MongoDB 5.0+)', { _id: 1, a: 1 }, { $set: {} }, { _id: 1, a: 1 }],
+    ['empty operands beside a real one', { _id: 1, a: 1 }, { $set: {}, $unset: {}, $inc: { a: 1 } }, { _id: 1, a: 2 }],
     ['$setOnInsert applied on insert', { _id: 1 }, { $setOnInsert: { a: 1 } }, { _id: 1, a: 1 }, { isInsert: true }],
     ['$currentDate', { _id: 1 }, { $currentDate: { d: true } }, { _id: 1, d: now }],
     ['$currentDate timestamp', { _id: 1 }, { $currentDate: { t: { $type: 'timestamp' } } }, { _id: 1, t: new Timestamp({ t: now.getTime() / 1000, i: 1 }) }],
@@ -106,7 +108,6 @@ describe('applyUpdate result', () => {
 describe('applyUpdate errors carry mongod codes', () => {
   it.each([
     ['unknown operator', { $foo: { a: 1 } }, {}, 9],
-    ['empty operator', { $set: {} }, {}, 9],
     ['operand not an object', { $set: 1 }, {}, 9],
     ['conflicting paths', { $set: { a: 1 }, $inc: { a: 1 } }, {}, 40],
     ['conflicting parent/child', { $set: { 'a.b': 1, a: 1 } }, {}, 40],
@@ -190,5 +191,16 @@ describe('applyUpdate: $bit', () => {
   });
   it('rejects a double operand (2)', () => {
     expect(() => run({ _id: 1, a: 1 }, { $bit: { a: { and: 1.5 } } })).toThrow(expect.objectContaining({ code: 2 }));
+  });
+});
+
+describe('$pull with logical operators (a query on each element document)', () => {
+  const doc = { _id: 1, a: [{ x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 3 }, 4] };
+  it.each([
+    ['$or', { $or: [{ x: 1 }, { y: 3 }] }, [{ x: 2, y: 2 }, 4]],
+    ['$and', { $and: [{ x: { $gte: 2 } }, { y: { $lt: 3 } }] }, [{ x: 1, y: 1 }, { x: 3, y: 3 }, 4]],
+    ['$nor', { $nor: [{ x: 1 }, { x: 2 }] }, [{ x: 1, y: 1 }, { x: 2, y: 2 }, 4]],
+  ] as Array<[string, Document, unknown[]]>)('%s', (_n, cond, kept) => {
+    expect(run(doc, { $pull: { a: cond } }).doc).toEqual({ _id: 1, a: kept });
   });
 });

@@ -75,9 +75,22 @@ describe.each(storageKinds)('$name storage: documents', (kind) => {
     expect(s.count('app', 'c')).toBe(0);
   });
 
-  it('scans the whole collection in _id order', () => {
+  it('scans the whole collection in natural (insertion) order, as a collection scan does', () => {
     for (const id of [5, 1, 'b', 3, 'a']) s.insert('app', 'c', { _id: id });
-    expect([...s.scan('app', 'c')].map((d) => d._id)).toEqual([1, 3, 5, 'a', 'b']);
+    s.replace('app', 'c', { _id: 1, changed: true });
+    expect([...s.scan('app', 'c')].map((d) => d._id)).toEqual([5, 1, 'b', 3, 'a']);
+  });
+
+  it('scans through the _id index in _id order', () => {
+    for (const id of [5, 1, 'b', 3, 'a']) s.insert('app', 'c', { _id: id });
+    expect([...s.scan('app', 'c', { index: '_id_', range: {} })].map((d) => d._id)).toEqual([1, 3, 5, 'a', 'b']);
+  });
+
+  it('puts a removed and re-inserted document at the end of natural order', () => {
+    for (const id of [3, 1, 2]) s.insert('app', 'c', { _id: id });
+    s.remove('app', 'c', 3);
+    s.insert('app', 'c', { _id: 3 });
+    expect([...s.scan('app', 'c')].map((d) => d._id)).toEqual([1, 2, 3]);
   });
 
   it('keeps a scan fixed when the collection changes during iteration', () => {
@@ -154,6 +167,16 @@ describe.each(storageKinds)('$name storage: documents', (kind) => {
     expect(again.remove('app', 'c', id)).toBe(true);
     const third = await h.reopen();
     expect(third.count('app', 'c')).toBe(0);
+  });
+
+  it('keeps natural order across a reopen, and new inserts after it', async () => {
+    for (const id of [5, 1, 'b', 3, 'a']) s.insert('app', 'order', { _id: id });
+    s.remove('app', 'order', 5);
+    s.insert('app', 'order', { _id: 5 });
+    await s.flush();
+    const again = await h.reopen();
+    again.insert('app', 'order', { _id: 0 });
+    expect([...again.scan('app', 'order')].map((d) => d._id)).toEqual([1, 'b', 3, 'a', 5, 0]);
   });
 
   it('round-trips every BSON type after a reopen', async () => {

@@ -1,9 +1,10 @@
 import { mongoError } from '../../errors.js';
 import { arithmetic } from '../arithmetic.js';
+import { typedNumericOperator } from '../typed-operators.js';
 import { compareValues, valuesEqual } from '../compare.js';
 import { evaluateExpression, javascriptDisabled } from '../expression.js';
 import { formatValue } from '../format.js';
-import { cloneValue, isNumeric, isPlainObject, makeDouble, toDouble } from '../values.js';
+import { cloneValue, isNumeric, isPlainObject, makeDouble, numericType, toDouble } from '../values.js';
 import type { Document } from '../types.js';
 import type { PipelineContext } from './pipeline-types.js';
 
@@ -30,18 +31,22 @@ const sum: AccumulatorFactory = (arg, ctx) => {
   };
 };
 
+/** $avg: a double, or a Decimal128 when a decimal was averaged (summed exactly, as $sum). */
 const avg: AccumulatorFactory = (arg, ctx) => {
-  let total = 0;
+  let total: unknown = 0;
   let n = 0;
   return {
     add(doc) {
       const v = evalArg(doc, arg, ctx);
       if (isNumeric(v)) {
-        total += toDouble(v);
+        total = arithmetic(total, v, 'add') ?? makeDouble(toDouble(total) + toDouble(v));
         n++;
       }
     },
-    result: () => (n === 0 ? null : makeDouble(total / n)),
+    result: () => {
+      if (n === 0) return null;
+      return numericType(total) === 'decimal' ? typedNumericOperator('$divide', [total, n]) : makeDouble(toDouble(total) / n);
+    },
   };
 };
 

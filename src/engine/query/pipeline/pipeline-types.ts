@@ -6,6 +6,10 @@ export interface PipelineContext {
   variables?: Document;
   /** Documents of another collection of the same database ($lookup). */
   lookup(collection: string): Iterable<Document>;
+  /** Lifts the blocking sort's memory limit (bounded-sort.ts). */
+  allowDiskUse?: boolean;
+  /** The blocking sort's memory limit in bytes (tests); mongod's 100 MiB otherwise. */
+  maxSortBytes?: number;
 }
 
 export type Stage = (docs: Document[], spec: unknown, ctx: PipelineContext) => Document[];

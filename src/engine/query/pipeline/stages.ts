@@ -5,6 +5,7 @@ import { compileFilter } from '../filter/compile-filter.js';
 import { formatValue } from '../format.js';
 import { getMatchCandidates } from '../path.js';
 import { compileProjection } from '../projection.js';
+import { boundedSort } from '../bounded-sort.js';
 import { compileSort } from '../sort.js';
 import { cloneValue, isNumeric, isPlainObject, ownField, setField, toDouble } from '../values.js';
 import { locate, removeValue, writeValue } from '../update/update-paths.js';
@@ -183,17 +184,20 @@ const unionWith: Stage = (docs, spec, ctx) => {
   return [...docs, ...piped];
 };
 
+/** `$sort`, bounded as mongod's blocking sort; `keep` > 0 when a `$limit` follows (a top-k sort). */
+function sortStage(docs: Document[], spec: unknown, ctx: PipelineContext, keep: number): Document[] {
+  if (!isPlainObject(spec)) throw mongoError('Location15973', 'the $sort key specification must be an object');
+  if (Object.keys(spec).length === 0) throw mongoError('Location15976', '$sort stage must have at least one sort key');
+  return boundedSort(docs, compileSort(spec, ctx.collation), { keep, allowDiskUse: ctx.allowDiskUse, maxBytes: ctx.maxSortBytes });
+}
+
 export const STAGES: Readonly<Record<string, Stage>> = {
   $match: (docs, spec, ctx) => {
     if (!isPlainObject(spec)) throw mongoError('Location15959', 'the match filter must be an expression in an object');
     const p = compileFilter(spec, { collation: ctx.collation, variables: ctx.variables });
     return docs.filter(p);
   },
-  $sort: (docs, spec, ctx) => {
-    if (!isPlainObject(spec)) throw mongoError('Location15973', 'the $sort key specification must be an object');
-    if (Object.keys(spec).length === 0) throw mongoError('Location15976', '$sort stage must have at least one sort key');
-    return [...docs].sort(compileSort(spec, ctx.collation));
-  },
+  $sort: (docs, spec, ctx) => sortStage(docs, spec, ctx, 0),
   $skip: (docs, spec) => docs.slice(nonNegativeInt('$skip', spec)),
   $limit: (docs, spec) => {
     const n = nonNegativeInt('$limit', spec);
@@ -272,8 +276,16 @@ export function splitOutputStage(pipeline: Document[]): { stages: Document[]; ou
 export function runStages(docs: Document[], pipeline: Document[], ctx: PipelineContext): Document[] {
   if (!Array.isArray(pipeline)) throw mongoError('TypeMismatch', "'pipeline' option must be specified as an array");
   let current = docs;
-  for (const stage of pipeline) {
+  for (let i = 0; i < pipeline.length; i++) {
+    const stage = pipeline[i]!;
     const name = stageName(stage);
+    const next = pipeline[i + 1];
+    if (name === '$sort' && next && stageName(next) === '$limit') {
+      // $sort then $limit: only the first `limit` documents of the order are ever held.
+      current = STAGES.$limit!(sortStage(current, stage.$sort, ctx, nonNegativeInt('$limit', next.$limit)), next.$limit, ctx);
+      i++;
+      continue;
+    }
     if (OUTPUT_STAGES.has(name)) {
       throw mongoError('Location40601', `${name} must be split off with splitOutputStage before running the pipeline`);
     }

@@ -57,15 +57,24 @@ function compileArrayFilters(arrayFilters: Document[] | undefined, options: Upda
   return out;
 }
 
+/** `$`, `$[]` and `$[id]`: path parts resolved against arrays; any other `$name` is a field name. */
+function isPositionalPart(part: string): boolean {
+  return part === '$' || /^\$\[[a-zA-Z0-9]*\]$/.test(part);
+}
+
+/**
+ * Since MongoDB 5.0 storage validation refuses a `$`-prefixed field name only
+ * at the top level of the document: `{$set: {'m.$*.n': 1}}` (a map key
+ * written as mongoose's schema paths name it) creates the field `$*`.
+ */
 function validatePath(path: string): void {
   const parts = path.split('.');
   if (path === '' || parts.some((p) => p === '')) {
     throw mongoError('EmptyFieldName', `The update path '${path}' contains an empty field name, which is not allowed.`);
   }
-  for (const p of parts) {
-    if (p.startsWith('$') && p !== '$' && !/^\$\[[a-zA-Z0-9]*\]$/.test(p)) {
-      throw mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${p}' in '${path}' is not valid for storage.`);
-    }
+  const first = parts[0]!;
+  if (first.startsWith('$') && !isPositionalPart(first)) {
+    throw mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${first}' in '${path}' is not valid for storage.`);
   }
 }
 
@@ -99,7 +108,7 @@ interface Resolver {
 /** Expands positional tokens ($, $[], $[id]) into concrete paths. */
 function resolvePaths(path: string, r: Resolver): string[][] {
   const parts = path.split('.');
-  if (!parts.some((p) => p.startsWith('$'))) return [parts];
+  if (!parts.some(isPositionalPart)) return [parts];
   const out: string[][] = [];
   const walk = (i: number, prefix: string[]) => {
     if (i === parts.length) {
@@ -107,7 +116,7 @@ function resolvePaths(path: string, r: Resolver): string[][] {
       return;
     }
     const part = parts[i]!;
-    if (!part.startsWith('$')) return walk(i + 1, [...prefix, part]);
+    if (!isPositionalPart(part)) return walk(i + 1, [...prefix, part]);
     const arr = getPath(r.doc, prefix);
     if (part === '$') {
       if (r.options.isInsert) throw positionalNotFound();
@@ -163,10 +172,8 @@ function applyOperators(original: Document, update: Document, options: UpdateOpt
     if (!isPlainObject(operand)) {
       throw mongoError('FailedToParse', `Modifiers operate on fields but we found type ${typeof operand} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(operand)}}`);
     }
+    // Since MongoDB 5.0 an empty operand ({$set: {}}, as mongoose sends for a minimised update) is a no-op.
     const paths = Object.keys(operand);
-    if (paths.length === 0) {
-      throw mongoError('FailedToParse', `'${op}' is empty. You must specify a field like so: {${op}: {<field_name>: ...}}`);
-    }
     for (const path of paths) {
       validatePath(path);
       rawPaths.push(path);

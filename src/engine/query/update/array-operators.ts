@@ -101,13 +101,20 @@ const addToSet: FieldOperatorCompiler = (operand) => {
   };
 };
 
+/**
+ * Operators that only stand at a query's top level. A `$pull` condition
+ * starting with one ({$or: [{x: 1}, {y: 2}]}) is a query on each element
+ * document, as mongod's PullNode decides by the first field's name.
+ */
+const TOP_LEVEL_OPERATORS = new Set(['$or', '$and', '$nor', '$expr', '$comment', '$where', '$text', '$jsonSchema']);
+
 /** Builds the element test of `$pull`: a query on sub-documents, operators on values, or equality. */
 function pullTest(operand: unknown, collation: ApplyContext['collation']): (el: unknown) => boolean {
   if (isRegexValue(operand)) {
     const re = regexOf(operand);
     return (el) => regexMatches(re, el);
   }
-  if (isOperatorObject(operand)) {
+  if (isOperatorObject(operand) && !TOP_LEVEL_OPERATORS.has(Object.keys(operand)[0]!)) {
     const m = compileFilter({ v: operand }, { collation });
     return (el) => m({ v: el });
   }
