@@ -60,15 +60,25 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
   }
 
   return ({ method, path, query, body }) => {
-    const route = table.find((candidate) => candidate.method === method && candidate.pattern.test({ pathname: path }));
-    if (!route) return {};
-    const params = route.pattern.exec({ pathname: path })?.pathname.groups ?? {};
+    const matched = matchRoute(table, method, path);
+    if (!matched) return {};
+    const { route, params } = matched;
     const typeProblems = valueProblems(route.args, params, query, body);
     if (typeProblems.length > 0) {
       throw errors.badInput(`Invalid value for ${typeProblems.map((problem) => problem.field).join(', ')}`, typeProblems);
     }
     return bodyVariables(route, new Set(Object.keys(params)), query, body);
   };
+}
+
+/** The route of a call and its path parameters; each pattern is tried once. */
+function matchRoute(table: readonly RouteArguments[], method: string, path: string) {
+  for (const route of table) {
+    if (route.method !== method) continue;
+    const match = route.pattern.exec({ pathname: path });
+    if (match) return { route, params: match.pathname.groups };
+  }
+  return null;
 }
 
 /** Values GraphQL would refuse as variables, or that SOFA's conversion would choke on (rule `type`). */
