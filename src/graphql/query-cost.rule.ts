@@ -1,5 +1,13 @@
 import { createRequire } from 'node:module';
-import { getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getVariableValues,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { errors } from '../errors/index.js';
@@ -67,6 +75,7 @@ export function queryCost({ schema, document, operation, variables }: CostedOper
  * Runs once the variables are known, since `limit` is usually one.
  */
 export function assertQueryCost(operation: CostedOperation, max = MAX_QUERY_COST): void {
+  if (withinLimitWhateverVariables.has(operation.operation)) return;
   let cost: number | null;
   try {
     cost = queryCost(operation);
@@ -76,4 +85,37 @@ export function assertQueryCost(operation: CostedOperation, max = MAX_QUERY_COST
   if (cost !== null && cost > max) {
     throw errors.documentRefused(`This operation costs ${cost}, over the limit of ${max} (a list costs its selection once per item of its limit; aliases add up)`);
   }
+  if (cost !== null && !costDependsOnVariables(operation.schema, operation.document)) withinLimitWhateverVariables.add(operation.operation);
+}
+
+/**
+ * Operations found within the limit whose cost no variable can change.
+ * Apollo hands the same parsed document to every request with the same
+ * text, so a repeated operation is costed once (costing was 7% of a
+ * GraphQL read's CPU). Held weakly: gone with Apollo's document cache entry.
+ */
+const withinLimitWhateverVariables = new WeakSet<OperationDefinitionNode>();
+
+/**
+ * Whether variables may change the cost: a field taking a `limit` (costed
+ * at its value), a field costed by a function of its own (its
+ * `complexity`), or `@include` / `@skip` (which may drop a selection).
+ * Looks at the whole document, fragments included.
+ */
+function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let depends = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const field = typeInfo.getFieldDef();
+        if (!field || field.args.some((arg) => arg.name === 'limit') || field.extensions?.complexity !== undefined) depends = true;
+      },
+      Directive(node) {
+        if (node.name.value === 'include' || node.name.value === 'skip') depends = true;
+      },
+    }),
+  );
+  return depends;
 }

@@ -67,9 +67,9 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
   }
 
   return ({ method, path, query, body }) => {
-    const route = table.find((candidate) => candidate.method === method && candidate.pattern.test({ pathname: path }));
-    if (!route) return {};
-    const params = route.pattern.exec({ pathname: path })?.pathname.groups ?? {};
+    const matched = matchRoute(table, method, path);
+    if (!matched) return {};
+    const { route, params } = matched;
     if (body !== undefined && !isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
     const fields = body ?? {};
     // Every failing field at once: bad values, and fields sent where they do not belong.
@@ -78,6 +78,16 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     if (refusals[0]) throw refusals[0];
     return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
   };
+}
+
+/** The route of a call and its path parameters; each pattern is tried once. */
+function matchRoute(table: readonly RouteArguments[], method: string, path: string) {
+  for (const route of table) {
+    if (route.method !== method) continue;
+    const match = route.pattern.exec({ pathname: path });
+    if (match) return { route, params: match.pathname.groups };
+  }
+  return null;
 }
 
 /**

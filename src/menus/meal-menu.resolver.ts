@@ -24,13 +24,13 @@ export class MealMenuResolver {
       'Meal menus of your tenant (a platform administrator: of every tenant), a page at a time; ' +
       'includeDeleted needs menus:delete.',
   })
-  mealMenus(@Args() args: MealMenusArgs, @CurrentActor() actor: Actor): Promise<Page<MealMenuDocument>> {
+  mealMenus(@Args() args: MealMenusArgs, @CurrentActor() actor: Actor): Promise<Page<MealMenu>> {
     return this.menus.list(actor, args);
   }
 
   @Authorized('menus:read')
   @Query(() => MealMenu, { description: 'One live meal menu.' })
-  mealMenu(@Args() { id }: MealMenuIdArgs, @CurrentActor() actor: Actor): Promise<MealMenuDocument> {
+  mealMenu(@Args() { id }: MealMenuIdArgs, @CurrentActor() actor: Actor): Promise<MealMenu> {
     return this.menus.get(actor, id);
   }
 
@@ -47,7 +47,7 @@ export class MealMenuResolver {
   updateEstimatedPortions(
     @Args() { id, portions }: UpdateEstimatedPortionsArgs,
     @CurrentActor() actor: Actor,
-  ): Promise<MealMenuDocument> {
+  ): Promise<MealMenu> {
     return this.menus.updateEstimatedPortions(actor, id, portions);
   }
 

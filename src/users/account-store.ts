@@ -1,6 +1,7 @@
 import { trusted } from 'mongoose';
 import type { AccountStore } from '../auth/index.js';
 import { isObjectIdString } from '../shared/object-id.js';
+import { cachedAccounts, cachedRolePermissions } from './account-cache.js';
 import { RoleModel } from './role.model.js';
 import { emailCollation, UserModel } from './user.model.js';
 
@@ -8,10 +9,13 @@ const CANDIDATE_FIELDS = { _id: 1, tenant_id: 1, roles: 1, passwordHash: 1, toke
 
 /** The users area's side of auth's port: the reads sign-in and credentials need. */
 export const userAccountStore: AccountStore = {
+  // Read on every authenticated request: kept up to a second (account-cache.ts).
   async findAccount(id) {
     if (!isObjectIdString(id)) return null;
-    const user = await UserModel.findById(id, { roles: 1, tenant_id: 1, tokenVersion: 1 }).lean();
-    return user ? { id, tenantId: user.tenant_id ?? null, roles: user.roles ?? [], tokenVersion: user.tokenVersion ?? 0 } : null;
+    return cachedAccounts.get(id, async () => {
+      const user = await UserModel.findById(id, { roles: 1, tenant_id: 1, tokenVersion: 1 }).lean();
+      return user ? { id, tenantId: user.tenant_id ?? null, roles: user.roles ?? [], tokenVersion: user.tokenVersion ?? 0 } : null;
+    });
   },
 
   async findLoginCandidate(email, tenant) {
@@ -42,7 +46,10 @@ export const userAccountStore: AccountStore = {
   async customRolePermissions(tenantId, roleIds) {
     const ids = roleIds.filter(isObjectIdString);
     if (ids.length === 0) return [];
-    const roles = await RoleModel.find({ _id: trusted({ $in: ids }), tenant_id: tenantId }, { permissions: 1 }).lean();
-    return roles.flatMap((role) => role.permissions);
+    // JSON keeps null and a tenant named "null" apart.
+    return cachedRolePermissions.get(JSON.stringify([tenantId, ids]), async () => {
+      const roles = await RoleModel.find({ _id: trusted({ $in: ids }), tenant_id: tenantId }, { permissions: 1 }).lean();
+      return roles.flatMap((role) => role.permissions);
+    });
   },
 };

@@ -1,5 +1,6 @@
-import { getModelForClass, index, modelOptions, prop } from '@typegoose/typegoose';
+import { getModelForClass, index, modelOptions, plugin, prop } from '@typegoose/typegoose';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { forgetCachedAccountsOnWrite } from './account-cache.js';
 
 /**
  * A named group of permissions within a tenant. The built-in `admin` and
@@ -8,6 +9,8 @@ import { Field, ID, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'A named set of permissions within a tenant' })
 @index({ tenant_id: 1, name: 1 }, { unique: true })
 @modelOptions({ schemaOptions: { collection: 'roles', timestamps: true } })
+// Credentials reuse role permissions for up to a second; a change through the model is seen at once.
+@plugin(forgetCachedAccountsOnWrite)
 export class Role {
   @Field(() => ID)
   readonly id!: string;

@@ -1,5 +1,6 @@
-import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
+import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { forgetCachedAccountsOnWrite } from './account-cache.js';
 
 /** Case-insensitive comparison for emails: the unique index and sign-in use the same one. */
 export const emailCollation = { locale: 'en', strength: 2 } as const;
@@ -50,6 +51,8 @@ export class SocialLinks {
 @index({ email: 1, tenant_id: 1 }, { collation: emailCollation })
 @index({ tenant_id: 1, roles: 1, _id: 1 })
 @modelOptions({ schemaOptions: { collection: 'users', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
+// Credentials reuse accounts for up to a second; a change through the model is seen at once.
+@plugin(forgetCachedAccountsOnWrite)
 export class User {
   /** mongoose's `id` virtual: the `_id` as a string. */
   @Field(() => ID, { description: 'The record id (24 hexadecimal characters).' })

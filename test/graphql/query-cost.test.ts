@@ -47,6 +47,21 @@ describe('the query cost limit', () => {
     expect(statuses).toEqual([400, 200]);
   });
 
+  it('costs a repeated document again with each request\'s limit', async () => {
+    const query = `query Pages($limit: Int) { ${aliasedPages(5, '$limit')} }`;
+    const statuses = [];
+    for (const limit of [5, 100]) statuses.push((await app.graphql(query, { limit }, { token: admin.token })).status);
+    expect(statuses).toEqual([200, 400]);
+  });
+
+  it('costs a repeated document again when @include brings an expensive selection in', async () => {
+    const pages = Array.from({ length: 5 }, (_, i) => `p${i}: mealMenus(limit: 100) @include(if: $all) { ${PAGE_FIELDS} }`).join('\n');
+    const query = `query Pages($all: Boolean!) { permissions ${pages} }`;
+    const statuses = [];
+    for (const all of [false, true]) statuses.push((await app.graphql(query, { all }, { token: admin.token })).status);
+    expect(statuses).toEqual([200, 400]);
+  });
+
   it('refuses thousands of aliases of a cheap field (the token limit stops them first, while parsing)', async () => {
     const fields = Array.from({ length: MAX_QUERY_COST + 1 }, (_, i) => `f${i}: permissions`).join(' ');
     const response = await app.graphql(`{ ${fields} }`, undefined, { token: admin.token });
