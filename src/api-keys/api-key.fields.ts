@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { nestsDeeperThan } from '../shared/json-depth.js';
 
 /**
  * The limits and the rules of an API key's fields that class-validator has
@@ -116,7 +117,7 @@ export function MaxJsonBytes(max: number, options?: ValidationOptions): Property
       constraints: [max],
       validator: {
         // Past the depth rule's limit the value is refused by that rule; not stringified (deep nesting would overflow the stack).
-        validate: (value) => !isDeeperThan(value, API_KEY_LIMITS.metadataDepth) && Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
+        validate: (value) => !nestsDeeperThan(value, API_KEY_LIMITS.metadataDepth) && Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
         defaultMessage: () => `$property may be at most ${max} bytes written as JSON`,
       },
     },
@@ -165,19 +166,12 @@ export function MaxDepth(max: number, options?: ValidationOptions): PropertyDeco
       name: 'maxDepth',
       constraints: [max],
       validator: {
-        validate: (value) => !isDeeperThan(value, max),
+        validate: (value) => !nestsDeeperThan(value, max),
         defaultMessage: () => `$property may nest objects and arrays at most ${max} levels deep`,
       },
     },
     options,
   );
-}
-
-/** Stops descending past `levels`, so a hostile depth costs no deeper recursion than the limit. */
-function isDeeperThan(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels === 0) return true;
-  return Object.values(value).some((inner) => isDeeperThan(inner, levels - 1));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError, errors } from '../errors/index.js';
+import { nestsDeeperThan } from '../shared/json-depth.js';
 import { BODY_METHODS } from './rest-arguments.js';
 
 interface BodyParserError {
@@ -30,24 +31,12 @@ export function useJsonBody({ limitBytes, limitLabel }: { limitBytes: number; li
     }
     parse(req, res, (err?: unknown) => {
       if (err) return next(bodyError(err as BodyParserError, limitLabel));
-      if (isDeeperThan(req.body, MAX_BODY_DEPTH)) {
+      if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
         return next(errors.badInput(`The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`));
       }
       next();
     });
   };
-}
-
-/** Iterative, so a hostile nesting cannot overflow the stack here. */
-function isDeeperThan(root: unknown, maxDepth: number): boolean {
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > maxDepth) return true;
-    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
-  }
-  return false;
 }
 
 /** The media type sent, without parameters, short enough to quote back. */
