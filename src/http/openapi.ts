@@ -1,6 +1,6 @@
 import { isNonNullType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
-import { getMetadataStorage } from 'type-graphql';
 import { buildJsonSchemas, type JsonSchema } from '../graphql/json-schema.js';
+import { isOpenOperation } from '../graphql/open-operations.js';
 import { BODY_METHODS } from './rest-arguments.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';
@@ -97,7 +97,7 @@ export function describeRestInputs(
       else operation.requestBody.required = required.length > 0;
     }
 
-    const open = isOpenOperation(typeName, fieldName);
+    const open = isOpenOperation(operationName);
     if (open) operation.security = [];
     operation.operationId = fieldName;
     operation.responses = { ...operation.responses, ...problemResponses({ open, hasPath: inPath.size > 0, method, typeName }) };
@@ -194,15 +194,4 @@ function describeComponents(document: { components?: { schemas?: Record<string, 
       },
     },
   };
-}
-
-/** A root field whose resolver carries no `@Authorized` (on the method or its class): open to anyone. */
-function isOpenOperation(typeName: 'Query' | 'Mutation', fieldName: string): boolean {
-  const storage = getMetadataStorage();
-  const resolver = (typeName === 'Query' ? storage.queries : storage.mutations).find((r) => r.schemaName === fieldName);
-  if (!resolver) return false;
-  const authorized =
-    storage.authorizedFields.some((a) => a.target === resolver.target && a.fieldName === resolver.methodName) ||
-    storage.authorizedResolver.some((a) => a.target === resolver.target);
-  return !authorized;
 }
