@@ -7,6 +7,7 @@ import {
   authRestRoutes,
   createActorResolver,
   createUsageRecorder,
+  credentialFirst,
   createRequestContextFactory,
   jwtStrategy,
   LoginResolver,
@@ -79,6 +80,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     routes: restRoutes,
     openApi,
     createContext: createRequestContextFactory(config, resolveActor, usage),
+    // No usable credential: 401 before the arguments of any operation but the open ones are read.
+    admitCaller: credentialFirst(),
     logger,
   });
   return {

@@ -21,6 +21,7 @@ export { createUsageRecorder, type UsageRecorder, type UsageRecorderOptions } fr
 export { authChecker } from './auth-checker.js';
 export { authRestRoutes } from './auth.routes.js';
 export type { AppContext } from './context.js';
+export { credentialFirst } from './credential-first.js';
 export { API_KEY_PREFIX, createActorResolver, type ActorResolver, type CredentialStrategy } from './credentials.js';
 export { CurrentActor } from './current-actor.decorator.js';
 export { signAccessToken, verifyAccessToken, type JwtSettings } from './jwt.js';

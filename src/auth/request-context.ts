@@ -11,7 +11,8 @@ import { rateLimitHeaders } from './rate-limit-headers.js';
  * The one context factory, called by the request edge (src/http/request-edge.ts)
  * for both surfaces, so credentials, request id and caller facts are the same
  * on GraphQL and REST. A refused credential is kept in `credentialError` and
- * thrown by the first protected operation (login stays open). An API key's
+ * thrown before the arguments of a protected operation are read
+ * (credential-first.ts); login stays open. An API key's
  * answer carries its rate-limit fields, and its use is queued for the usage
  * log once the response is done.
  */

@@ -9,7 +9,7 @@ import { useHealth } from './health.js';
 import { useLandingPage } from './landing.js';
 import { OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './openapi.js';
 import { createRestArgumentReader } from './rest-arguments.js';
-import { useRequestEdge, type RequestContextFactory } from './request-edge.js';
+import { useRequestEdge, type CallerAdmission, type RequestContextFactory } from './request-edge.js';
 import type { RestRoutes } from './rest-routes.js';
 import { useSecurityHeaders } from './security-headers.js';
 import { useSofaRest } from './sofa.js';
@@ -30,6 +30,8 @@ export interface AppOptions<TContext> {
   openApi: OpenApiDescription;
   /** The resolver context of a request: credential -> caller (src/auth/request-context.ts). */
   createContext: RequestContextFactory<TContext>;
+  /** Checks the caller against the operations called before any argument is read (src/auth/credential-first.ts). */
+  admitCaller?: CallerAdmission<TContext>;
   logger?: Logger;
 }
 
@@ -89,9 +91,11 @@ export async function createApp<TContext>(
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),
     useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
     useRequestEdge({
+      schema,
       graphqlPath: GRAPHQL_PATH,
       restBasePath: REST_BASE_PATH,
       createContext: options.createContext,
+      admitCaller: options.admitCaller,
       readRestArguments: createRestArgumentReader(schema, options.routes, REST_BASE_PATH),
       // The OpenAPI document is public and static: no credential is looked at (nor an API key use counted).
       publicPaths: [`${REST_BASE_PATH}${OPENAPI_ENDPOINT}`],

@@ -1,4 +1,6 @@
 import type { Request, RequestHandler } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { calledOperations } from '../graphql/called-operations.js';
 import type { Logger } from '../logger.js';
 import type { RestArgumentReader } from './rest-arguments.js';
 import { requestScope, type RequestScope } from './request-scope.js';
@@ -16,11 +18,25 @@ export interface EdgeScope {
 /** Builds the resolver context of one request (credential -> caller); see src/auth/request-context.ts. */
 export type RequestContextFactory<TContext> = (req: Request, scope: EdgeScope) => Promise<TContext>;
 
+/**
+ * A check of the caller that runs before any argument is read (auth/'s
+ * credential-first.ts: no usable credential, no operation but the open
+ * ones). `called` names the operations the request calls (`Query.apiKey`):
+ * asked only when needed (it parses a GraphQL document); undefined when
+ * they cannot be told (no route matches, the document does not parse).
+ * Throws its refusal.
+ */
+export type CallerAdmission<TContext> = (context: TContext, called: () => readonly string[] | undefined) => void;
+
 export interface RequestEdgeOptions<TContext> {
+  /** The served schema: which root fields of a GraphQL document are operations. */
+  schema: GraphQLSchema;
   graphqlPath: string;
   restBasePath: string;
   createContext: RequestContextFactory<TContext>;
   readRestArguments: RestArgumentReader;
+  /** Runs between the context and the arguments; none: every caller reaches the arguments. */
+  admitCaller?: CallerAdmission<TContext>;
   /** Paths under the REST base that need no context (public documents). */
   publicPaths?: readonly string[];
   /** Used when pino-http gave the request no logger of its own. */
@@ -30,14 +46,16 @@ export interface RequestEdgeOptions<TContext> {
 /**
  * The one entrance both surfaces pass through, in the same order, before
  * Apollo or SOFA see the request: the credential and caller (the context,
- * whose factory applies the credential's own limits), then, for REST, the
- * strict reading of the arguments. A rule that holds for every API request
- * is added here once. Everything after runs inside the request's scope
+ * whose factory applies the credential's own limits), then the admission of
+ * that caller to the operations called (a refused caller learns nothing of
+ * their arguments), then, for REST, the strict reading of the arguments
+ * (GraphQL's are read by Apollo, after this). A rule that holds for every
+ * API request is added here once. Everything after runs inside the request's scope
  * (request-scope.ts), which is how the context, the checked REST body and
  * the request id reach Apollo, SOFA and the error renderers.
  */
 export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>): RequestHandler {
-  const { graphqlPath, restBasePath, createContext, readRestArguments, logger, publicPaths = [] } = options;
+  const { schema, graphqlPath, restBasePath, createContext, readRestArguments, admitCaller, logger, publicPaths = [] } = options;
   return async (req, res, next) => {
     const isGraphQL = req.path === graphqlPath;
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
@@ -49,8 +67,9 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
         afterResponse: (listener) => res.once('close', () => listener(res.statusCode)),
       };
       const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge) };
+      admitCaller?.(scope.context, () => (isGraphQL ? graphqlOperations(schema, req) : restOperation(readRestArguments, req)));
       if (!isGraphQL) {
-        scope.restVariables = readRestArguments({
+        scope.restVariables = readRestArguments.read({
           method: req.method,
           path: req.path,
           query: req.query as Record<string, unknown>,
@@ -62,4 +81,17 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
       next(err);
     }
   };
+}
+
+/** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
+function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {
+  const params = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
+  // A batch (an array) or a request without a document: Apollo's own 400 says what is wrong.
+  if (!params || Array.isArray(params) || typeof params.query !== 'string') return undefined;
+  return calledOperations(schema, params.query);
+}
+
+function restOperation(reader: RestArgumentReader, req: Request): readonly string[] | undefined {
+  const operation = reader.operationOf({ method: req.method, path: req.path });
+  return operation === undefined ? undefined : [operation];
 }

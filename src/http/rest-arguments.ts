@@ -18,6 +18,8 @@ import { readArguments, refusalFor } from '../graphql/input-refusal.js';
 import type { RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {
+  /** The operation, as the route table names it (`Mutation.createMealMenu`). */
+  operation: string;
   method: string;
   pattern: URLPattern;
   operationType: OperationTypeNode;
@@ -34,13 +36,17 @@ export interface RestCall {
   body: unknown;
 }
 
-/**
- * Reads a REST call's arguments as strictly as GraphQL reads variables, and
- * answers the body fields to pass as variables (path parameters win over a
- * body field of the same name). Throws one 400 naming every failing field:
- * when a value fails to read, also every rule the other arguments break.
- */
-export type RestArgumentReader = (call: RestCall) => Record<string, unknown>;
+export interface RestArgumentReader {
+  /** The operation a call runs (`Mutation.createMealMenu`), found from its method and path alone; undefined when no route matches. */
+  operationOf(call: Pick<RestCall, 'method' | 'path'>): string | undefined;
+  /**
+   * Reads a REST call's arguments as strictly as GraphQL reads variables, and
+   * answers the body fields to pass as variables (path parameters win over a
+   * body field of the same name). Throws one 400 naming every failing field:
+   * when a value fails to read, also every rule the other arguments break.
+   */
+  read(call: RestCall): Record<string, unknown>;
+}
 
 /** Methods whose arguments come from the path and a JSON body (never the query string). */
 export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
@@ -63,10 +69,11 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     const field = schema.getRootType(operationType)?.getFields()[fieldName];
     if (!field || !route.path) continue;
     const pattern = new URLPattern({ pathname: `${basePath}${route.path}` });
-    table.push({ method: route.method ?? 'GET', pattern, operationType, field, args: field.args });
+    table.push({ operation, method: route.method ?? 'GET', pattern, operationType, field, args: field.args });
   }
 
-  return ({ method, path, query, body }) => {
+  const operationOf: RestArgumentReader['operationOf'] = ({ method, path }) => matchRoute(table, method, path)?.route.operation;
+  const read: RestArgumentReader['read'] = ({ method, path, query, body }) => {
     const matched = matchRoute(table, method, path);
     if (!matched) return {};
     const { route, params } = matched;
@@ -78,6 +85,7 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     if (refusals[0]) throw refusals[0];
     return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
   };
+  return { operationOf, read };
 }
 
 /** The route of a call and its path parameters; each pattern is tried once. */
