@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { signAccessToken, verifyAccessToken } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/errors/index.js';
@@ -75,5 +75,52 @@ describe('verifying access tokens', () => {
 
   it('says when a token has expired', () => {
     expect(() => verifyAccessToken(settings, refusedTokens(settings, subject).expired)).toThrow('Access token expired');
+  });
+});
+
+describe('a token verified before (kept by this process)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('verifies to the same claims again', () => {
+    const token = signAccessToken(settings, subject).accessToken;
+    expect([verifyAccessToken(settings, token), verifyAccessToken(settings, token)]).toEqual([subject, subject]);
+  });
+
+  it('is refused once it expires', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const token = signAccessToken(settings, subject).accessToken;
+    verifyAccessToken(settings, token);
+    vi.setSystemTime(Date.now() + (settings.expiresInSeconds + 1) * 1000);
+    expect(() => verifyAccessToken(settings, token)).toThrow('Access token expired');
+  });
+
+  it('is refused in its last second, as jsonwebtoken refuses it (exp is exclusive)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const token = signAccessToken(settings, subject).accessToken;
+    const exp = (jwt.decode(token) as jwt.JwtPayload).exp!;
+    verifyAccessToken(settings, token);
+    vi.setSystemTime(exp * 1000);
+    expect(() => verifyAccessToken(settings, token)).toThrow('Access token expired');
+  });
+
+  for (const [what, other] of Object.entries({
+    'another secret': { ...settings, secret: 't'.repeat(48) },
+    'another issuer': { ...settings, issuer: 'iss-other' },
+    'another audience': { ...settings, audience: 'aud-other' },
+  })) {
+    it(`is refused under ${what}`, () => {
+      const token = signAccessToken(settings, subject).accessToken;
+      verifyAccessToken(settings, token);
+      expect(() => verifyAccessToken(other, token)).toThrow('Invalid access token');
+    });
+  }
+
+  it('answers claims that a caller cannot change for the next request', () => {
+    const token = signAccessToken(settings, subject).accessToken;
+    const claims = verifyAccessToken(settings, token);
+    expect(() => (claims.roles as string[]).push('admin')).toThrow(TypeError);
+    expect(verifyAccessToken(settings, token).roles).toEqual(['member']);
   });
 });
