@@ -419,7 +419,7 @@ runCases('Recording refused meal-menu changes (one failure record, the same answ
 
 /** Makes the next audit write fail, as a full disk or a lost connection would. */
 function failNextAuditWrite(): void {
-  vi.spyOn(AuditEventModel, 'create').mockRejectedValueOnce(new Error('audit store unavailable'));
+  vi.spyOn(AuditEventModel.collection, 'insertOne').mockRejectedValueOnce(new Error('audit store unavailable'));
 }
 
 /** The error lines logged for one request. */
