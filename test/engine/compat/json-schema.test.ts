@@ -384,6 +384,114 @@ const validatorCases: CompatCase[] = [
     },
   },
   {
+    name: 'errInfo: uniqueItems and items (with the failing item)',
+    run: async (c, db) =>
+      failure((await validated(c, db, { properties: { arr: { items: { bsonType: 'int' }, minItems: 3, uniqueItems: true } } })).insertOne({ _id: 5, arr: [1, 'x', 1] })),
+    expected: {
+      code: 121,
+      errInfo: {
+        failingDocumentId: 5,
+        details: {
+          operatorName: '$jsonSchema',
+          schemaRulesNotSatisfied: [
+            {
+              operatorName: 'properties',
+              propertiesNotSatisfied: [
+                {
+                  propertyName: 'arr',
+                  details: [
+                    { operatorName: 'uniqueItems', specifiedAs: { uniqueItems: true }, reason: 'found a duplicate item', consideredValue: [1, 'x', 1], duplicatedValue: 1 },
+                    {
+                      operatorName: 'items',
+                      reason: 'At least one item did not match the sub-schema',
+                      itemIndex: 1,
+                      details: [{ operatorName: 'bsonType', specifiedAs: { bsonType: 'int' }, reason: 'type did not match', consideredValue: 'x', consideredType: 'string' }],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  },
+  {
+    name: 'errInfo: anyOf, oneOf and not',
+    run: async (c, db) => {
+      const schema = { anyOf: [{ required: ['a'] }, { required: ['b'] }], not: { required: ['c'] }, oneOf: [{ required: ['c'] }, { required: ['d'] }] };
+      return failure((await validated(c, db, schema)).insertOne({ _id: 6, c: 1, d: 1 }));
+    },
+    expected: {
+      code: 121,
+      errInfo: {
+        failingDocumentId: 6,
+        details: {
+          operatorName: '$jsonSchema',
+          schemaRulesNotSatisfied: [
+            {
+              operatorName: 'anyOf',
+              schemasNotSatisfied: [
+                { index: 0, details: [{ operatorName: 'required', specifiedAs: { required: ['a'] }, missingProperties: ['a'] }] },
+                { index: 1, details: [{ operatorName: 'required', specifiedAs: { required: ['b'] }, missingProperties: ['b'] }] },
+              ],
+            },
+            { operatorName: 'oneOf', reason: 'more than one subschema matched', matchingSchemaIndexes: [0, 1] },
+            { operatorName: 'not', reason: 'child expression matched' },
+          ],
+        },
+      },
+    },
+  },
+  {
+    name: 'errInfo: multipleOf, additionalProperties as a schema, patternProperties, minProperties, dependencies',
+    run: async (c, db) => {
+      const schema = {
+        properties: { _id: {}, n: { multipleOf: 2 } },
+        patternProperties: { '^x': { bsonType: 'string' } },
+        additionalProperties: { bsonType: 'bool' },
+        minProperties: 5,
+        dependencies: { n: ['m'] },
+      };
+      return failure((await validated(c, db, schema)).insertOne({ _id: 7, n: 3, x1: 1, other: 'no' }));
+    },
+    expected: {
+      code: 121,
+      errInfo: {
+        failingDocumentId: 7,
+        details: {
+          operatorName: '$jsonSchema',
+          schemaRulesNotSatisfied: [
+            {
+              operatorName: 'properties',
+              propertiesNotSatisfied: [
+                { propertyName: 'n', details: [{ operatorName: 'multipleOf', specifiedAs: { multipleOf: 2 }, reason: 'considered value is not a multiple of the specified value', consideredValue: 3 }] },
+              ],
+            },
+            {
+              operatorName: 'additionalProperties',
+              reason: 'at least one additional property did not match the subschema',
+              failingProperty: 'other',
+              details: [{ operatorName: 'bsonType', specifiedAs: { bsonType: 'bool' }, reason: 'type did not match', consideredValue: 'no', consideredType: 'string' }],
+            },
+            {
+              operatorName: 'patternProperties',
+              details: [
+                {
+                  propertyName: 'x1',
+                  regexMatched: '^x',
+                  details: [{ operatorName: 'bsonType', specifiedAs: { bsonType: 'string' }, reason: 'type did not match', consideredValue: 1, consideredType: 'int' }],
+                },
+              ],
+            },
+            { operatorName: 'minProperties', specifiedAs: { minProperties: 5 }, reason: 'specified number of properties was not satisfied', numberOfProperties: 4 },
+            { operatorName: 'dependencies', failingDependencies: [{ conditionalProperty: 'n', missingProperties: ['m'] }] },
+          ],
+        },
+      },
+    },
+  },
+  {
     name: 'an update into an invalid document is refused and changes nothing',
     run: async (c, db) => {
       const coll = await validated(c, db, PERSON);
