@@ -582,7 +582,7 @@ const validatorCases: CompatCase[] = [
       await db.createCollection(c.collectionName);
       await db.command({ collMod: c.collectionName, validator: { $jsonSchema: { required: ['x'] } }, validationAction: 'error' });
       const err = await c.insertOne({ y: 1 }).catch((e: { code: number }) => e.code);
-      const [info] = await db.listCollections({ name: c.collectionName }).toArray();
+      const [info] = await db.listCollections({ name: c.collectionName }, { nameOnly: false }).toArray();
       return [err, info?.options];
     },
     expected: [121, { validator: { $jsonSchema: { required: ['x'] } }, validationLevel: 'strict', validationAction: 'error' }],
@@ -597,8 +597,8 @@ const validatorCases: CompatCase[] = [
     run: async (c, db) => {
       const coll = await validated(c, db, PERSON);
       const err = await db.command({ collMod: c.collectionName, validator: { $jsonSchema: { required: 'x' } } }).catch((e: { code: number }) => e.code);
-      const [info] = await db.listCollections({ name: coll.collectionName }).toArray();
-      return [err, info?.options.validator];
+      const [info] = await db.listCollections({ name: coll.collectionName }, { nameOnly: false }).toArray();
+      return [err, info?.options?.validator];
     },
     expected: [14, { $jsonSchema: PERSON }],
   },
@@ -630,7 +630,7 @@ describe('json-schema validator: durability on lmdb', () => {
     const dbPath = path.join(dir, 'data');
     await withDb(dbPath, (db) => db.createCollection('people', { validator: { $jsonSchema: PERSON }, validationLevel: 'moderate', validationAction: 'error' }));
     const [options, err] = await withDb(dbPath, async (db) => {
-      const [info] = await db.listCollections({ name: 'people' }).toArray();
+      const [info] = await db.listCollections({ name: 'people' }, { nameOnly: false }).toArray();
       const code = await db.collection('people').insertOne({ name: 7 }).catch((e: { code: number }) => e.code);
       return [info?.options, code];
     });

@@ -43,7 +43,7 @@ describe('a $jsonSchema validator under a mongoose model', () => {
   });
 
   it('is listed with the collection', async () => {
-    const [info] = await conn.db!.listCollections({ name: Dish().collection.collectionName }).toArray();
+    const [info] = await conn.db!.listCollections({ name: Dish().collection.collectionName }, { nameOnly: false }).toArray();
     expect(info?.options).toEqual({ validator: { $jsonSchema: DISH_SCHEMA }, validationAction: 'error' });
   });
 

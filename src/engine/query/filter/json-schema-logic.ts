@@ -1,4 +1,5 @@
 import { mongoError } from '../../errors.js';
+import { compareValues } from '../compare.js';
 import { bsonTypeName } from '../type-names.js';
 import type { Document } from '../types.js';
 import { isPlainObject } from '../values.js';
@@ -38,8 +39,12 @@ function enumRule(spec: unknown, top: boolean): SchemaRule {
   if (members.length === 0) {
     return { test: () => false, explain: () => [entry('enum', specifiedAs, { reason: 'expression always evaluates to false' })] };
   }
+  const isMember = (v: unknown) => {
+    const key = unorderedKey(v);
+    return members.some((m) => compareValues(key, m) === 0);
+  };
   return {
-    test: (v) => v !== undefined && members.some((m) => unorderedEqual(v, m)),
+    test: (v) => v !== undefined && isMember(v),
     explain: (v) => (v === undefined ? [] : [entry('enum', specifiedAs, { reason: 'value was not found in enum', consideredValue: v })]),
   };
 }
