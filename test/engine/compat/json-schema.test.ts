@@ -174,6 +174,12 @@ const logicalCases: CompatCase[] = [
     run: (c) => schemaIds(c, { properties: { o: { enum: [{ q: 2, p: 1 }] } } }),
     expected: [1],
   },
+  {
+    name: 'enum treats a __proto__ field as a plain field',
+    seed: [{ _id: 1, o: JSON.parse('{"__proto__": {"x": 1}}') }, { _id: 2, o: {} }],
+    run: (c) => schemaIds(c, { properties: { o: { enum: [JSON.parse('{"__proto__": {"x": 1}}')] } } }),
+    expected: [1],
+  },
   typed('allOf', { allOf: [{ properties: { a: { bsonType: 'number' } } }, { properties: { a: { minimum: 3 } } }] }, [3, 4, 13]),
   typed(
     'anyOf',

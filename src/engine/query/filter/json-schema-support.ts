@@ -1,7 +1,7 @@
 import { mongoError } from '../../errors.js';
 import { compareValues } from '../compare.js';
 import type { Document } from '../types.js';
-import { isNumeric, isPlainObject, numericType, toDouble } from '../values.js';
+import { isNumeric, isPlainObject, numericType, setField, toDouble } from '../values.js';
 
 /** What every `$jsonSchema` keyword compiler shares (see json-schema.ts). */
 
@@ -45,7 +45,7 @@ export function unorderedKey(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(unorderedKey);
   if (!isPlainObject(value)) return value;
   const out: Document = {};
-  for (const key of Object.keys(value).sort()) out[key] = unorderedKey(value[key]);
+  for (const key of Object.keys(value).sort()) setField(out, key, unorderedKey(value[key]));
   return out;
 }
 
