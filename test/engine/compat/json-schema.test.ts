@@ -212,6 +212,12 @@ const placementCases: CompatCase[] = [
     code: 2,
   },
   {
+    name: 'under $not it is an unknown operator',
+    seed: [{ _id: 1 }],
+    run: (c) => c.find({ a: { $not: { $jsonSchema: {} } } }).toArray(),
+    code: 2,
+  },
+  {
     name: 'inside $or, $and and $nor',
     seed: TYPED,
     run: async (c) => {
