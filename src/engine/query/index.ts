@@ -15,6 +15,7 @@ export { validateCollation, intlLocaleOf } from './collation.js';
 
 // Filters, expressions, sort, projection
 export { compileFilter, isOperatorObject } from './filter/compile-filter.js';
+export { compileJsonSchema } from './filter/json-schema.js';
 export type { FilterOptions, Predicate } from './filter/filter-types.js';
 export { evaluateExpression, isTruthy } from './expression.js';
 export { compileSort, naturalDirection, parseSort, sortKey } from './sort.js';

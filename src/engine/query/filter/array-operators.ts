@@ -5,7 +5,7 @@ import type { FieldOperator, FilterContext, LeafMatcher } from './filter-types.j
 /** Array query operators: $all $elemMatch $size. */
 
 /** Top-level operators that make an $elemMatch object the document form. */
-const DOCUMENT_FORM_KEYS = new Set(['$and', '$or', '$nor', '$where', '$expr', '$comment', '$text']);
+const DOCUMENT_FORM_KEYS = new Set(['$and', '$or', '$nor', '$where', '$expr', '$comment', '$text', '$jsonSchema']);
 
 function elemMatch(operand: unknown, ctx: FilterContext): LeafMatcher {
   if (!isPlainObject(operand)) throw mongoError('BadValue', '$elemMatch needs an Object');

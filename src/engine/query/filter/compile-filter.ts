@@ -9,6 +9,7 @@ import { comparisonOperators, equalsMatcher } from './comparison-operators.js';
 import { elementOperators } from './element-operators.js';
 import { evaluationOperators, evaluationTopLevel } from './evaluation-operators.js';
 import { anyCandidate, type FieldOperator, type FilterContext, type FilterOptions, type LeafMatcher, type Predicate, type TopLevelOperator } from './filter-types.js';
+import { jsonSchemaTopLevel } from './json-schema.js';
 import { logicalOperators, logicalTopLevel } from './logical-operators.js';
 
 /**
@@ -29,9 +30,10 @@ const FIELD_OPERATORS: Readonly<Record<string, FieldOperator>> = {
 const TOP_LEVEL_OPERATORS: Readonly<Record<string, TopLevelOperator>> = {
   ...logicalTopLevel,
   ...evaluationTopLevel,
+  $jsonSchema: jsonSchemaTopLevel,
 };
 
-const UNSUPPORTED_TOP_LEVEL = new Set(['$where', '$text', '$jsonSchema']);
+const UNSUPPORTED_TOP_LEVEL = new Set(['$where', '$text']);
 
 /** An object whose first key is an operator is an operator expression (DBRefs excepted). */
 export function isOperatorObject(value: unknown): value is Document {
