@@ -10,6 +10,7 @@ import { elementOperators } from './element-operators.js';
 import { evaluationOperators, evaluationTopLevel } from './evaluation-operators.js';
 import { anyCandidate, type FieldOperator, type FilterContext, type FilterOptions, type LeafMatcher, type Predicate, type TopLevelOperator } from './filter-types.js';
 import { logicalOperators, logicalTopLevel } from './logical-operators.js';
+import { geoOperators } from '../geo/geo-operators.js';
 
 /**
  * Query filters compiled once into a predicate. Field conditions are tested
@@ -24,6 +25,7 @@ const FIELD_OPERATORS: Readonly<Record<string, FieldOperator>> = {
   ...evaluationOperators,
   ...logicalOperators,
   ...bitwiseOperators,
+  ...geoOperators,
 };
 
 const TOP_LEVEL_OPERATORS: Readonly<Record<string, TopLevelOperator>> = {
