@@ -127,6 +127,29 @@ const indexCases: CompatCase[] = [
     expected: 4,
   },
   {
+    name: '2dsphere insert: Multi* geometries are accepted and queried',
+    indexes: sphereIndex,
+    run: async (c) => {
+      await c.insertMany([
+        { _id: 1, loc: { type: 'MultiPoint', coordinates: [[0, 0], [5, 5]] } },
+        { _id: 2, loc: { type: 'MultiLineString', coordinates: [[[10, 10], [11, 11]], [[20, 20], [21, 20]]] } },
+        { _id: 3, loc: { type: 'MultiPolygon', coordinates: [[square(30, 30, 31, 31)], [square(40, 40, 41, 41)]] } },
+      ]);
+      return ids(await c.find({ loc: { $geoIntersects: { $geometry: { type: 'Polygon', coordinates: [square(20.5, 19.5, 40.5, 40.5)] } } } }).toArray());
+    },
+    expected: [2, 3],
+  },
+  {
+    name: '2dsphere update: setting a malformed geometry is refused (16755) and changes nothing',
+    indexes: sphereIndex,
+    seed: [{ _id: 1, loc: pt(1, 2) }],
+    run: async (c) => {
+      const err = await c.updateOne({ _id: 1 }, { $set: { 'loc.coordinates': [1, 200] } }).catch((e: { code?: number }) => e.code);
+      return [err, (await c.findOne({ _id: 1 }))?.loc];
+    },
+    expected: [16755, pt(1, 2)],
+  },
+  {
     name: '2dsphere build over a malformed stored geometry (16755)',
     seed: [{ _id: 1, loc: { type: 'Point', coordinates: ['x', 0] } }],
     run: (c) => c.createIndex({ loc: '2dsphere' }),
@@ -137,6 +160,21 @@ const indexCases: CompatCase[] = [
     indexes: flatIndex,
     run: (c) => c.insertOne({ pos: [200, 0] }),
     code: 13027,
+  },
+  {
+    name: '2d insert: a GeoJSON object is no location array (16804)',
+    indexes: flatIndex,
+    run: (c) => c.insertOne({ pos: pt(1, 2) }),
+    code: 16804,
+  },
+  {
+    name: '2d insert: strings and empty locations are not indexed, so accepted',
+    indexes: flatIndex,
+    run: async (c) => {
+      await c.insertMany([{ _id: 1, pos: 'here' }, { _id: 2, pos: [] }, { _id: 3, pos: [[1, 2], [3, 4]] }]);
+      return ids(await c.find({ pos: { $near: [3, 3.9] } }).toArray());
+    },
+    expected: [3],
   },
 ];
 
@@ -265,6 +303,13 @@ const nearCases: CompatCase[] = [
     indexes: flatIndex,
     run: async (c) => ids(await c.find({ pos: { $nearSphere: [0, 0], $maxDistance: 0.03 } }).toArray()),
     expected: [1, 3],
+  },
+  {
+    name: 'findOneAndDelete with $near removes the nearest',
+    seed: places,
+    indexes: sphereIndex,
+    run: async (c) => [(await c.findOneAndDelete({ loc: near(0.04, 0) }))?._id, await c.countDocuments()],
+    expected: [3, 4],
   },
   { name: '$near without a geo index (291)', seed: places, run: (c) => c.find({ loc: near(0, 0) }).toArray(), code: 291 },
   { name: '$near legacy point with only a 2dsphere index (291)', seed: places, indexes: sphereIndex, run: (c) => c.find({ loc: { $near: [0, 0] } }).toArray(), code: 291 },

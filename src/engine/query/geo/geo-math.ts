@@ -124,6 +124,9 @@ export function ringEdges(ring: readonly Pt[]): Array<[Pt, Pt]> {
   return ring.map((p, i) => [p, ring[(i + 1) % ring.length]!]);
 }
 
+/** Euclidean distance, written as mongod's geo/shapes.cpp distance() computes it (hypot rounds differently). */
 export function planarDistance(a: Pt, b: Pt): number {
-  return Math.hypot(a[0] - b[0], a[1] - b[1]);
+  const dx = a[0] - b[0];
+  const dy = a[1] - b[1];
+  return Math.sqrt(dx * dx + dy * dy);
 }

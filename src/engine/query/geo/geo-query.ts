@@ -3,7 +3,7 @@ import { formatValue } from '../format.js';
 import { isNumeric, isPlainObject, toDouble } from '../values.js';
 import { EARTH_RADIUS_METERS, planarDistance } from './geo-math.js';
 import { intersects, regionContains, sphereDistanceTo, type Region } from './relations.js';
-import { STRICT_WINDING_CRS, isValidLngLat, legacyPoint, parseGeoJson, parseStored, type Geometry, type Pt } from './shapes.js';
+import { STRICT_WINDING_CRS, isValidLngLat, legacyPoint, parseGeoJson, parseStored, simpleParts, type Geometry, type Pt } from './shapes.js';
 
 /**
  * Query-side parsing of the geo operators (mongod's geo/geoparser.cpp and
@@ -60,7 +60,9 @@ export function parseWithin(operand: unknown): Region {
     }
     case '$geometry': {
       const g = geometryArg(arg);
-      const polygonal = g.kind === 'polygon' || (g.kind === 'multi' && (arg as Record<string, unknown>).type === 'MultiPolygon');
+      // mongod's supportsContains(): a Polygon, a MultiPolygon, or a collection holding polygons.
+      const type = (arg as Record<string, unknown>).type;
+      const polygonal = type === 'Polygon' || type === 'MultiPolygon' || (type === 'GeometryCollection' && simpleParts(g).some((p) => p.kind === 'polygon'));
       if (!polygonal) throw badValue(`$within not supported with provided geometry: ${formatValue(operand)}`);
       return { kind: 'geometry', g };
     }
