@@ -60,12 +60,22 @@ function indexFor(path: string, units: NearUnits, indexes: readonly GeoIndexLike
   return has('2dsphere') ? '2dsphere' : undefined;
 }
 
+/** How many near operators a filter holds anywhere ($or branches, $elemMatch, ...). */
+function countNearOperators(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countNearOperators(v), 0);
+  if (!isPlainObject(value)) return 0;
+  return Object.entries(value).reduce((n, [k, v]) => n + (NEAR_OPERATORS.has(k) ? 1 : 0) + countNearOperators(v), 0);
+}
+
 /** The filter's near query, resolved; undefined when there is none. Throws mongod's errors. */
 export function planNear(filter: Document | undefined, indexes: readonly GeoIndexLike[], ns: string): NearPlan | undefined {
   if (!filter) return undefined;
   const found = nearConditions(filter);
+  const total = countNearOperators(filter);
+  if (total > 1) throw mongoError('BadValue', 'Too many geoNear expressions');
+  // mongod's CanonicalQuery: a near operator only at the top level (or in a top-level $and).
+  if (total > found.length) throw mongoError('BadValue', 'geoNear must be top-level expr');
   if (found.length === 0) return undefined;
-  if (found.length > 1) throw mongoError('BadValue', 'Too many geoNear expressions');
   const [path, condition] = found[0]!;
   const spec = parseNear(condition);
   const units = nearUnits(spec);
