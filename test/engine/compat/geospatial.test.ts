@@ -161,6 +161,8 @@ const indexCases: CompatCase[] = [
     run: (c) => c.insertOne({ pos: [200, 0] }),
     code: 13027,
   },
+  { name: '2d insert: a one-number location (13068)', indexes: flatIndex, run: (c) => c.insertOne({ pos: [1] }), code: 13068 },
+  { name: "2d insert: a location that is no pair of numbers (13026)", indexes: flatIndex, run: (c) => c.insertOne({ pos: [1, 'x'] }), code: 13026 },
   {
     name: '2d insert: a GeoJSON object is no location array (16804)',
     indexes: flatIndex,

@@ -3,7 +3,7 @@ import { formatValue } from '../format.js';
 import { getPathValues } from '../path.js';
 import { isNumeric, isPlainObject, toDouble } from '../values.js';
 import type { Document } from '../types.js';
-import { isValidLngLat, legacyPoint, parseStored } from './shapes.js';
+import { isValidLngLat, parseStored } from './shapes.js';
 
 /**
  * `2d` and `2dsphere` index specs and keys as mongod builds them: spec rules
@@ -87,11 +87,16 @@ function checkSphereField(doc: Document, path: string): void {
 }
 
 function checkFlatField(doc: Document, path: string, range: { min: number; max: number }): void {
-  const checkPoint = (loc: unknown) => {
-    const p = legacyPoint(loc);
-    if (!p) throw mongoError('Location16804', 'location object expected, location array not in correct format');
-    if (p.some((c) => !(c >= range.min && c <= range.max))) {
-      throw mongoError('Location13027', `point not in interval of [ ${range.min}, ${range.max} ] :: caused by :: ${formatValue(loc)}`);
+  // GeoHashConverter::hash: two numbers within [min, max].
+  const checkPoint = (loc: Document | unknown[]) => {
+    const values = Array.isArray(loc) ? loc : Object.values(loc);
+    if (values.length < 2) throw mongoError('Location13068', `geo field only has 1 element :: caused by :: ${formatValue(doc)}`);
+    if (!isNumeric(values[0]) || !isNumeric(values[1])) {
+      throw mongoError('Location13026', `geo values must be 'legacy coordinate pairs' for 2d indexes :: caused by :: ${formatValue(doc)}`);
+    }
+    const [x, y] = [toDouble(values[0]), toDouble(values[1])];
+    if (![x, y].every((c) => c >= range.min && c <= range.max)) {
+      throw mongoError('Location13027', `point not in interval of [ ${range.min}, ${range.max} ] :: caused by :: ${formatValue(doc)}`);
     }
   };
   for (const value of getPathValues(doc, path)) {
@@ -99,13 +104,13 @@ function checkFlatField(doc: Document, path: string, range: { min: number; max: 
     const elements = Array.isArray(value) ? value : Object.values(value);
     if (elements.length === 0) continue;
     if (isNumeric(elements[0])) {
-      checkPoint(value);
+      checkPoint(value as Document | unknown[]);
       continue;
     }
     // An array (or object) of locations.
     for (const loc of elements) {
       if (!Array.isArray(loc) && !isPlainObject(loc)) throw mongoError('Location16804', 'location object expected, location array not in correct format');
-      if ((Array.isArray(loc) ? loc.length : Object.keys(loc).length) > 0) checkPoint(loc);
+      if ((Array.isArray(loc) ? loc.length : Object.keys(loc).length) > 0) checkPoint(loc as Document | unknown[]);
     }
   }
 }
