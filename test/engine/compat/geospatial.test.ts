@@ -80,6 +80,15 @@ const indexCases: CompatCase[] = [
     run: async (c) => (await geoIndexOf(c)).map((ix) => ix.name),
     expected: ['pos_2d_kind_1'],
   },
+  {
+    name: '2dsphere compound: a legacy pair beside an array field is no parallel-array key',
+    indexes: [{ key: { loc: '2dsphere', tags: 1 } }],
+    run: async (c) => {
+      await c.insertOne({ _id: 1, loc: [1, 2], tags: ['x', 'y'] });
+      return ids(await c.find({ tags: 'y', loc: { $geoWithin: { $centerSphere: [[1, 2], 0.01] } } }).toArray());
+    },
+    expected: [1],
+  },
   { name: '2d must be the first field (16801)', run: (c) => c.createIndex({ kind: 1, pos: '2d' }), code: 16801 },
   { name: '2d: bits above 32 (InvalidOptions 72)', run: (c) => c.createIndex({ pos: '2d' }, { bits: 33 }), code: 72 },
   { name: '2d: min not below max (72)', run: (c) => c.createIndex({ pos: '2d' }, { min: 10, max: 10 }), code: 72 },
