@@ -92,6 +92,29 @@ export const ErrorCodes = {
   Location31264: 31264,
   /** and mapReduce's emit. */
   Location31246: 31246,
+  /** Geospatial (query/geo): $near siblings, near placement, geo keys, 2d specs, $geoNear. */
+  NoQueryExecutionPlans: 291,
+  Location16893: 16893,
+  Location16894: 16894,
+  Location16895: 16895,
+  Location16896: 16896,
+  Location34413: 34413,
+  Location5626500: 5626500,
+  Location16755: 16755,
+  Location16800: 16800,
+  Location16801: 16801,
+  Location16804: 16804,
+  Location13026: 13026,
+  Location13027: 13027,
+  Location13068: 13068,
+  Location40602: 40602,
+  Location5860400: 5860400,
+  Location5860401: 5860401,
+  Location16606: 16606,
+  Location16607: 16607,
+  Location40227: 40227,
+  Location50858: 50858,
+  Location50857: 50857,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

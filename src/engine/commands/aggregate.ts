@@ -1,6 +1,7 @@
 import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
 import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument, requiredArray } from '../params/index.js';
+import { planGeoNearStage } from '../query/geo/index.js';
 import { runPipeline, splitOutputStage, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
@@ -67,6 +68,12 @@ export const aggregateCommand: CommandHandler = {
       }
       input = docs;
       rest = stages.slice(1);
+    } else if (first === '$geoNear') {
+      // $geoNear: a near query on the collection, nearest first, annotated with distances.
+      const info = storage.collection(ctx.db, target);
+      const geoNear = planGeoNearStage(stages[0]!.$geoNear, info?.indexes ?? [], namespaceOf(ctx.db, target));
+      rest = stages.slice(1);
+      input = info ? geoNear.annotate(readDocuments(storage, ctx.db, target, { filter: geoNear.filter, collation, variables })) : [];
     } else {
       const leadingMatch = first === '$match' && isPlainObject(stages[0]!.$match) ? (stages[0]!.$match as Document) : undefined;
       if (leadingMatch) rest = stages.slice(1);
@@ -74,7 +81,7 @@ export const aggregateCommand: CommandHandler = {
       const { sort, limit, consumed } = leadingSort(rest);
       rest = rest.slice(consumed);
       input = [
-        ...readDocuments(storage, ctx.db, target, { filter: leadingMatch, sort, limit, collation, hint: body.hint, variables, allowDiskUse }),
+        ...readDocuments(storage, ctx.db, target, { filter: leadingMatch, sort, limit, collation, hint: body.hint, variables, allowDiskUse, refuseNear: true }),
       ];
     }
 

@@ -1,6 +1,7 @@
 import { mongoError } from '../errors.js';
 import { collectionParam, requiredArray } from '../params/index.js';
 import type { Document } from '../query/types.js';
+import { normalizeGeoIndexSpec } from '../query/geo/index.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { assertNotView, defaultCollation } from '../reads/index.js';
 import type { IndexSpec } from '../storage/types.js';
@@ -62,7 +63,9 @@ function parseSpec(raw: unknown): IndexSpec {
     }
   }
   const { key, name, v, ns: _ns, ...options } = raw;
-  return { v: v === undefined ? 2 : toDouble(v), key: key as IndexSpec['key'], name, ...options } as IndexSpec;
+  const spec = { v: v === undefined ? 2 : toDouble(v), key: key as IndexSpec['key'], name, ...options } as IndexSpec;
+  normalizeGeoIndexSpec(spec);
+  return spec;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { mongoError } from '../errors.js';
+import { orderByDistance, planNear } from '../query/geo/index.js';
 import { boundedSort, compileFilter, compileSort, naturalDirection, planQuery, validateCollation, valuesEqual } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
@@ -27,6 +28,8 @@ export interface ReadOptions {
   allowDiskUse?: boolean;
   /** The blocking sort's memory limit in bytes (tests); mongod's 100 MiB otherwise. */
   maxSortBytes?: number;
+  /** Refuse $near/$nearSphere (aggregate's $match: mongod's 5626500) instead of ordering by distance. */
+  refuseNear?: boolean;
 }
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
@@ -39,7 +42,9 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const hinted = opts.hint !== undefined ? resolveHint(info, opts.hint) : undefined;
   const collation = opts.collation ?? defaultCollation(info);
   const filter = opts.filter ?? {};
-  const matches = compileFilter(filter, { collation, variables: opts.variables });
+  // A $near/$nearSphere query needs its geo index (291) and comes back nearest first.
+  const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
+  const matches = compileFilter(filter, { collation, variables: opts.variables, near });
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
   const plan = natural === undefined ? planQuery(filter, hinted ? [hinted] : info.indexes, collation) : undefined;
@@ -50,6 +55,11 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const skip = opts.skip ?? 0;
   const limit = opts.limit ?? 0;
   const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
+  if (near) {
+    const nearest = orderByDistance(lazyFilter(candidates, matches, 0, 0), near);
+    const ordered = opts.sort && Object.keys(opts.sort).length > 0 && natural === undefined ? nearest.sort(compileSort(opts.sort, collation)) : nearest;
+    return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
+  }
   if (natural !== undefined && natural <= 0) {
     const all = [...lazyFilter(candidates, matches, 0, 0)].reverse();
     return limit > 0 ? all.slice(skip, skip + limit) : all.slice(skip);

@@ -1,4 +1,5 @@
 import { mongoError } from '../errors.js';
+import { geoKeyCheck, isGeoKeyField } from '../query/geo/index.js';
 import { getIndexKeyValues, getPath, isPlainObject, ownField, pathExists } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
@@ -32,6 +33,8 @@ export class IndexRuntime {
   private readonly sorted: SortedEntries;
   private readonly uniqueKeys?: Map<string, string>;
   private readonly covers?: (doc: Document) => boolean;
+  /** 2d/2dsphere: refuses a document whose geo field holds no valid geometry (16755 & co.). */
+  private readonly geoCheck?: (doc: Document) => void;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -41,6 +44,7 @@ export class IndexRuntime {
     this.sorted = new SortedEntries(this.collation);
     if (spec.unique || spec.name === '_id_') this.uniqueKeys = new Map();
     if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
+    this.geoCheck = geoKeyCheck(spec);
   }
 
   get name(): string {
@@ -57,6 +61,7 @@ export class IndexRuntime {
   keysOf(doc: Document, strict = true): DocKeys | undefined {
     if (this.spec.sparse && !this.paths.some((p) => pathExists(doc, p))) return undefined;
     if (this.covers && !this.covers(doc)) return undefined;
+    if (strict) this.geoCheck?.(doc);
     const shared = this.paths.length > 1 ? this.sharedArrayPrefix(doc, strict) : undefined;
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
     const first = distinct(perField[0]!, this.collation);
@@ -86,6 +91,8 @@ export class IndexRuntime {
   private sharedArrayPrefix(doc: Document, strict: boolean): { length: number; fields: Set<number> } | undefined {
     let found: { length: number; fields: Set<number> } | undefined;
     for (let i = 0; i < this.paths.length; i++) {
+      // A geo field's coordinates are an array but not a multikey path.
+      if (isGeoKeyField(this.spec, this.fields[i]!)) continue;
       const length = arrayPrefixLength(doc, this.paths[i]!);
       if (length === undefined) continue;
       if (!found) {

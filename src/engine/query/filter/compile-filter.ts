@@ -11,6 +11,7 @@ import { evaluationOperators, evaluationTopLevel } from './evaluation-operators.
 import { anyCandidate, type FieldOperator, type FilterContext, type FilterOptions, type LeafMatcher, type Predicate, type TopLevelOperator } from './filter-types.js';
 import { jsonSchemaTopLevel } from './json-schema.js';
 import { logicalOperators, logicalTopLevel } from './logical-operators.js';
+import { geoOperators } from '../geo/geo-operators.js';
 
 /**
  * Query filters compiled once into a predicate. Field conditions are tested
@@ -25,6 +26,7 @@ const FIELD_OPERATORS: Readonly<Record<string, FieldOperator>> = {
   ...evaluationOperators,
   ...logicalOperators,
   ...bitwiseOperators,
+  ...geoOperators,
 };
 
 const TOP_LEVEL_OPERATORS: Readonly<Record<string, TopLevelOperator>> = {

@@ -4,6 +4,8 @@ export interface FilterOptions {
   collation?: Collation;
   /** `let` variables for `$expr`. */
   variables?: Document;
+  /** The query's resolved $near/$nearSphere (query/geo/near.ts); without it a near operator is refused. */
+  near?: { test(leaves: unknown[]): boolean };
 }
 
 /** Whole-document test. */

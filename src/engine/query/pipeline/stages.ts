@@ -233,6 +233,10 @@ export const STAGES: Readonly<Record<string, Stage>> = {
     return docs.map((d) => newRoot(d, spec.newRoot, ctx.variables));
   },
   $replaceWith: (docs, spec, ctx) => docs.map((d) => newRoot(d, spec, ctx.variables)),
+  // The aggregate command answers a leading $geoNear (query/geo); anywhere else it is misplaced.
+  $geoNear: () => {
+    throw mongoError('Location40602', '$geoNear is only valid as the first stage in a pipeline.');
+  },
   $sortByCount: (docs, spec, ctx) => {
     const grouped = group(docs, { _id: spec, count: { $sum: 1 } }, ctx);
     return grouped.sort((a, b) => compareValues(b.count, a.count));
