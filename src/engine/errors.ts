@@ -92,6 +92,14 @@ export const ErrorCodes = {
   Location31264: 31264,
   /** and mapReduce's emit. */
   Location31246: 31246,
+  // Text search: no plan can answer the $text (e.g. under $or), a textScore without $text,
+  // a bad language override in a document, $text in a later $match, an unknown $meta.
+  NoQueryExecutionPlans: 291,
+  Location40218: 40218,
+  Location17261: 17261,
+  Location17262: 17262,
+  Location17313: 17313,
+  Location17308: 17308,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

@@ -1,5 +1,5 @@
 import { mongoError } from '../errors.js';
-import { getIndexKeyValues, getPath, isPlainObject, ownField, pathExists } from '../query/index.js';
+import { checkTextLanguages, getIndexKeyValues, getPath, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
@@ -32,6 +32,8 @@ export class IndexRuntime {
   private readonly sorted: SortedEntries;
   private readonly uniqueKeys?: Map<string, string>;
   private readonly covers?: (doc: Document) => boolean;
+  /** A text index refuses a document naming a language it cannot use (mongod 17261/17262). */
+  private readonly checkText?: (doc: Document) => void;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -41,6 +43,10 @@ export class IndexRuntime {
     this.sorted = new SortedEntries(this.collation);
     if (spec.unique || spec.name === '_id_') this.uniqueKeys = new Map();
     if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
+    if (isTextIndexSpec(spec)) {
+      const info = textIndexInfo(spec);
+      this.checkText = (doc) => checkTextLanguages(info, doc);
+    }
   }
 
   get name(): string {
@@ -57,6 +63,7 @@ export class IndexRuntime {
   keysOf(doc: Document, strict = true): DocKeys | undefined {
     if (this.spec.sparse && !this.paths.some((p) => pathExists(doc, p))) return undefined;
     if (this.covers && !this.covers(doc)) return undefined;
+    if (strict) this.checkText?.(doc);
     const shared = this.paths.length > 1 ? this.sharedArrayPrefix(doc, strict) : undefined;
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
     const first = distinct(perField[0]!, this.collation);

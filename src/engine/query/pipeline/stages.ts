@@ -7,6 +7,8 @@ import { getMatchCandidates } from '../path.js';
 import { compileProjection } from '../projection.js';
 import { boundedSort } from '../bounded-sort.js';
 import { compileSort } from '../sort.js';
+import { carryTextScore } from '../text/text-meta.js';
+import { containsText } from '../text/text-query.js';
 import { cloneValue, isNumeric, isPlainObject, ownField, setField, toDouble } from '../values.js';
 import { locate, removeValue, writeValue } from '../update/update-paths.js';
 import type { Document } from '../types.js';
@@ -194,6 +196,8 @@ function sortStage(docs: Document[], spec: unknown, ctx: PipelineContext, keep: 
 export const STAGES: Readonly<Record<string, Stage>> = {
   $match: (docs, spec, ctx) => {
     if (!isPlainObject(spec)) throw mongoError('Location15959', 'the match filter must be an expression in an object');
+    // The first $match of a pipeline is read through the collection (reads/); any other cannot search text.
+    if (containsText(spec)) throw mongoError('Location17313', '$match with $text is only allowed as the first pipeline stage');
     const p = compileFilter(spec, { collation: ctx.collation, variables: ctx.variables });
     return docs.filter(p);
   },
@@ -249,6 +253,8 @@ export const STAGES: Readonly<Record<string, Stage>> = {
 };
 
 const OUTPUT_STAGES = new Set(['$out', '$merge']);
+/** Stages that map each document to one new document. */
+const SCORE_KEEPING_STAGES = new Set(['$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$lookup']);
 
 function stageName(stage: unknown): string {
   if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
@@ -291,7 +297,10 @@ export function runStages(docs: Document[], pipeline: Document[], ctx: PipelineC
     }
     const run = STAGES[name];
     if (!run) throw mongoError('Location40324', `Unrecognized pipeline stage name: '${name}'`);
-    current = run(current, stage[name], ctx);
+    const produced = run(current, stage[name], ctx);
+    // A document made from one keeps its text score (metadata), as in mongod.
+    if (SCORE_KEEPING_STAGES.has(name) && produced.length === current.length) produced.forEach((d, k) => carryTextScore(current[k]!, d));
+    current = produced;
   }
   return current;
 }
