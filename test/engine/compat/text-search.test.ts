@@ -254,6 +254,16 @@ const cases: CompatCase[] = [
     expected: [3, 0],
   },
   {
+    name: 'explain executionStats counts what a $text find returns',
+    indexes: textIndex,
+    seed: articles,
+    run: async (c) => {
+      const explained = await c.find(raw({ $text: { $search: 'coffee' } })).explain('executionStats');
+      return explained.executionStats.nReturned;
+    },
+    expected: 2,
+  },
+  {
     name: 'updates and deletes take $text',
     indexes: textIndex,
     seed: articles,
@@ -412,6 +422,24 @@ const cases: CompatCase[] = [
     name: 'refusal: textIndexVersion 4 (CannotCreateIndex)',
     run: (c) => c.createIndex({ a: 'text' }, { textIndexVersion: 4 }),
     code: 67,
+  },
+  {
+    name: 'refusal: a text index on a collection with a default collation (CannotCreateIndex)',
+    run: async (c, db) => {
+      await db.createCollection(c.collectionName, { collation: { locale: 'en', strength: 2 } });
+      return c.createIndex({ a: 'text' });
+    },
+    code: 67,
+  },
+  {
+    name: 'collation: a text index on a collated collection is created with the simple collation',
+    run: async (c, db) => {
+      await db.createCollection(c.collectionName, { collation: { locale: 'en', strength: 2 } });
+      await c.createIndex({ a: 'text' }, { collation: { locale: 'simple' } });
+      const index = (await c.listIndexes().toArray())[1]!;
+      return [index.name, index.collation];
+    },
+    expected: ['a_text', undefined],
   },
   {
     name: 'refusal: a document naming an unknown language is not inserted',

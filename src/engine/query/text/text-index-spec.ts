@@ -148,6 +148,11 @@ function fixVersion(value: unknown): number {
  */
 export function fixTextIndexSpec<T extends Spec>(spec: T): T {
   const { key, weights: fromKey } = fixKey(spec.key);
+  // Text keys compare binary: on a collection with a default collation the index must say `simple`.
+  const collation = spec.collation;
+  if (isPlainObject(collation) && collation.locale !== 'simple') {
+    throw refuse(`Index type 'text' does not support collation: ${JSON.stringify(collation)}`);
+  }
   const fixed: Record<string, unknown> = {
     weights: fixWeights(spec.weights, fromKey),
     default_language: fixDefaultLanguage(spec.default_language),

@@ -20,8 +20,9 @@ import { foldForPhrase, tokenize } from './text-tokenizer.js';
  */
 
 export interface TextIndexInfo {
-  /** Weighted field paths, byte-sorted, without `$**`. */
+  /** Weighted field paths, byte-sorted, without `$**`; and their UTF-8 bytes, for lowerBound. */
   paths: string[];
+  pathBytes: Buffer[];
   weights: Map<string, number>;
   wildcard: boolean;
   defaultLanguage: TextLanguage;
@@ -38,8 +39,10 @@ export function textIndexInfo(spec: { key: Record<string, unknown>; [option: str
     else weights.set(field, Number(weight));
   }
   const keys = Object.keys(spec.key);
+  const paths = [...weights.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   return {
-    paths: [...weights.keys()],
+    paths,
+    pathBytes: paths.map((p) => Buffer.from(p)),
     weights,
     wildcard,
     defaultLanguage: findTextLanguage(String(spec.default_language ?? 'english')) ?? findTextLanguage('english')!,
@@ -55,9 +58,10 @@ interface IndexedString {
 }
 
 /** The first weighted path not below `probe` in byte order (the paths are sorted). */
-function lowerBound(paths: string[], probe: string): string | undefined {
+function lowerBound(info: TextIndexInfo, probe: string): string | undefined {
   const target = Buffer.from(probe);
-  return paths.find((p) => Buffer.compare(Buffer.from(p), target) >= 0);
+  const i = info.pathBytes.findIndex((p) => Buffer.compare(p, target) >= 0);
+  return i < 0 ? undefined : info.paths[i];
 }
 
 /** A sub-document may name its own language in the override field; mongod refuses a bad one on insert. */
@@ -90,7 +94,7 @@ export function* indexedStrings(
     if (info.wildcard && field === info.languageOverride) continue;
     const path = parentPath === '' ? field : inArray ? parentPath : `${parentPath}.${field}`;
     const isObject = isPlainObject(value);
-    const candidate = lowerBound(info.paths, isObject ? `${path}.` : path);
+    const candidate = lowerBound(info, isObject ? `${path}.` : path);
     if (!info.wildcard && (candidate === undefined || (candidate !== path && !candidate.startsWith(`${path}.`)))) continue;
     const exact = candidate === path;
     // As mongod does, a `$**` index weighs a field by the next weighted path, exact or not.
