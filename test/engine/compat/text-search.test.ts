@@ -208,6 +208,16 @@ const cases: CompatCase[] = [
     expected: [[2], [1]],
   },
   {
+    name: 'language override: a field name such as toString is only the document\'s own field',
+    indexes: [{ key: { title: 'text' }, options: { language_override: 'toString' } }],
+    seed: [
+      { _id: 1, title: 'running' },
+      { _id: 2, title: 'running', toString: 'none' },
+    ],
+    run: (c) => search(c, { $search: 'run' }),
+    expected: [1],
+  },
+  {
     name: 'languages: mongod language names and codes are accepted',
     indexes: [{ key: { title: 'text' }, options: { default_language: 'fr' } }],
     seed: [{ _id: 1, title: 'le chat noir' }],

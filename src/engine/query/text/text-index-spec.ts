@@ -1,5 +1,5 @@
 import { mongoError } from '../../errors.js';
-import { isNumeric, isPlainObject, toDouble } from '../values.js';
+import { isNumeric, isPlainObject, setField, toDouble } from '../values.js';
 import type { Document } from '../types.js';
 import { findTextLanguage } from './text-languages.js';
 
@@ -53,7 +53,7 @@ function fixKey(key: Record<string, unknown>): { key: Document; weights: Map<str
     } else {
       const n = isNumeric(value) ? Math.trunc(toDouble(value)) : Number.NaN;
       if (n !== 1 && n !== -1) throw refuse('expected value 1 or -1 for non-text key in compound index');
-      fixed[field] = value;
+      setField(fixed, field, value);
     }
   }
   checkLayout(Object.entries(key));
@@ -102,7 +102,7 @@ function fixWeights(option: unknown, fromKey: Map<string, number>): Document {
       throw refuse(`text index weight must be in the exclusive interval (0,${MAX_WEIGHT}) but found: ${weight}`);
     }
     if (field !== WILDCARD) checkWeightPath(field);
-    out[field] = weight;
+    setField(out, field, weight);
   }
   return out;
 }

@@ -66,7 +66,7 @@ function lowerBound(info: TextIndexInfo, probe: string): string | undefined {
 
 /** A sub-document may name its own language in the override field; mongod refuses a bad one on insert. */
 function languageOf(obj: Document, inherited: TextLanguage, info: TextIndexInfo): TextLanguage {
-  if (!(info.languageOverride in obj)) return inherited;
+  if (!Object.hasOwn(obj, info.languageOverride)) return inherited;
   const value = obj[info.languageOverride];
   if (typeof value !== 'string') {
     throw mongoError('Location17261', 'found language override field in document with non-string type');
