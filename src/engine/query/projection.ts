@@ -3,7 +3,7 @@ import { evaluateExpression } from './expression.js';
 import { compileFilter } from './filter/compile-filter.js';
 import { compilePositionalMatcher } from './positional.js';
 import { getPath } from './path.js';
-import { cloneValue, isNumeric, isPlainObject, toDouble } from './values.js';
+import { cloneValue, isNumeric, isPlainObject, setField, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';
 
 /**
@@ -266,7 +266,7 @@ export function compileProjection(
   if (computed.length === 0) return (doc) => excludeTree(doc, parsed.tree);
   return (doc) => {
     const out = excludeTree(doc, parsed.tree);
-    for (const [key, node] of computed) out[key] = evaluateExpression(doc, (node as { expr: unknown }).expr, options.variables);
+    for (const [key, node] of computed) setField(out, key, evaluateExpression(doc, (node as { expr: unknown }).expr, options.variables));
     return out;
   };
 }
