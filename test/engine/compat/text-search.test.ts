@@ -364,6 +364,22 @@ const cases: CompatCase[] = [
     ],
   },
 
+  {
+    name: 'aggregate: $unwind and $facet keep each document\'s textScore',
+    indexes: weighted,
+    seed: [{ _id: 1, title: 'tea', tags: ['a', 'b'] }],
+    run: async (c) =>
+      c
+        .aggregate([
+          { $match: { $text: { $search: 'tea' } } },
+          { $unwind: '$tags' },
+          { $facet: { scored: [{ $project: { _id: 0, tags: 1, score: { $meta: 'textScore' } } }] } },
+        ])
+        .toArray(),
+    // "tea" alone in the title: 10 * 1.1.
+    expected: [{ scored: [{ tags: 'a', score: 11 }, { tags: 'b', score: 11 }] }],
+  },
+
   // ---------------------------------------------------------------- compound
   {
     name: 'compound text index: the prefix field takes an equality, then the text search',

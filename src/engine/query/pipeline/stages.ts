@@ -114,6 +114,7 @@ const unwind: Stage = (docs, spec) => {
     const value = slot?.exists ? slot.value : undefined;
     const emit = (v: unknown, idx: unknown, present: boolean) => {
       const copy = cloneValue(doc);
+      carryTextScore(doc, copy);
       const s = locate(copy, parts, false);
       if (s) {
         if (present) writeValue(s, cloneValue(v));
@@ -164,13 +165,19 @@ const lookup: Stage = (docs, spec, ctx) => {
   });
 };
 
+function copyWithScore(doc: Document): Document {
+  const copy = cloneValue(doc);
+  carryTextScore(doc, copy);
+  return copy;
+}
+
 const facet: Stage = (docs, spec, ctx) => {
   if (!isPlainObject(spec)) throw mongoError('Location15955', '$facet requires an object');
   const out: Document = {};
   for (const key of Object.keys(spec)) {
     const sub = spec[key];
     if (!Array.isArray(sub)) throw mongoError('Location40414', `arguments to $facet must be arrays, ${key} is type ${typeof sub}`);
-    out[key] = runStages(docs.map(cloneValue), sub as Document[], ctx);
+    out[key] = runStages(docs.map(copyWithScore), sub as Document[], ctx);
   }
   return [out];
 };
