@@ -115,6 +115,13 @@ export const ErrorCodes = {
   Location40227: 40227,
   Location50858: 50858,
   Location50857: 50857,
+  // Text search: no plan can answer the $text (e.g. under $or), a textScore without $text,
+  // a bad language override in a document, $text in a later $match, an unknown $meta.
+  Location40218: 40218,
+  Location17261: 17261,
+  Location17262: 17262,
+  Location17313: 17313,
+  Location17308: 17308,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

@@ -2,7 +2,7 @@ import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
 import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument, requiredArray } from '../params/index.js';
 import { planGeoNearStage } from '../query/geo/index.js';
-import { runPipeline, splitOutputStage, validateCollation } from '../query/index.js';
+import { containsText, runPipeline, splitOutputStage, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { collationFor, readDocuments } from '../reads/index.js';
@@ -43,6 +43,7 @@ export const aggregateCommand: CommandHandler = {
     if (requested !== undefined) validateCollation(requested);
     const variables = letParam(body, 'aggregate');
     assertNoWhereInMatch(pipeline as Document[]);
+    assertTextScoreAvailable(pipeline as Document[]);
     const allowDiskUse = optionalBool(body, 'aggregate', 'allowDiskUse');
     const { stages, output } = splitOutputStage(pipeline as Document[]);
     const first = stages[0] && Object.keys(stages[0])[0];
@@ -110,6 +111,12 @@ function assertNoWhereInMatch(pipeline: Document[]): void {
   if (pipeline.some((stage) => hasWhere(stage.$match))) {
     throw mongoError('BadValue', '$where is not allowed inside of a $match aggregation expression');
   }
+}
+
+/** A `{$meta: "textScore"}` needs a `$text` in the first stage, a `$match` (mongod checks before running). */
+function assertTextScoreAvailable(pipeline: Document[]): void {
+  const textFirst = isPlainObject(pipeline[0]) && containsText(pipeline[0].$match);
+  if (!textFirst && usesTextScore(pipeline)) throw textScoreUnavailable();
 }
 
 /**

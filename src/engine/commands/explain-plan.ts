@@ -1,6 +1,6 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
-import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planQuery } from '../query/index.js';
+import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planQuery, planTextFilter } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
 import { defaultCollation, isView, resolveHint } from '../reads/index.js';
@@ -118,7 +118,10 @@ interface RunCounts {
 }
 
 function runRead(storage: Storage, db: string, coll: string, spec: ReadSpec, plan: ScanPlan | undefined, collation: Collation | undefined): RunCounts {
-  const matches = compileFilter(spec.filter, { collation, variables: spec.variables });
+  // A $text is evaluated as reads/ does it (the plan shape does not show a TEXT stage).
+  const text = planTextFilter(spec.filter, storage.collection(db, coll)?.indexes, `${db}.${coll}`);
+  const rest = compileFilter(text.rest, { collation, variables: spec.variables });
+  const matches = text.match ? (doc: Document) => rest(doc) && text.match!(doc) : rest;
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const sorted = spec.sort !== undefined && Object.keys(spec.sort).length > 0 && naturalDirection(spec.sort) === undefined;

@@ -1,7 +1,7 @@
 import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
-import { compileProjection, validateCollation } from '../query/index.js';
+import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { findById, readDocuments } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
@@ -23,6 +23,8 @@ export const findCommand: CommandHandler = {
     const collation = optionalDocument(body, 'find', 'collation') as Collation | undefined;
     if (collation !== undefined) validateCollation(collation);
     const variables = letParam(body, 'find');
+    // A textScore can only come from a $text search (mongod checks before reading).
+    if (usesTextScore(projection) && !containsText(filter)) throw textScoreUnavailable();
     const noTimeout = optionalBool(body, 'find', 'noCursorTimeout') ?? false;
     if (optionalBool(body, 'find', 'tailable')) {
       // Tailable cursors need capped collections, which the engine does not implement.

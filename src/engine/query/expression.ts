@@ -3,6 +3,8 @@ import * as accumulatorOps from 'mingo/operators/accumulator';
 import * as expressionOps from 'mingo/operators/expression';
 import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
+import { textScoreOf } from './text/text-meta.js';
+import { textScoreUnavailable } from './text/text-query.js';
 import { TYPED_NUMERIC_OPERATORS, typedNumericOperator } from './typed-operators.js';
 import { isNumeric, isPlainObject, makeDouble, toDouble, toPlainNumbers } from './values.js';
 import type { Document } from './types.js';
@@ -117,6 +119,7 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   }
   if ('$literal' in expr) return expr.$literal;
   const name = Object.keys(expr)[0]!;
+  if (name === '$meta') return metaValue(doc, expr.$meta);
   if (name === '$function') throw javascriptDisabled();
   if (!(name in expressionOps) && !(name in accumulatorOps)) {
     throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
@@ -135,6 +138,16 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
     const message = err instanceof Error ? err.message : String(err);
     throw mongoError('BadValue', message);
   }
+}
+
+/** `{$meta: "textScore"}`: the score a `$text` query gave the document. */
+function metaValue(doc: unknown, name: unknown): unknown {
+  if (name !== 'textScore') {
+    throw mongoError('Location17308', `Unsupported argument to $meta: ${typeof name === 'string' ? name : String(name)}`);
+  }
+  const score = textScoreOf(doc);
+  if (score === undefined) throw textScoreUnavailable();
+  return makeDouble(score);
 }
 
 /** MongoDB truthiness for expression results ($expr, $cond): false, null, missing and 0 are false. */

@@ -30,6 +30,9 @@ export { applyUpdate, isOperatorUpdate } from './update/apply-update.js';
 export { upsertSeed } from './update/upsert-seed.js';
 export type { UpdateOptions, UpdateResult } from './update/update-types.js';
 
+// Text indexes and $text
+export * from './text/index.js';
+
 // Planning and aggregation
 export { planQuery } from './planner.js';
 export { runPipeline } from './pipeline/run-pipeline.js';

@@ -3,7 +3,7 @@ import { evaluateExpression } from './expression.js';
 import { compileFilter } from './filter/compile-filter.js';
 import { compilePositionalMatcher } from './positional.js';
 import { getPath } from './path.js';
-import { cloneValue, isNumeric, isPlainObject, toDouble } from './values.js';
+import { cloneValue, isNumeric, isPlainObject, setField, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';
 
 /**
@@ -113,7 +113,9 @@ function parseProjection(projection: Document, options: ProjectionOptions): Pars
           setMode(true, path);
           insert(tree, [path], { kind: 'elemMatch', test: (el) => p({ [path]: [el] }) }, path);
         } else if (first === '$meta') {
-          throw mongoError('BadValue', `$meta projection '${String(value.$meta)}' is not supported`);
+          // A textScore is a computed field that neither includes nor excludes (mongod >= 4.4).
+          if (value.$meta !== 'textScore') throw mongoError('BadValue', `$meta projection '${String(value.$meta)}' is not supported`);
+          insert(tree, path.split('.'), { kind: 'expr', expr: { $meta: 'textScore' } }, path);
         } else if (first.startsWith('$')) {
           setMode(true, path);
           insert(tree, path.split('.'), { kind: 'expr', expr: value }, path);
@@ -259,5 +261,12 @@ export function compileProjection(
     }
     return (doc) => includeTree(doc, parsed.tree, doc, { positionalIndex: findIndex?.(doc), variables: options.variables });
   }
-  return (doc) => excludeTree(doc, parsed.tree);
+  // Exclusion mode: the only computed fields are `$meta` ones, added after the copy.
+  const computed = [...parsed.tree].filter(([, node]) => !(node instanceof Map) && node.kind === 'expr');
+  if (computed.length === 0) return (doc) => excludeTree(doc, parsed.tree);
+  return (doc) => {
+    const out = excludeTree(doc, parsed.tree);
+    for (const [key, node] of computed) setField(out, key, evaluateExpression(doc, (node as { expr: unknown }).expr, options.variables));
+    return out;
+  };
 }

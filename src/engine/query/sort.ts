@@ -1,6 +1,8 @@
 import { mongoError } from '../errors.js';
 import { compareValues } from './compare.js';
 import { getPathValues } from './path.js';
+import { textScoreOf } from './text/text-meta.js';
+import { textScoreUnavailable } from './text/text-query.js';
 import { isNumeric, isPlainObject, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';
 
@@ -11,7 +13,8 @@ import type { Collation, Document } from './types.js';
  */
 
 export type SortDirection = 1 | -1;
-export type SortSpec = Array<[path: string, direction: SortDirection]>;
+/** `meta`: the key is the document's text score (`{$meta: "textScore"}`), highest first. */
+export type SortSpec = Array<[path: string, direction: SortDirection, meta?: 'textScore']>;
 
 /** Validates a sort document into (path, direction) pairs. */
 export function parseSort(sort: Document): SortSpec {
@@ -19,6 +22,10 @@ export function parseSort(sort: Document): SortSpec {
   for (const key of Object.keys(sort)) {
     const value = sort[key];
     if (isPlainObject(value)) {
+      if (value.$meta === 'textScore' && Object.keys(value).length === 1) {
+        out.push([key, -1, 'textScore']);
+        continue;
+      }
       if ('$meta' in value) throw mongoError('BadValue', `$meta sort by '${String(value.$meta)}' is not supported`);
       throw mongoError('Location17312', '$meta is the only expression supported by $sort right now');
     }
@@ -63,6 +70,12 @@ export function sortKey(doc: Document, path: string, direction: SortDirection, c
   return has ? best : null;
 }
 
+function metaKey(doc: Document): number {
+  const score = textScoreOf(doc);
+  if (score === undefined) throw textScoreUnavailable();
+  return score;
+}
+
 /**
  * The n of a `{$natural: <n>}` sort or hint (`$natural` its only key), as a
  * number: n > 0 asks for storage order, anything else for the reverse. Any
@@ -86,7 +99,7 @@ export function compileSort(sort: Document, collation?: Collation): (a: Document
   const keysOf = (doc: Document): unknown[] => {
     let keys = cache.get(doc);
     if (!keys) {
-      keys = spec.map(([path, dir]) => sortKey(doc, path, dir, collation));
+      keys = spec.map(([path, dir, meta]) => (meta ? metaKey(doc) : sortKey(doc, path, dir, collation)));
       cache.set(doc, keys);
     }
     return keys;

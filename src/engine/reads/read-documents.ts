@@ -1,6 +1,9 @@
 import { mongoError } from '../errors.js';
 import { orderByDistance, planNear } from '../query/geo/index.js';
-import { boundedSort, compileFilter, compileSort, naturalDirection, planQuery, validateCollation, valuesEqual } from '../query/index.js';
+import {
+  boundedSort, compileFilter, compileSort, naturalDirection, planQuery, planTextFilter, textScoreUnavailable, usesTextScore,
+  validateCollation, valuesEqual,
+} from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
@@ -35,6 +38,9 @@ export interface ReadOptions {
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
   if (opts.collation !== undefined) validateCollation(opts.collation);
   const info = storage.collection(db, coll);
+  // A `$text` is answered through the text index; the rest of the filter compiles as usual.
+  const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`);
+  if (!text.match && usesTextScore(opts.sort)) throw textScoreUnavailable();
   if (!info) {
     if (opts.hint !== undefined && !isEmptyHint(opts.hint)) throw badHint();
     return [];
@@ -44,7 +50,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const filter = opts.filter ?? {};
   // A $near/$nearSphere query needs its geo index (291) and comes back nearest first.
   const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
-  const matches = compileFilter(filter, { collation, variables: opts.variables, near });
+  const matches = withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match);
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
   const plan = natural === undefined ? planQuery(filter, hinted ? [hinted] : info.indexes, collation) : undefined;
@@ -75,6 +81,11 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   // Walking an index is no blocking sort in mongod: no memory limit applies.
   if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
   return lazyFilter(candidates, matches, skip, limit);
+}
+
+/** The rest of the filter first: the text search tokenises every string it reads. */
+function withText(rest: (doc: Document) => boolean, text: ((doc: Document) => boolean) | undefined): (doc: Document) => boolean {
+  return text ? (doc) => rest(doc) && text(doc) : rest;
 }
 
 /** An ascending/descending index's key order as a sort (undefined for special indexes: text, hashed, ...). */

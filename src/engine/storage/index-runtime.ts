@@ -1,6 +1,6 @@
 import { mongoError } from '../errors.js';
 import { geoKeyCheck, isGeoKeyField } from '../query/geo/index.js';
-import { getIndexKeyValues, getPath, isPlainObject, ownField, pathExists } from '../query/index.js';
+import { checkTextLanguages, getIndexKeyValues, getPath, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
@@ -35,6 +35,8 @@ export class IndexRuntime {
   private readonly covers?: (doc: Document) => boolean;
   /** 2d/2dsphere: refuses a document whose geo field holds no valid geometry (16755 & co.). */
   private readonly geoCheck?: (doc: Document) => void;
+  /** A text index refuses a document naming a language it cannot use (mongod 17261/17262). */
+  private readonly checkText?: (doc: Document) => void;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -45,6 +47,10 @@ export class IndexRuntime {
     if (spec.unique || spec.name === '_id_') this.uniqueKeys = new Map();
     if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
     this.geoCheck = geoKeyCheck(spec);
+    if (isTextIndexSpec(spec)) {
+      const info = textIndexInfo(spec);
+      this.checkText = (doc) => checkTextLanguages(info, doc);
+    }
   }
 
   get name(): string {
@@ -62,6 +68,7 @@ export class IndexRuntime {
     if (this.spec.sparse && !this.paths.some((p) => pathExists(doc, p))) return undefined;
     if (this.covers && !this.covers(doc)) return undefined;
     if (strict) this.geoCheck?.(doc);
+    if (strict) this.checkText?.(doc);
     const shared = this.paths.length > 1 ? this.sharedArrayPrefix(doc, strict) : undefined;
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
     const first = distinct(perField[0]!, this.collation);

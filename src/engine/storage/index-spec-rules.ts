@@ -1,5 +1,5 @@
 import { mongoError } from '../errors.js';
-import { isNumeric, toDouble } from '../query/index.js';
+import { fixTextIndexSpec, isNumeric, isTextIndexSpec, toDouble } from '../query/index.js';
 import { canonicalKey } from './canonical-key.js';
 import { formatBsonValue } from './dup-key-error.js';
 import type { IndexSpec } from './types.js';
@@ -37,9 +37,11 @@ export function normalizeIndexSpec(spec: IndexSpec): IndexSpec {
   if (spec.expireAfterSeconds !== undefined && Object.keys(key).length !== 1) {
     throw mongoError('CannotCreateIndex', 'TTL indexes are single-field indexes, compound indexes do not support TTL.');
   }
+  // A text index is stored in mongod's form (_fts/_ftsx key, weights, languages, version).
+  const fixed = isTextIndexSpec(spec) ? fixTextIndexSpec(spec) : spec;
   // listIndexes shows mongod's field order: v, key, name, then the options.
-  const { v = 2, key: _key, name, ...options } = spec;
-  return { v, key, name, ...options };
+  const { v = 2, key: fixedKey, name, ...options } = fixed;
+  return { v, key: fixedKey, name, ...options };
 }
 
 function optionsKey(spec: IndexSpec, only?: string[]): string {
@@ -96,6 +98,11 @@ export function checkIndexConflict(existing: readonly IndexSpec[], requested: In
       'An equivalent index already exists with a different name and options. ' +
         `Requested index: ${describe(requested)}, existing index: ${describe(other)}`,
     );
+  }
+  // After the name and key checks, as in mongod: a second text index (another key pattern) is 67.
+  const text = isTextIndexSpec(requested) ? existing.find(isTextIndexSpec) : undefined;
+  if (text) {
+    throw mongoError('CannotCreateIndex', `only one text index per collection allowed, found existing text index "${text.name}"`);
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { Double, Long } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { compileSort, naturalDirection } from '../../../src/engine/query/index.js';
+import { compileSort, naturalDirection, setTextScore } from '../../../src/engine/query/index.js';
 import type { Document } from '../../../src/engine/query/index.js';
 
 const order = (sort: Document, docs: Document[]) => [...docs].sort(compileSort(sort)).map((d) => d.id);
@@ -31,10 +31,20 @@ describe('compileSort validation', () => {
   it.each([
     ['non-numeric value', { a: 'asc' }, 15974],
     ['number other than 1/-1', { a: 2 }, 15975],
-    ['$meta', { a: { $meta: 'textScore' } }, 2],
+    ['$meta other than textScore', { a: { $meta: 'searchHighlights' } }, 2],
     ['other object', { a: { x: 1 } }, 17312],
   ] as Array<[string, Document, number]>)('%s', (_n, sort, code) => {
     expect(() => compileSort(sort)).toThrow(expect.objectContaining({ code }));
+  });
+});
+
+describe('$meta textScore', () => {
+  it('sorts by the text score, highest first, and refuses documents without one (40218)', () => {
+    const [a, b] = [{ id: 1 }, { id: 2 }];
+    setTextScore(a, 0.75);
+    setTextScore(b, 1.1);
+    expect([a, b].sort(compileSort({ s: { $meta: 'textScore' } })).map((d) => d.id)).toEqual([2, 1]);
+    expect(() => [{ id: 1 }, { id: 2 }].sort(compileSort({ s: { $meta: 'textScore' } }))).toThrow(expect.objectContaining({ code: 40218 }));
   });
 });
 

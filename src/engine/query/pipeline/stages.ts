@@ -7,6 +7,8 @@ import { getMatchCandidates } from '../path.js';
 import { compileProjection } from '../projection.js';
 import { boundedSort } from '../bounded-sort.js';
 import { compileSort } from '../sort.js';
+import { carryTextScore } from '../text/text-meta.js';
+import { containsText } from '../text/text-query.js';
 import { cloneValue, isNumeric, isPlainObject, ownField, setField, toDouble } from '../values.js';
 import { locate, removeValue, writeValue } from '../update/update-paths.js';
 import type { Document } from '../types.js';
@@ -112,6 +114,7 @@ const unwind: Stage = (docs, spec) => {
     const value = slot?.exists ? slot.value : undefined;
     const emit = (v: unknown, idx: unknown, present: boolean) => {
       const copy = cloneValue(doc);
+      carryTextScore(doc, copy);
       const s = locate(copy, parts, false);
       if (s) {
         if (present) writeValue(s, cloneValue(v));
@@ -162,13 +165,19 @@ const lookup: Stage = (docs, spec, ctx) => {
   });
 };
 
+function copyWithScore(doc: Document): Document {
+  const copy = cloneValue(doc);
+  carryTextScore(doc, copy);
+  return copy;
+}
+
 const facet: Stage = (docs, spec, ctx) => {
   if (!isPlainObject(spec)) throw mongoError('Location15955', '$facet requires an object');
   const out: Document = {};
   for (const key of Object.keys(spec)) {
     const sub = spec[key];
     if (!Array.isArray(sub)) throw mongoError('Location40414', `arguments to $facet must be arrays, ${key} is type ${typeof sub}`);
-    out[key] = runStages(docs.map(cloneValue), sub as Document[], ctx);
+    out[key] = runStages(docs.map(copyWithScore), sub as Document[], ctx);
   }
   return [out];
 };
@@ -194,6 +203,8 @@ function sortStage(docs: Document[], spec: unknown, ctx: PipelineContext, keep: 
 export const STAGES: Readonly<Record<string, Stage>> = {
   $match: (docs, spec, ctx) => {
     if (!isPlainObject(spec)) throw mongoError('Location15959', 'the match filter must be an expression in an object');
+    // The first $match of a pipeline is read through the collection (reads/); any other cannot search text.
+    if (containsText(spec)) throw mongoError('Location17313', '$match with $text is only allowed as the first pipeline stage');
     const p = compileFilter(spec, { collation: ctx.collation, variables: ctx.variables });
     return docs.filter(p);
   },
@@ -253,6 +264,8 @@ export const STAGES: Readonly<Record<string, Stage>> = {
 };
 
 const OUTPUT_STAGES = new Set(['$out', '$merge']);
+/** Stages that map each document to one new document. */
+const SCORE_KEEPING_STAGES = new Set(['$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$lookup']);
 
 function stageName(stage: unknown): string {
   if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
@@ -295,7 +308,10 @@ export function runStages(docs: Document[], pipeline: Document[], ctx: PipelineC
     }
     const run = STAGES[name];
     if (!run) throw mongoError('Location40324', `Unrecognized pipeline stage name: '${name}'`);
-    current = run(current, stage[name], ctx);
+    const produced = run(current, stage[name], ctx);
+    // A document made from one keeps its text score (metadata), as in mongod.
+    if (SCORE_KEEPING_STAGES.has(name) && produced.length === current.length) produced.forEach((d, k) => carryTextScore(current[k]!, d));
+    current = produced;
   }
   return current;
 }

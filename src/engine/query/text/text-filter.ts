@@ -1,0 +1,76 @@
+import { mongoError } from '../../errors.js';
+import { isOperatorObject } from '../filter/compile-filter.js';
+import { isPlainObject } from '../values.js';
+import type { Document } from '../types.js';
+import { isTextIndexSpec } from './text-index-spec.js';
+import { setTextScore } from './text-meta.js';
+import { buildTextQuery, extractText, parseTextOperand } from './text-query.js';
+import { compileTextSearch, textIndexInfo } from './text-search.js';
+
+/**
+ * A read's `$text`, answered through the collection's text index: the rest
+ * of the filter to compile as usual, and the test that matches a document
+ * against the text search and records its textScore (text-meta.ts).
+ */
+
+export interface TextFilter {
+  rest: Document;
+  /** Undefined when the filter has no `$text`. */
+  match?: (doc: Document) => boolean;
+}
+
+type IndexLike = { key: Record<string, unknown>; [option: string]: unknown };
+
+/** Top-level conditions (and those of a top-level $and), by field. */
+function topLevelConditions(filter: Document): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
+  const walk = (node: Document) => {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$and' && Array.isArray(value)) for (const clause of value) if (isPlainObject(clause)) walk(clause);
+      if (key.startsWith('$')) continue;
+      out.set(key, [...(out.get(key) ?? []), value]);
+    }
+  };
+  walk(filter);
+  return out;
+}
+
+const isEquality = (condition: unknown): boolean =>
+  !isOperatorObject(condition) || (Object.keys(condition).length === 1 && '$eq' in condition);
+
+/** mongod cannot use a compound text index without an equality on each field before the text part. */
+function checkPrefix(prefix: string[], rest: Document): void {
+  const conditions = topLevelConditions(rest);
+  if (prefix.every((field) => conditions.get(field)?.some(isEquality))) return;
+  throw mongoError(
+    'NoQueryExecutionPlans',
+    'error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query ' +
+      '(if text index is compound, are equality predicates given for all prefix fields?)',
+  );
+}
+
+/**
+ * Splits off and compiles the filter's `$text`. `indexes` is undefined when
+ * the collection does not exist. Refusals as mongod: no text index is
+ * IndexNotFound (27); see extractText for misplaced `$text`.
+ */
+export function planTextFilter(filter: Document, indexes: readonly IndexLike[] | undefined, ns: string): TextFilter {
+  const { operand, rest } = extractText(filter);
+  if (operand === undefined) return { rest: filter };
+  const parsed = parseTextOperand(operand);
+  if (!indexes) throw mongoError('IndexNotFound', `text index required for $text query (no such collection '${ns}')`);
+  const textIndexes = indexes.filter(isTextIndexSpec);
+  if (textIndexes.length === 0) throw mongoError('IndexNotFound', 'text index required for $text query');
+  const info = textIndexInfo(textIndexes[0]!);
+  checkPrefix(info.prefix, rest);
+  const search = compileTextSearch(info, buildTextQuery(parsed, info.defaultLanguage));
+  return {
+    rest,
+    match: (doc) => {
+      const score = search(doc);
+      if (score === undefined) return false;
+      setTextScore(doc, score);
+      return true;
+    },
+  };
+}
