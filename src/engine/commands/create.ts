@@ -1,6 +1,6 @@
 import { collectionParam, commandOptions } from '../params/index.js';
 import { viewOptions } from '../reads/index.js';
-import { assertValidValidator, flushWrites } from '../writes/index.js';
+import { assertExpireNeedsTimeSeries, assertValidValidator, flushWrites, sameTimeSeries, timeSeriesOptions } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** create: an empty collection with its options kept as given, or a view (viewOn); 48 when it exists. */
@@ -11,9 +11,15 @@ export const createCommand: CommandHandler = {
     const name = collectionParam(body, 'create');
     const options = commandOptions(body, 'create');
     const storage = ctx.engine.storage;
-    if (options.viewOn !== undefined) {
+    if (options.timeseries !== undefined) {
+      const stored = timeSeriesOptions(options);
+      // Repeating a time-series create with the same options is not an error in mongod.
+      if (sameTimeSeries(storage.collection(ctx.db, name), stored)) return {};
+      storage.createCollection(ctx.db, name, stored);
+    } else if (options.viewOn !== undefined) {
       storage.createCollection(ctx.db, name, viewOptions(storage, ctx.db, name, options));
     } else {
+      assertExpireNeedsTimeSeries(options);
       assertValidValidator(options);
       storage.createCollection(ctx.db, name, options);
     }

@@ -2,7 +2,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, requiredArray } from '../params/index.js';
 import { isPlainObject } from '../query/values.js';
 import { assertNotView } from '../reads/index.js';
-import { documentCheck, flushWrites, isOrdered, prepareInsert, runStatements, withWriteErrors } from '../writes/index.js';
+import { documentCheck, flushWrites, isOrdered, prepareInsert, runStatements, timeSeriesCheck, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** insert: documents one by one; ordered stops at the first error, unordered goes on. */
@@ -22,9 +22,11 @@ export const insertCommand: CommandHandler = {
     // The collection is created even when every document fails, as mongod does.
     storage.ensureCollection(ctx.db, coll);
     const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
+    const measurement = timeSeriesCheck(storage, ctx.db, coll);
     let n = 0;
     const writeErrors = runStatements(documents, ordered, (document) => {
       const doc = prepareInsert(document);
+      measurement(doc);
       check(doc);
       storage.insert(ctx.db, coll, doc);
       n++;

@@ -4,11 +4,14 @@ import { compileFilter } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { isView } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
+import { isTimeSeries } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 function describe(info: CollectionInfo): Document {
   // A view has no uuid nor _id index, and is read-only.
   if (isView(info)) return { name: info.name, type: 'view', options: info.options, info: { readOnly: true } };
+  // mongod lists a time-series collection as a view on its buckets: no uuid, no idIndex.
+  if (isTimeSeries(info)) return { name: info.name, type: 'timeseries', options: info.options, info: { readOnly: false } };
   return {
     name: info.name,
     type: 'collection',

@@ -1,5 +1,5 @@
 import { isNumeric, toDouble } from '../query/index.js';
-import type { Storage } from './types.js';
+import type { CollectionInfo, Storage } from './types.js';
 
 /**
  * mongod's TTL monitor: every `intervalMs`, documents whose TTL-indexed date
@@ -17,6 +17,7 @@ export function sweepOnce(storage: Storage, now: Date = new Date()): number {
   let removed = 0;
   for (const db of storage.databases()) {
     for (const info of storage.collections(db)) {
+      removed += sweepTimeSeries(storage, info, now);
       for (const spec of info.indexes) {
         if (!isNumeric(spec.expireAfterSeconds)) continue;
         const seconds = toDouble(spec.expireAfterSeconds);
@@ -41,4 +42,17 @@ export function startTtlSweeper(storage: Storage, { intervalMs = 60_000 }: { int
   }, intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/** A time-series collection's `expireAfterSeconds` expires measurements by their time field. */
+function sweepTimeSeries(storage: Storage, info: CollectionInfo, now: Date): number {
+  const ts = info.options.timeseries as { timeField?: unknown } | undefined;
+  const expire = info.options.expireAfterSeconds;
+  if (!ts || typeof ts.timeField !== 'string' || !isNumeric(expire)) return 0;
+  const cutoff = now.getTime() - toDouble(expire) * 1000;
+  const field = ts.timeField;
+  const ids = [...storage.scan(info.db, info.name)].filter((d) => d[field] instanceof Date && (d[field] as Date).getTime() < cutoff).map((d) => d._id);
+  let removed = 0;
+  for (const id of ids) if (storage.remove(info.db, info.name, id)) removed++;
+  return removed;
 }

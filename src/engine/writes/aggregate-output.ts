@@ -1,6 +1,6 @@
 import { mongoError } from '../errors.js';
 import { assertValidCollectionName } from '../params/index.js';
-import { applyUpdate } from '../query/index.js';
+import { applyUpdate, evaluateExpression, getPathValues, valuesEqual } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { assertNotView, readFirst } from '../reads/index.js';
@@ -107,6 +107,16 @@ function assertUniqueOn(storage: Storage, target: Target, on: string[]): void {
   }
 }
 
+/** The value of an `on` field: missing, null or an array cannot identify a document (51132). */
+function mergeKeyValue(doc: Document, field: string): unknown {
+  const values = getPathValues(doc, field);
+  const value = values.length === 1 ? values[0] : values;
+  if (field !== '_id' && (value === undefined || value === null || Array.isArray(value))) {
+    throw mongoError('Location51132', `$merge write error: 'on' field '${field}' cannot be missing, null, undefined or an array`);
+  }
+  return value ?? null;
+}
+
 function writeMerge(storage: Storage, db: string, spec: unknown, results: Document[], bypassValidation: unknown): void {
   const m = parseMerge(spec, db);
   const { db: tdb, coll } = m.target;
@@ -125,7 +135,7 @@ function writeMerge(storage: Storage, db: string, spec: unknown, results: Docume
   for (const result of results) {
     const doc = m.on.includes('_id') ? withIdFirst(result) : result;
     const key: Document = {};
-    for (const field of m.on) key[field] = doc[field] ?? null;
+    for (const field of m.on) key[field] = mergeKeyValue(doc, field);
     const existing = readFirst(storage, tdb, coll, { filter: key });
     if (!existing) {
       if (m.whenNotMatched === 'insert') insert(withIdFirst(doc));
@@ -133,6 +143,10 @@ function writeMerge(storage: Storage, db: string, spec: unknown, results: Docume
         throw mongoError('MergeStageNoMatchingDocument', '$merge could not find a matching document in the target collection for at least one document in the source collection');
       }
       continue;
+    }
+    // A result whose own _id differs from the matched document's would change it (mongod: 66).
+    if (m.whenMatched !== 'keepExisting' && m.whenMatched !== 'fail' && !Array.isArray(m.whenMatched) && doc._id !== undefined && !valuesEqual(doc._id, existing._id)) {
+      throw mongoError('ImmutableField', "$merge failed to update the matching document, did you attempt to modify the _id or the shard key?");
     }
     const { _id: _ignored, ...fields } = doc;
     switch (m.whenMatched) {
@@ -150,7 +164,9 @@ function writeMerge(storage: Storage, db: string, spec: unknown, results: Docume
         replace({ ...existing, ...fields, _id: existing._id }, existing);
         break;
       default: {
-        const variables = { ...(m.variables ?? {}), new: doc };
+        // `let` values are expressions over the result document; `$$new` is that document.
+        const variables: Document = { new: doc };
+        for (const [name, expr] of Object.entries(m.variables ?? {})) variables[name] = evaluateExpression(doc, expr);
         const updated = applyUpdate(existing, m.whenMatched, { isInsert: false, filter: key, variables }).doc;
         replace(withIdFirst(updated, existing._id), existing);
       }

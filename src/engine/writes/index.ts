@@ -19,3 +19,4 @@ export type { UpdateStatementOptions } from './update-statement.js';
 export { assertValidValidator, documentCheck } from './document-validation.js';
 export type { DocumentCheck } from './document-validation.js';
 export { writeOutput } from './aggregate-output.js';
+export { assertExpireNeedsTimeSeries, isTimeSeries, sameTimeSeries, timeSeriesCheck, timeSeriesOptions } from './time-series.js';

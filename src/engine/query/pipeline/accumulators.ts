@@ -6,14 +6,12 @@ import { evaluateExpression, javascriptDisabled } from '../expression.js';
 import { formatValue } from '../format.js';
 import { cloneValue, isNumeric, isPlainObject, makeDouble, numericType, toDouble } from '../values.js';
 import type { Document } from '../types.js';
-import type { PipelineContext } from './pipeline-types.js';
+import { N_ACCUMULATORS } from './accumulators-n.js';
+import type { Accumulator, PipelineContext } from './pipeline-types.js';
 
 /** $group accumulators, owned here so results keep the value model's numeric types. */
 
-export interface Accumulator {
-  add(doc: Document): void;
-  result(): unknown;
-}
+export type { Accumulator } from './pipeline-types.js';
 
 type AccumulatorFactory = (arg: unknown, ctx: PipelineContext) => Accumulator;
 
@@ -143,6 +141,7 @@ const ACCUMULATORS: Readonly<Record<string, AccumulatorFactory>> = {
   $addToSet: addToSet,
   $count: count,
   $mergeObjects: mergeObjects,
+  ...N_ACCUMULATORS,
 };
 
 /** Parses `{name: {$acc: expr}}` of a $group field into a factory of fresh accumulators. */

@@ -13,3 +13,9 @@ export interface PipelineContext {
 }
 
 export type Stage = (docs: Document[], spec: unknown, ctx: PipelineContext) => Document[];
+
+/** One $group accumulator's state for one group (accumulators.ts, accumulators-n.ts). */
+export interface Accumulator {
+  add(doc: Document): void;
+  result(): unknown;
+}

@@ -1,5 +1,5 @@
 import { mongoError } from '../../errors.js';
-import { compareValues, valuesEqual } from '../compare.js';
+import { valuesEqual } from '../compare.js';
 import { evaluateExpression } from '../expression.js';
 import { compileFilter } from '../filter/compile-filter.js';
 import { formatValue } from '../format.js';
@@ -13,6 +13,7 @@ import { cloneValue, isNumeric, isPlainObject, ownField, setField, toDouble } fr
 import { locate, removeValue, writeValue } from '../update/update-paths.js';
 import type { Document } from '../types.js';
 import { compileAccumulator } from './accumulators.js';
+import { moreStages } from './more-stages.js';
 import type { PipelineContext, Stage } from './pipeline-types.js';
 
 /** Aggregation stages, each (docs, spec, ctx) -> docs. */
@@ -182,17 +183,6 @@ const facet: Stage = (docs, spec, ctx) => {
   return [out];
 };
 
-/** `$unionWith: coll` or `{coll, pipeline}`: appends another collection's (piped) documents. */
-const unionWith: Stage = (docs, spec, ctx) => {
-  const opts = typeof spec === 'string' ? { coll: spec } : spec;
-  if (!isPlainObject(opts) || typeof opts.coll !== 'string') {
-    throw mongoError('FailedToParse', "$unionWith requires a 'coll' string");
-  }
-  const other = [...ctx.lookup(opts.coll)].map(cloneValue);
-  const piped = Array.isArray(opts.pipeline) ? runStages(other, opts.pipeline as Document[], ctx) : other;
-  return [...docs, ...piped];
-};
-
 /** `$sort`, bounded as mongod's blocking sort; `keep` > 0 when a `$limit` follows (a top-k sort). */
 function sortStage(docs: Document[], spec: unknown, ctx: PipelineContext, keep: number): Document[] {
   if (!isPlainObject(spec)) throw mongoError('Location15973', 'the $sort key specification must be an object');
@@ -237,7 +227,6 @@ export const STAGES: Readonly<Record<string, Stage>> = {
     return docs.length === 0 ? [] : [{ [spec]: docs.length }];
   },
   $lookup: lookup,
-  $unionWith: unionWith,
   $facet: facet,
   $replaceRoot: (docs, spec, ctx) => {
     if (!isPlainObject(spec) || !('newRoot' in spec)) throw mongoError('Location40231', 'no newRoot specified for the $replaceRoot stage');
@@ -248,19 +237,8 @@ export const STAGES: Readonly<Record<string, Stage>> = {
   $geoNear: () => {
     throw mongoError('Location40602', '$geoNear is only valid as the first stage in a pipeline.');
   },
-  $sortByCount: (docs, spec, ctx) => {
-    const grouped = group(docs, { _id: spec, count: { $sum: 1 } }, ctx);
-    return grouped.sort((a, b) => compareValues(b.count, a.count));
-  },
-  $sample: (docs, spec) => {
-    const size = isPlainObject(spec) ? nonNegativeInt('$sample', spec.size) : nonNegativeInt('$sample', undefined);
-    const copy = [...docs];
-    for (let i = copy.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [copy[i], copy[j]] = [copy[j]!, copy[i]!];
-    }
-    return copy.slice(0, size);
-  },
+  // $bucket, $bucketAuto, $graphLookup, $sample, $sortByCount, $redact, $unionWith, $densify, $fill, $setWindowFields, $documents.
+  ...moreStages(runStages),
 };
 
 const OUTPUT_STAGES = new Set(['$out', '$merge']);

@@ -1,0 +1,240 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient, type Db, type Document } from 'mongodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEngine } from '../../../src/engine/index.js';
+import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
+
+/**
+ * Time-series collections as mongod 7.0 creates, lists and fills them
+ * (jstests/core/timeseries/timeseries_create_collection.js for the codes).
+ * The engine keeps measurements as plain documents: no system.buckets
+ * collection is listed.
+ */
+
+const t0 = new Date('2026-01-01T00:00:00Z');
+const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+
+/** Creates the case's collection as time-series (the case's own collection is dropped first). */
+async function createTs(c: LooseCollection, db: Db, options: Document): Promise<unknown> {
+  await c.drop().catch(() => undefined);
+  return db.command({ create: c.collectionName, ...options });
+}
+
+async function listed(c: LooseCollection, db: Db): Promise<Document[]> {
+  return db.listCollections({ name: c.collectionName }).toArray();
+}
+
+const refuse = (name: string, options: Document, code: number): CompatCase => ({
+  name,
+  run: (c, db) => createTs(c, db, options),
+  code,
+});
+
+const cases: CompatCase[] = [
+  {
+    name: 'create with a timeField lists as timeseries with granularity seconds and its bucket span',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      return listed(c, db);
+    },
+    expected: [{ name: expect.any(String), type: 'timeseries', options: { timeseries: { timeField: 't', granularity: 'seconds', bucketMaxSpanSeconds: 3600 } }, info: { readOnly: false } }],
+  },
+  {
+    name: 'create with metaField and granularity minutes',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't', metaField: 'm', granularity: 'minutes' } });
+      return (await listed(c, db))[0]!.options;
+    },
+    expected: { timeseries: { timeField: 't', metaField: 'm', granularity: 'minutes', bucketMaxSpanSeconds: 86400 } },
+  },
+  {
+    name: 'create with granularity hours and expireAfterSeconds',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't', granularity: 'hours' }, expireAfterSeconds: 3600 });
+      return (await listed(c, db))[0]!.options;
+    },
+    expected: { timeseries: { timeField: 't', granularity: 'hours', bucketMaxSpanSeconds: 2592000 }, expireAfterSeconds: 3600 },
+  },
+  {
+    name: 'create with a granularity and its own bucketMaxSpanSeconds',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't', granularity: 'minutes', bucketMaxSpanSeconds: 86400 } });
+      return (await listed(c, db))[0]!.options.timeseries;
+    },
+    expected: { timeField: 't', granularity: 'minutes', bucketMaxSpanSeconds: 86400 },
+  },
+  {
+    name: 'create again with the same options succeeds',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't', metaField: 'm' } });
+      return (await db.command({ create: c.collectionName, timeseries: { timeField: 't', metaField: 'm' } })).ok;
+    },
+    expected: 1,
+  },
+  {
+    name: 'create again with other options is NamespaceExists',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      return db.command({ create: c.collectionName, timeseries: { timeField: 't', metaField: 'm' } });
+    },
+    code: 48,
+  },
+  {
+    name: 'a time-series create over an ordinary collection is NamespaceExists',
+    run: async (c, db) => {
+      await createTs(c, db, {});
+      return db.command({ create: c.collectionName, timeseries: { timeField: 't' } });
+    },
+    code: 48,
+  },
+  refuse('timeseries without timeField is 40414', { timeseries: { metaField: 'm' } }, 40414),
+  refuse('timeseries that is not a document is TypeMismatch', { timeseries: '' }, 14),
+  refuse('a non-string timeField is TypeMismatch', { timeseries: { timeField: 100 } }, 14),
+  refuse('a non-string metaField is TypeMismatch', { timeseries: { timeField: 't', metaField: 100 } }, 14),
+  refuse('an unknown timeseries option is 40415', { timeseries: { timeField: 't', invalidOption: {} } }, 40415),
+  refuse('a dotted timeField is InvalidOptions', { timeseries: { timeField: 'sub.time' } }, 72),
+  refuse('a dotted metaField is InvalidOptions', { timeseries: { timeField: 't', metaField: 'sub.meta' } }, 72),
+  refuse('metaField equal to timeField is InvalidOptions', { timeseries: { timeField: 't', metaField: 't' } }, 72),
+  refuse('an unknown granularity is BadValue', { timeseries: { timeField: 't', granularity: 'days' } }, 2),
+  refuse('bucketMaxSpanSeconds alone is InvalidOptions', { timeseries: { timeField: 't', bucketMaxSpanSeconds: 10 } }, 72),
+  refuse('bucketMaxSpanSeconds other than the granularity default is InvalidOptions', { timeseries: { timeField: 't', granularity: 'minutes', bucketMaxSpanSeconds: 3600 } }, 72),
+  refuse('a negative expireAfterSeconds is InvalidOptions', { timeseries: { timeField: 't' }, expireAfterSeconds: -10 }, 72),
+  refuse('a string expireAfterSeconds is TypeMismatch', { timeseries: { timeField: 't' }, expireAfterSeconds: '' }, 14),
+  refuse('capped time-series is InvalidOptions', { timeseries: { timeField: 't' }, capped: true, size: 100 }, 72),
+  refuse('a validator on time-series is InvalidOptions', { timeseries: { timeField: 't' }, validator: {} }, 72),
+  refuse('viewOn with timeseries is InvalidOptions', { timeseries: { timeField: 't' }, viewOn: 'x' }, 72),
+  refuse('clusteredIndex with timeseries is InvalidOptions', { timeseries: { timeField: 't' }, clusteredIndex: false }, 72),
+  refuse('expireAfterSeconds on an ordinary collection is InvalidOptions', { expireAfterSeconds: 10 }, 72),
+  {
+    name: 'inserted measurements are found as inserted',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't', metaField: 'm' } });
+      await c.insertMany([
+        { _id: 1, t: at(0), m: { sensor: 'a' }, v: 1 },
+        { _id: 2, t: at(1), m: { sensor: 'b' }, v: 2 },
+        { _id: 3, t: at(2), m: { sensor: 'a' }, v: 3 },
+      ]);
+      return c.find({ 'm.sensor': 'a' }).sort({ t: 1 }).toArray();
+    },
+    expected: [
+      { _id: 1, t: at(0), m: { sensor: 'a' }, v: 1 },
+      { _id: 3, t: at(2), m: { sensor: 'a' }, v: 3 },
+    ],
+  },
+  {
+    name: 'measurements aggregate and count',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't', metaField: 'm' } });
+      await c.insertMany([
+        { t: at(0), m: 'a', v: 1 },
+        { t: at(1), m: 'b', v: 2 },
+        { t: at(2), m: 'a', v: 3 },
+      ]);
+      return { n: await c.countDocuments({}), groups: await c.aggregate([{ $group: { _id: '$m', total: { $sum: '$v' } } }, { $sort: { _id: 1 } }]).toArray() };
+    },
+    expected: {
+      n: 3,
+      groups: [
+        { _id: 'a', total: 4 },
+        { _id: 'b', total: 2 },
+      ],
+    },
+  },
+  {
+    name: 'a measurement without its time field is BadValue',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      return c.insertOne({ v: 1 });
+    },
+    code: 2,
+  },
+  {
+    name: 'a measurement whose time is not a date is BadValue',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      return c.insertOne({ t: '2026-01-01', v: 1 });
+    },
+    code: 2,
+  },
+  {
+    name: 'an unordered insert keeps the valid measurements',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      await c.insertMany([{ _id: 1, t: at(0) }, { _id: 2 }, { _id: 3, t: at(1) }], { ordered: false }).catch(() => undefined);
+      return (await c.find().sort({ _id: 1 }).toArray()).map((d) => d._id);
+    },
+    expected: [1, 3],
+  },
+];
+
+describeCompat('time-series', cases);
+
+describe('time-series on lmdb: options survive a restart, expireAfterSeconds expires measurements', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function withClient<T>(dbPath: string, run: (client: MongoClient) => Promise<T>, ttlMonitorIntervalMs?: number): Promise<T> {
+    const engine = await startEngine({ dbPath, port: 0, ttlMonitorIntervalMs });
+    const client = new MongoClient(engine.uri);
+    try {
+      return await run(client);
+    } finally {
+      await client.close();
+      await engine.close();
+    }
+  }
+
+  function tempDir(): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-ts-'));
+    dirs.push(dir);
+    return path.join(dir, 'data');
+  }
+
+  it('keeps the time-series options and measurements, and still checks the time field', async () => {
+    const dbPath = tempDir();
+    await withClient(dbPath, async (client) => {
+      await client.db('app').createCollection('weather', { timeseries: { timeField: 'ts', metaField: 'meta', granularity: 'minutes' }, expireAfterSeconds: 86400 * 365 * 100 });
+      await client.db('app').collection('weather').insertOne({ ts: at(0), meta: 'x', temp: 12 });
+    });
+    const after = await withClient(dbPath, async (client) => {
+      const db = client.db('app');
+      const [info] = await db.listCollections({ name: 'weather' }).toArray();
+      const docs = await db.collection('weather').find({}, { projection: { _id: 0 } }).toArray();
+      const code = await db.collection('weather').insertOne({ temp: 1 }).then(
+        () => undefined,
+        (e: { code?: number }) => e.code,
+      );
+      return { type: info!.type, options: (info as Document).options, docs, code };
+    });
+    expect(after).toEqual({
+      type: 'timeseries',
+      options: { timeseries: { timeField: 'ts', metaField: 'meta', granularity: 'minutes', bucketMaxSpanSeconds: 86400 }, expireAfterSeconds: 86400 * 365 * 100 },
+      docs: [{ ts: at(0), meta: 'x', temp: 12 }],
+      code: 2,
+    });
+  });
+
+  it('removes measurements older than expireAfterSeconds and keeps recent ones', async () => {
+    const dbPath = tempDir();
+    const remaining = await withClient(
+      dbPath,
+      async (client) => {
+        const db = client.db('app');
+        await db.createCollection('events', { timeseries: { timeField: 'at' }, expireAfterSeconds: 3600 });
+        await db.collection('events').insertMany([
+          { _id: 'old', at: new Date(Date.now() - 7200_000) },
+          { _id: 'new', at: new Date() },
+        ] as Document[]);
+        // The monitor runs every 20 ms here; wait until it has swept (bounded by the test timeout).
+        while ((await db.collection('events').countDocuments()) > 1) await new Promise((r) => setTimeout(r, 20));
+        return (await db.collection('events').find().toArray()).map((d) => d._id);
+      },
+      20,
+    );
+    expect(remaining).toEqual(['new']);
+  });
+});
