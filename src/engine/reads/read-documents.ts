@@ -1,8 +1,9 @@
 import { mongoError } from '../errors.js';
-import { boundedSort, compileFilter, compileSort, naturalDirection, planQuery, validateCollation, valuesEqual } from '../query/index.js';
+import { boundedSort, compileFilter, compileSort, naturalDirection, validateCollation, valuesEqual } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
+import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -11,7 +12,9 @@ import { isView, viewDocuments } from './views.js';
  * Without a sort the result stays lazy, so `find().limit(1)` or a cursor's
  * first batch does not filter the whole collection. Order, as mongod's plans
  * give it: a collection scan is natural (insertion) order, an index scan the
- * index's first-field order, a hinted index its full key order.
+ * index's key order, a hinted index its full key order. A sort an index
+ * gives (choose-plan.ts) is read in that index's order and stops after
+ * skip + limit matches, with no blocking sort.
  */
 
 export interface ReadOptions {
@@ -42,13 +45,18 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const matches = compileFilter(filter, { collation, variables: opts.variables });
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
-  const plan = natural === undefined ? planQuery(filter, hinted ? [hinted] : info.indexes, collation) : undefined;
+  const skip = opts.skip ?? 0;
+  const limit = opts.limit ?? 0;
+  const chosen =
+    natural === undefined && !isView(info)
+      ? chooseRead(storage, info, { filter, sort: opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches })
+      : undefined;
+  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit);
+  const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
     ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
     : storage.scan(db, coll, plan);
-  const skip = opts.skip ?? 0;
-  const limit = opts.limit ?? 0;
   const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
   if (natural !== undefined && natural <= 0) {
     const all = [...lazyFilter(candidates, matches, 0, 0)].reverse();
