@@ -197,7 +197,8 @@ export class IndexRuntime {
   }
 
   private ids(entries: readonly IndexEntry[]): string[] {
-    return this.multikey ? dedupe(entries) : entries.map((e) => e.idKey);
+    // Only a document with an array key has several entries: without one there is nothing to de-duplicate.
+    return this.multikey && this.arrayDocs > 0 ? dedupe(entries) : entries.map((e) => e.idKey);
   }
 
   get entryCount(): number {
