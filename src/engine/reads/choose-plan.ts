@@ -12,9 +12,9 @@ import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/ty
  * plan to fill a batch or finish wins"): the blocking plan returns nothing
  * before it has read all its N candidates (N is counted from the index
  * without reading documents), so the sorted plan runs first with a budget of
- * N documents. If it finds the `need` matches it must return (or runs out of
- * keys) within them it wins and keeps what it read; otherwise the bounded
- * plan wins. A sorted plan with no competitor wins outright, as an indexed
+ * N documents (and one more step: a tie goes to the plan with no sort). If
+ * it finds the `need` matches it must return (or runs out of keys) within
+ * them it wins and keeps what it read; otherwise the bounded plan wins. A sorted plan with no competitor wins outright, as an indexed
  * plan beats a collection scan and sort in mongod. A hint limits the choice
  * to the hinted index, which gives the order when it can.
  */
@@ -67,14 +67,19 @@ function trial(storage: Storage, info: CollectionInfo, sorted: ScanPlan, bounded
   const rest = storage.scan(info.db, info.name, sorted)[Symbol.iterator]();
   const matched: Document[] = [];
   let examined = 0;
-  while (examined < budget) {
+  let finished = false;
+  // One step past the budget: the blocking plan still has its sort to do, so a tie goes to the sorted plan.
+  while (examined <= budget) {
     const next = rest.next();
-    if (next.done) break;
+    if (next.done) {
+      finished = true;
+      break;
+    }
     examined++;
     if (opts.matches(next.value)) matched.push(next.value);
     if (matched.length >= opts.need) break;
   }
-  const won = matched.length >= opts.need || examined < budget;
+  const won = finished || matched.length >= opts.need;
   return won ? { plan: sorted, sorted: true, started: { matched, rest, examined } } : { plan: bounded, sorted: false };
 }
 
