@@ -43,8 +43,10 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const collation = opts.collation ?? defaultCollation(info);
   const filter = opts.filter ?? {};
   const matches = compileFilter(filter, { collation, variables: opts.variables });
-  // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
+  // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards;
+  // a hinted `$natural` still leaves an explicit sort to do.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
+  const sort = naturalDirection(opts.sort) === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
   const skip = opts.skip ?? 0;
   const limit = opts.limit ?? 0;
   const chosen =
@@ -58,15 +60,13 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
     ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
     : storage.scan(db, coll, plan);
   const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
-  if (natural !== undefined && natural <= 0) {
-    const all = [...lazyFilter(candidates, matches, 0, 0)].reverse();
-    return limit > 0 ? all.slice(skip, skip + limit) : all.slice(skip);
-  }
-  const sort = natural === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
+  const backwards = natural !== undefined && natural <= 0;
+  const scanned = backwards ? [...lazyFilter(candidates, matches, 0, 0)].reverse() : undefined;
+  if (scanned && !sort) return limit > 0 ? scanned.slice(skip, skip + limit) : scanned.slice(skip);
   if (sort) {
     // An index in the sort's order makes it no blocking sort in mongod: no memory limit applies.
-    if (info.indexes.some((ix) => indexGivesOrder(ix, sort, collation))) bounds.allowDiskUse = true;
-    return boundedSort(lazyFilter(candidates, matches, 0, 0), compileSort(sort, collation), bounds).slice(skip);
+    if (natural === undefined && info.indexes.some((ix) => indexGivesOrder(ix, sort, collation))) bounds.allowDiskUse = true;
+    return boundedSort(scanned ?? lazyFilter(candidates, matches, 0, 0), compileSort(sort, collation), bounds).slice(skip);
   }
   // A hinted index answers in its key order (mongod scans that index).
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;

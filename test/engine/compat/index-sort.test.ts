@@ -269,6 +269,23 @@ const cases: CompatCase[] = [
     },
   },
   {
+    name: 'a $natural hint scans the collection and still sorts; a $natural sort is record order even with an index',
+    seed: docs,
+    indexes: tenantIdIndex,
+    run: async (c) => ({
+      hinted: ids(await c.find({ t: 'a' }).hint({ $natural: 1 }).sort({ _id: -1 }).limit(3).toArray()),
+      hintedStages: (await explained(c.find({ t: 'a' }).hint({ $natural: 1 }).sort({ _id: -1 }).limit(3))).stages,
+      backwards: ids(await c.find({ t: 'a' }).hint({ $natural: -1 }).sort({ _id: 1 }).limit(3).toArray()),
+      natural: ids(await c.find({ t: 'a' }).sort({ $natural: 1 }).limit(3).toArray()),
+    }),
+    expected: {
+      hinted: expectedIds((d) => d.t === 'a', by(['_id', -1]), 0, 3),
+      hintedStages: ['SORT', 'COLLSCAN'],
+      backwards: expectedIds((d) => d.t === 'a', byId, 0, 3),
+      natural: docs.filter((d) => d.t === 'a').slice(0, 3).map((d) => d._id),
+    },
+  },
+  {
     name: 'a multikey index cannot give a sort: arrays sort by their least (asc) or greatest (desc) element',
     indexes: [{ key: { k: 1 } }],
     seed: [
