@@ -85,7 +85,9 @@ export function liveAt(at: Date): Record<string, unknown> {
  */
 @ObjectType({ description: 'An API key; never carries its secret or a hash of it.' })
 @index({ keyId: 1 }, { unique: true })
-// Lists: per tenant, all of them or the caller's own, paged by _id.
+// Lists: per tenant, all of them (first index) or the caller's own (second), paged by _id;
+// each gives the _id order after its equality fields, so a page reads only its own records.
+@index({ tenant_id: 1, _id: 1 })
 @index({ tenant_id: 1, createdBy: 1, _id: 1 })
 @modelOptions({
   // minimize: false keeps an empty `metadata` object in the stored record.

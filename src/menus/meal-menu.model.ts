@@ -39,7 +39,9 @@ export const MEAL_MENU_COLLECTION = 'mealmenus';
  * removes them for good. The service therefore reads the raw stored record,
  * because mongoose fills this default when it loads a document.
  */
-// Lists are per tenant, often per service day, paged by _id.
+// Lists are per tenant, paged by _id: this index gives that order after the tenant
+// (no sort, the read stops after a page); with a service day, the second one does.
+@index({ tenant_id: 1, _id: 1 })
 @index({ tenant_id: 1, date: 1, _id: 1 })
 @modelOptions({
   schemaOptions: { collection: MEAL_MENU_COLLECTION, timestamps: true },

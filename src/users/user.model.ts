@@ -49,6 +49,9 @@ export class SocialLinks {
 @index({ tenant_id: 1, email: 1 }, { unique: true, collation: emailCollation })
 // Sign-in without a tenant looks an email up across tenants.
 @index({ email: 1, tenant_id: 1 }, { collation: emailCollation })
+// Lists page a tenant's users by _id: this index gives that order (no sort, the read stops after a page).
+@index({ tenant_id: 1, _id: 1 })
+// Filtering by role: `roles` is an array, so this multikey index narrows but cannot give the order.
 @index({ tenant_id: 1, roles: 1, _id: 1 })
 @modelOptions({ schemaOptions: { collection: 'users', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
 // Credentials reuse accounts for up to a second; a change through the model is seen at once.

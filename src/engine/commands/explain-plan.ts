@@ -1,8 +1,9 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
-import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planQuery, planTextFilter } from '../query/index.js';
+import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planTextFilter } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
+import { chooseRead, indexableSort, TRIAL_RESULTS } from '../reads/choose-plan.js';
 import { defaultCollation, isView, resolveHint } from '../reads/index.js';
 import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
 
@@ -14,7 +15,10 @@ import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/ty
  *
  * Stages, innermost first: COLLSCAN, or IXSCAN under FETCH (IDHACK for a
  * plain `_id` lookup; EOF for a missing collection), then SORT, SKIP, LIMIT
- * and PROJECTION_DEFAULT as the read asks.
+ * and PROJECTION_DEFAULT as the read asks. The plan is the one reads run
+ * (reads/choose-plan.ts): when the index gives the sort there is no SORT
+ * stage, the IXSCAN shows its direction and compound bounds, and the counts
+ * stop where the scan stops (skip + limit matches).
  */
 
 export interface ReadSpec {
@@ -62,11 +66,12 @@ export function explainRead(storage: Storage, db: string, coll: string, spec: Re
     return { parsedQuery, winningPlan, execution };
   }
   const collation = spec.collation ?? defaultCollation(info);
-  const access = chooseAccess(info, spec, collation);
+  const access = chooseAccess(storage, info, spec, collation);
   const started = performance.now();
-  const run = execute ? runRead(storage, db, coll, spec, access.plan, collation) : undefined;
+  const run = execute ? runRead(storage, db, coll, spec, access, collation) : undefined;
   const counts = run && { ...run, millis: Math.round(performance.now() - started) };
-  const tree = buildStages(info, spec, access, parsedQuery, counts);
+  const multikey = access.index ? storage.multikeyIndexes(db, coll).includes(access.index.name) : false;
+  const tree = buildStages(info, spec, access, parsedQuery, counts, multikey);
   return {
     parsedQuery,
     winningPlan: tree.plan,
@@ -78,22 +83,30 @@ interface Access {
   kind: 'COLLSCAN' | 'IXSCAN' | 'IDHACK';
   plan?: ScanPlan;
   index?: IndexSpec;
+  /** The index scan gives the sort's order (no SORT stage). */
+  sorted?: boolean;
 }
 
-function chooseAccess(info: CollectionInfo, spec: ReadSpec, collation: Collation | undefined): Access {
-  if (spec.hint !== undefined) {
-    if (isPlainObject(spec.hint) && naturalDirection(spec.hint) !== undefined) return { kind: 'COLLSCAN' };
-    const hinted = resolveHint(info, spec.hint);
-    if (hinted) {
-      const plan = planQuery(spec.filter, [{ ...hinted, hidden: false }], collation) ?? { index: hinted.name };
-      return { kind: 'IXSCAN', plan, index: hinted };
-    }
-  }
-  const plan = planQuery(spec.filter, info.indexes, collation);
+function chooseAccess(storage: Storage, info: CollectionInfo, spec: ReadSpec, collation: Collation | undefined): Access {
+  const natural = spec.hint !== undefined && isPlainObject(spec.hint) && naturalDirection(spec.hint) !== undefined;
+  if (natural) return { kind: 'COLLSCAN' };
+  const hinted = spec.hint !== undefined ? resolveHint(info, spec.hint) : undefined;
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const chosen = chooseRead(storage, info, {
+    filter: spec.filter,
+    sort: spec.sort,
+    hinted: hinted && { ...hinted, hidden: false },
+    collation,
+    need: skip + (limit > 0 ? limit : TRIAL_RESULTS),
+    matches: readMatcher(spec, info.indexes, `${info.db}.${info.name}`, collation),
+  });
+  if (hinted) return { kind: 'IXSCAN', plan: chosen.plan ?? { index: hinted.name }, index: hinted, sorted: chosen.sorted };
+  const plan = chosen.plan;
   if (!plan) return { kind: 'COLLSCAN' };
   const index = info.indexes.find((ix) => ix.name === plan.index)!;
   if (isIdLookup(spec, plan)) return { kind: 'IDHACK', plan, index };
-  return { kind: 'IXSCAN', plan, index };
+  return { kind: 'IXSCAN', plan, index, sorted: chosen.sorted };
 }
 
 /** `{_id: <value>}` and nothing else that needs a query plan: mongod's IDHACK. */
@@ -117,14 +130,20 @@ interface RunCounts {
   matched: number;
 }
 
-function runRead(storage: Storage, db: string, coll: string, spec: ReadSpec, plan: ScanPlan | undefined, collation: Collation | undefined): RunCounts {
-  // A $text is evaluated as reads/ does it (the plan shape does not show a TEXT stage).
-  const text = planTextFilter(spec.filter, storage.collection(db, coll)?.indexes, `${db}.${coll}`);
+/** The read's filter as reads/ evaluates it: a $text through the text index (the plan shape shows no TEXT stage). */
+function readMatcher(spec: ReadSpec, indexes: IndexSpec[] | undefined, ns: string, collation: Collation | undefined): (doc: Document) => boolean {
+  const text = planTextFilter(spec.filter, indexes, ns);
   const rest = compileFilter(text.rest, { collation, variables: spec.variables });
-  const matches = text.match ? (doc: Document) => rest(doc) && text.match!(doc) : rest;
+  return text.match ? (doc: Document) => rest(doc) && text.match!(doc) : rest;
+}
+
+function runRead(storage: Storage, db: string, coll: string, spec: ReadSpec, access: Access, collation: Collation | undefined): RunCounts {
+  const plan = access.plan;
+  const matches = readMatcher(spec, storage.collection(db, coll)?.indexes, `${db}.${coll}`, collation);
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
-  const sorted = spec.sort !== undefined && Object.keys(spec.sort).length > 0 && naturalDirection(spec.sort) === undefined;
+  // An index that gives the order leaves nothing to sort: the scan stops like an unsorted one.
+  const sorted = indexableSort(spec.sort) !== undefined && !access.sorted;
   const matchedDocs: Document[] = [];
   let examined = 0;
   for (const doc of storage.scan(db, coll, plan)) {
@@ -164,6 +183,7 @@ function buildStages(
   access: Access,
   parsedQuery: Document,
   counts: (RunCounts & { millis: number }) | undefined,
+  multikey: boolean,
 ): StageTree {
   const millis = counts?.millis ?? 0;
   let plan: Document;
@@ -176,7 +196,7 @@ function buildStages(
     plan = { stage: 'COLLSCAN', ...(hasQuery ? { filter: parsedQuery } : {}), direction: 'forward' };
     if (counts) stats = { ...plan, ...counters(counts.matched, millis), docsExamined: counts.docsExamined };
   } else {
-    const ixscan = indexScanStage(access.index!, access.plan!);
+    const ixscan = indexScanStage(access.index!, access.plan!, multikey);
     const residual = residualFilter(parsedQuery, access.plan!, access.index!);
     plan = { stage: 'FETCH', ...(residual ? { filter: residual } : {}), inputStage: ixscan };
     if (counts) {
@@ -197,7 +217,7 @@ function buildStages(
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const returned = counts?.returned.length ?? 0;
-  const sort = spec.sort && Object.keys(spec.sort).length > 0 && naturalDirection(spec.sort) === undefined ? spec.sort : undefined;
+  const sort = access.sorted ? undefined : indexableSort(spec.sort);
   if (sort) {
     wrap({ stage: 'SORT', sortPattern: sort, memLimit: SORT_MEMORY_LIMIT, ...(limit > 0 ? { limitAmount: skip + limit } : {}), type: 'simple' }, Math.min(counts?.matched ?? 0, limit > 0 ? skip + limit : Infinity));
     if (skip > 0) wrap({ stage: 'SKIP', skipAmount: skip }, returned);
@@ -209,11 +229,24 @@ function buildStages(
   return { plan, stats };
 }
 
-function indexScanStage(index: IndexSpec, plan: ScanPlan): Document {
+function indexScanStage(index: IndexSpec, plan: ScanPlan, multikey: boolean): Document {
   const fields = Object.keys(index.key);
+  const descending = (field: string): boolean => isNumeric(index.key[field]) && toDouble(index.key[field]) < 0;
+  // Storage keeps the first field ascending: a descending first field walked forwards there is mongod's backward.
+  const backward = (plan.backward === true) !== descending(fields[0]!);
+  const reading = plan.keyBounds;
   const indexBounds: Document = {};
   fields.forEach((field, i) => {
-    indexBounds[field] = i === 0 ? firstFieldBounds(plan, index.key[field]) : ['[MinKey, MaxKey]'];
+    const on = reading
+      ? i < reading.equals.length
+        ? { equals: [reading.equals[i]] }
+        : i === reading.equals.length && reading.range
+          ? { range: reading.range }
+          : {}
+      : i === 0
+        ? plan
+        : {};
+    indexBounds[field] = fieldBounds(on, descending(field) !== (reading ? backward : false));
   });
   const multiKeyPaths: Document = {};
   for (const field of fields) multiKeyPaths[field] = [];
@@ -222,25 +255,28 @@ function indexScanStage(index: IndexSpec, plan: ScanPlan): Document {
     keyPattern: index.key,
     indexName: index.name,
     ...(index.collation ? { collation: index.collation } : {}),
-    isMultiKey: false,
+    isMultiKey: multikey,
     multiKeyPaths,
     isUnique: index.unique === true || index.name === '_id_',
     isSparse: index.sparse === true,
     isPartial: index.partialFilterExpression !== undefined,
     indexVersion: index.v ?? 2,
-    direction: 'forward',
+    direction: reading && backward ? 'backward' : 'forward',
     indexBounds,
   };
 }
 
-/** Bounds in mongod's notation: `[1, 1]`, `(5, inf.0]`, `["a", {})`, `[MinKey, MaxKey]`. */
-function firstFieldBounds(plan: ScanPlan, direction: unknown): string[] {
-  const descending = isNumeric(direction) && toDouble(direction) < 0;
+/**
+ * One field's bounds in mongod's notation: `[1, 1]`, `(5, inf.0]`,
+ * `["a", {})`, `[MinKey, MaxKey]`; `reversed` (a descending field, or a
+ * backward scan) lists them from high to low.
+ */
+function fieldBounds(on: Pick<ScanPlan, 'equals' | 'range'>, reversed: boolean): string[] {
   let bounds: string[];
-  if (plan.equals) {
-    bounds = [...plan.equals].sort(compareValues).map((v) => `[${boundValue(v)}, ${boundValue(v)}]`);
-  } else if (plan.range) {
-    const { min, max, minInclusive, maxInclusive } = plan.range;
+  if (on.equals) {
+    bounds = [...on.equals].sort(compareValues).map((v) => `[${boundValue(v)}, ${boundValue(v)}]`);
+  } else if (on.range) {
+    const { min, max, minInclusive, maxInclusive } = on.range;
     const typed = min !== undefined ? min : max;
     const low = min !== undefined ? boundValue(min) : lowestOfType(typed);
     const high = max !== undefined ? boundValue(max) : highestOfType(typed);
@@ -250,8 +286,7 @@ function firstFieldBounds(plan: ScanPlan, direction: unknown): string[] {
   } else {
     bounds = ['[MinKey, MaxKey]'];
   }
-  if (!descending) return bounds;
-  // A descending index lists its bounds from high to low.
+  if (!reversed) return bounds;
   return bounds.reverse().map((b) => {
     const m = /^([[(])(.*), (.*)([\])])$/.exec(b);
     return m ? `${m[4] === ']' ? '[' : '('}${m[3]}, ${m[2]}${m[1] === '[' ? ']' : ')'}` : b;
@@ -262,6 +297,7 @@ function lowestOfType(value: unknown): string {
   if (isNumeric(value)) return '-inf.0';
   if (typeof value === 'string') return '""';
   if (value instanceof Date) return 'new Date(-9223372036854775808)';
+  if (value instanceof ObjectId) return "ObjectId('000000000000000000000000')";
   return 'MinKey';
 }
 
@@ -269,6 +305,7 @@ function highestOfType(value: unknown): string {
   if (isNumeric(value)) return 'inf.0';
   if (typeof value === 'string') return '{}';
   if (value instanceof Date) return 'new Date(9223372036854775807)';
+  if (value instanceof ObjectId) return "ObjectId('ffffffffffffffffffffffff')";
   return 'MaxKey';
 }
 
@@ -291,6 +328,7 @@ function residualFilter(parsedQuery: Document, plan: ScanPlan, index: IndexSpec)
   if (Object.keys(parsedQuery).length === 0) return undefined;
   const first = Object.keys(index.key)[0]!;
   const clauses = Array.isArray(parsedQuery.$and) ? (parsedQuery.$and as Document[]) : [parsedQuery];
+  if (plan.keyBounds) return remaining(clauses.filter((clause) => !coveredByKeyBounds(clause, plan.keyBounds!, Object.keys(index.key))));
   let usedOne = false;
   const rest = clauses.filter((clause) => {
     const keys = Object.keys(clause);
@@ -301,8 +339,28 @@ function residualFilter(parsedQuery: Document, plan: ScanPlan, index: IndexSpec)
     }
     return true;
   });
+  return remaining(rest);
+}
+
+function remaining(rest: Document[]): Document | undefined {
   if (rest.length === 0) return undefined;
   return rest.length === 1 ? rest[0] : { $and: rest };
+}
+
+/** A parsed clause the compound bounds answer: `$eq` on a prefix field, or the used range operators on the next one. */
+function coveredByKeyBounds(clause: Document, bounds: NonNullable<ScanPlan['keyBounds']>, fields: string[]): boolean {
+  const keys = Object.keys(clause);
+  if (keys.length !== 1) return false;
+  const i = fields.indexOf(keys[0]!);
+  const condition = clause[keys[0]!];
+  if (i < 0 || !isPlainObject(condition)) return false;
+  const [op, value] = Object.entries(condition)[0] ?? [];
+  if (i < bounds.equals.length) return op === '$eq' && compareValues(value, bounds.equals[i]) === 0;
+  const range = bounds.range;
+  if (i !== bounds.equals.length || !range) return false;
+  if ((op === '$gt' || op === '$gte') && range.min !== undefined) return range.minInclusive === (op === '$gte') && compareValues(value, range.min) === 0;
+  if ((op === '$lt' || op === '$lte') && range.max !== undefined) return range.maxInclusive === (op === '$lte') && compareValues(value, range.max) === 0;
+  return false;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Collation, Document } from './types.js';
 
 type Bounds = Omit<ScanPlan, 'index'>;
 
-function boundsFor(condition: unknown): Bounds | undefined {
+export function boundsFor(condition: unknown): Bounds | undefined {
   if (isRegexValue(condition)) return undefined;
   if (!isOperatorObject(condition)) {
     // Equality on an array value would also need the array itself; leave it to a scan.
@@ -40,14 +40,14 @@ function boundsFor(condition: unknown): Bounds | undefined {
   return 'min' in range || 'max' in range ? { range } : undefined;
 }
 
-function sameCollation(a: IndexSpec['collation'], b: Collation | undefined): boolean {
+export function sameCollation(a: IndexSpec['collation'], b: Collation | undefined): boolean {
   const simple = (c: { locale: string } | undefined) => !c || c.locale === 'simple';
   if (simple(a) && simple(b)) return true;
   if (!a || !b) return false;
   return a.locale === b.locale && (a.strength ?? 3) === (b.strength ?? 3);
 }
 
-function conditionsOf(filter: Document): Array<[string, unknown]> {
+export function conditionsOf(filter: Document): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   for (const key of Object.keys(filter)) {
     if (key === '$and' && Array.isArray(filter.$and)) {

@@ -1,12 +1,13 @@
 import { mongoError } from '../errors.js';
 import { orderByDistance, planNear } from '../query/geo/index.js';
 import {
-  boundedSort, compileFilter, compileSort, naturalDirection, planQuery, planTextFilter, textScoreUnavailable, usesTextScore,
-  validateCollation, valuesEqual,
+  boundedSort, compileFilter, compileSort, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore, validateCollation,
+  valuesEqual,
 } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
+import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -15,7 +16,9 @@ import { isView, viewDocuments } from './views.js';
  * Without a sort the result stays lazy, so `find().limit(1)` or a cursor's
  * first batch does not filter the whole collection. Order, as mongod's plans
  * give it: a collection scan is natural (insertion) order, an index scan the
- * index's first-field order, a hinted index its full key order.
+ * index's key order, a hinted index its full key order. A sort an index
+ * gives (choose-plan.ts) is read in that index's order and stops after
+ * skip + limit matches, with no blocking sort.
  */
 
 export interface ReadOptions {
@@ -51,30 +54,36 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   // A $near/$nearSphere query needs its geo index (291) and comes back nearest first.
   const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
   const matches = withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match);
-  // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
+  // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards;
+  // a hinted `$natural` still leaves an explicit sort to do.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
-  const plan = natural === undefined ? planQuery(filter, hinted ? [hinted] : info.indexes, collation) : undefined;
+  const sort = naturalDirection(opts.sort) === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
+  const skip = opts.skip ?? 0;
+  const limit = opts.limit ?? 0;
+  const chosen =
+    natural === undefined && !isView(info)
+      ? // A $near answers by distance first, so no index gives its order.
+        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches })
+      : undefined;
+  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit);
+  const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
     ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
     : storage.scan(db, coll, plan);
-  const skip = opts.skip ?? 0;
-  const limit = opts.limit ?? 0;
   const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
   if (near) {
     const nearest = orderByDistance(lazyFilter(candidates, matches, 0, 0), near);
-    const ordered = opts.sort && Object.keys(opts.sort).length > 0 && natural === undefined ? nearest.sort(compileSort(opts.sort, collation)) : nearest;
+    const ordered = sort && natural === undefined ? nearest.sort(compileSort(sort, collation)) : nearest;
     return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
   }
-  if (natural !== undefined && natural <= 0) {
-    const all = [...lazyFilter(candidates, matches, 0, 0)].reverse();
-    return limit > 0 ? all.slice(skip, skip + limit) : all.slice(skip);
-  }
-  const sort = natural === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
+  const backwards = natural !== undefined && natural <= 0;
+  const scanned = backwards ? [...lazyFilter(candidates, matches, 0, 0)].reverse() : undefined;
+  if (scanned && !sort) return limit > 0 ? scanned.slice(skip, skip + limit) : scanned.slice(skip);
   if (sort) {
     // An index in the sort's order makes it no blocking sort in mongod: no memory limit applies.
-    if (info.indexes.some((ix) => indexGivesOrder(ix, sort, collation))) bounds.allowDiskUse = true;
-    return boundedSort(lazyFilter(candidates, matches, 0, 0), compileSort(sort, collation), bounds).slice(skip);
+    if (natural === undefined && info.indexes.some((ix) => indexGivesOrder(ix, sort, collation))) bounds.allowDiskUse = true;
+    return boundedSort(scanned ?? lazyFilter(candidates, matches, 0, 0), compileSort(sort, collation), bounds).slice(skip);
   }
   // A hinted index answers in its key order (mongod scans that index).
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;

@@ -138,9 +138,25 @@ export class CollectionData {
     if (!plan) return [...this.docs.keys()];
     const index = this.indexes.get(plan.index);
     if (!index) throw mongoError('BadValue', `hint provided does not correspond to an existing index: ${plan.index}`);
-    if (plan.equals) return index.lookup(plan.equals);
-    if (plan.range) return index.range(plan.range);
-    return index.all();
+    if (plan.keyBounds) return index.within(plan.keyBounds, plan.backward);
+    const ids = plan.equals ? index.lookup(plan.equals) : plan.range ? index.range(plan.range) : index.all();
+    return plan.backward ? ids.reverse() : ids;
+  }
+
+  /** The index entries a plan's scan would examine, counted without reading them (planning). */
+  countKeys(plan?: ScanPlan): number {
+    if (!plan) return this.docs.size;
+    const index = this.indexes.get(plan.index);
+    if (!index) return 0;
+    if (plan.keyBounds) return index.countWithin(plan.keyBounds);
+    if (plan.range) return index.countWithin({ equals: [], range: plan.range });
+    if (plan.equals) return plan.equals.reduce<number>((n, v) => n + index.countWithin({ equals: [v] }), 0);
+    return index.entryCount;
+  }
+
+  /** Names of the indexes some document's keys run through an array in. */
+  multikeyIndexes(): string[] {
+    return [...this.indexes.values()].filter((ix) => ix.isMultikey).map((ix) => ix.name);
   }
 
   /** BSON bytes of the documents and entries per index (dbStats, $collStats). */
@@ -201,7 +217,7 @@ function checkIdValue(id: unknown): void {
 
 function sameKeys(a: DocKeys | undefined, b: DocKeys | undefined): boolean {
   if (!a || !b) return a === b;
-  if (a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
+  if (a.multikey !== b.multikey || a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
   for (const k of a.tuples.keys()) if (!b.tuples.has(k)) return false;
   return a.first.every((v, i) => canonicalKey(v) === canonicalKey(b.first[i]));
 }

@@ -5,7 +5,7 @@ import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
 import { SortedEntries } from './index-sorted-entries.js';
-import type { IndexEntry, RangeBounds } from './index-sorted-entries.js';
+import type { IndexEntry, KeyBounds, RangeBounds } from './index-sorted-entries.js';
 import { compilePartialFilter } from './partial-filter.js';
 import type { IndexSpec } from './types.js';
 
@@ -13,13 +13,17 @@ import type { IndexSpec } from './types.js';
 export interface DocKeys {
   /** Distinct values of the first key field (one sorted entry each). */
   first: unknown[];
-  /** Distinct full key tuples, by canonical key (unique checks). */
+  /** Distinct full key tuples, by canonical key (unique checks; the sorted entries of a compound index). */
   tuples: Map<string, unknown[]>;
+  /** Some key field of this document runs through an array. */
+  multikey?: boolean;
 }
 
 /**
- * One live index: entries sorted on the first key field (equality and range
- * scans) and, when unique, a hash map from the full key to its document.
+ * One live index: entries sorted on the full key (compound indexes keep one
+ * entry per key tuple, so a scan yields the index's key order; equality and
+ * range scans bound the first field, KeyBounds several) and, when unique, a
+ * hash map from the full key to its document.
  * Sparse and partial indexes skip the documents they do not cover; missing
  * fields are keyed as null, so two documents missing a unique field collide.
  */
@@ -37,13 +41,16 @@ export class IndexRuntime {
   private readonly geoCheck?: (doc: Document) => void;
   /** A text index refuses a document naming a language it cannot use (mongod 17261/17262). */
   private readonly checkText?: (doc: Document) => void;
+  /** Documents whose keys run through an array: while any exist the index cannot give a sort order. */
+  private arrayDocs = 0;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
     this.paths = this.fields.map((f) => f.split('.'));
     this.multikey = spec.name !== '_id_';
     this.collation = spec.collation as Collation | undefined;
-    this.sorted = new SortedEntries(this.collation);
+    const dir = (f: string): number => (Number(spec.key[f]) < 0 ? -1 : 1);
+    this.sorted = new SortedEntries(this.collation, this.fields.slice(1).map((f) => dir(f) * dir(this.fields[0]!)));
     if (spec.unique || spec.name === '_id_') this.uniqueKeys = new Map();
     if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
     this.geoCheck = geoKeyCheck(spec);
@@ -73,7 +80,8 @@ export class IndexRuntime {
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
     const first = distinct(perField[0]!, this.collation);
     const tuples = new Map<string, unknown[]>();
-    if (this.uniqueKeys) {
+    const multikey = this.multikey && this.paths.some((p) => arrayPrefixLength(doc, p) !== undefined);
+    if (this.uniqueKeys || this.paths.length > 1) {
       const add = (tuple: unknown[]) => tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
       if (shared) {
         // Fields inside one array pair up element by element (mongod's keys), not crosswise.
@@ -87,7 +95,18 @@ export class IndexRuntime {
         for (const tuple of cartesian(perField)) add(tuple);
       }
     }
-    return { first, tuples };
+    return { first, tuples, multikey };
+  }
+
+  /** Whether some indexed document has an array on a key path (mongod's isMultiKey). */
+  get isMultikey(): boolean {
+    return this.arrayDocs > 0;
+  }
+
+  /** The sorted entries one document contributes: per first-field value, or per key tuple (compound). */
+  private entriesOf(keys: DocKeys, idKey: string): IndexEntry[] {
+    if (this.paths.length === 1) return keys.first.map((value) => ({ value, idKey }));
+    return [...keys.tuples.values()].map((t) => ({ value: t[0], rest: t.slice(1), idKey }));
   }
 
   /**
@@ -128,13 +147,15 @@ export class IndexRuntime {
 
   add(keys: DocKeys | undefined, idKey: string): void {
     if (!keys) return;
-    for (const value of keys.first) this.sorted.insert({ value, idKey });
+    for (const entry of this.entriesOf(keys, idKey)) this.sorted.insert(entry);
+    if (keys.multikey) this.arrayDocs++;
     if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.uniqueKeys.set(key, idKey);
   }
 
   remove(keys: DocKeys | undefined, idKey: string): void {
     if (!keys) return;
-    for (const value of keys.first) this.sorted.remove({ value, idKey });
+    for (const entry of this.entriesOf(keys, idKey)) this.sorted.remove(entry);
+    if (keys.multikey) this.arrayDocs--;
     if (this.uniqueKeys) {
       for (const key of keys.tuples.keys()) if (this.uniqueKeys.get(key) === idKey) this.uniqueKeys.delete(key);
     }
@@ -152,7 +173,8 @@ export class IndexRuntime {
       const keys = this.keysOf(doc, enforceUnique);
       if (!keys) continue;
       if (enforceUnique) this.check(ns, keys, idKey);
-      for (const value of keys.first) entries.push({ value, idKey });
+      entries.push(...this.entriesOf(keys, idKey));
+      if (keys.multikey) this.arrayDocs++;
       if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.uniqueKeys.set(key, idKey);
     }
     this.sorted.load(entries);
@@ -176,8 +198,21 @@ export class IndexRuntime {
     return this.ids(this.sorted.all());
   }
 
+  /** Document keys inside compound bounds, in key order or (`backward`) its reverse, deduplicated. */
+  within(bounds: KeyBounds, backward = false): string[] {
+    const entries = this.sorted.within(bounds);
+    // Reverse before de-duplicating: a multikey document comes first where the scan first meets it.
+    return this.ids(backward ? entries.reverse() : entries);
+  }
+
+  /** How many entries a scan inside `bounds` examines (planning). */
+  countWithin(bounds: KeyBounds): number {
+    return this.sorted.countWithin(bounds);
+  }
+
   private ids(entries: readonly IndexEntry[]): string[] {
-    return this.multikey ? dedupe(entries) : entries.map((e) => e.idKey);
+    // Only a document with an array key has several entries: without one there is nothing to de-duplicate.
+    return this.multikey && this.arrayDocs > 0 ? dedupe(entries) : entries.map((e) => e.idKey);
   }
 
   get entryCount(): number {

@@ -1,10 +1,24 @@
 import { compareValues } from '../query/index.js';
 import type { Collation } from '../query/index.js';
 
-/** One index entry: a value of the index's first field and the document it points to. */
+/**
+ * One index entry: a value of the index's first field, for a compound index
+ * the values of its other key fields (`rest`), and the document it points to.
+ */
 export interface IndexEntry {
   value: unknown;
+  rest?: unknown[];
   idKey: string;
+}
+
+/**
+ * Bounds over several key fields: one equality value on each leading field,
+ * then optionally a range on the next one (index {a: 1, b: 1}, a = 1 and
+ * b > 5). The entries inside form one contiguous run of the sorted order.
+ */
+export interface KeyBounds {
+  equals: unknown[];
+  range?: RangeBounds;
 }
 
 export interface RangeBounds {
@@ -27,7 +41,15 @@ export class SortedEntries {
   private chunks: IndexEntry[][] = [];
   private count = 0;
 
-  constructor(private readonly collation?: Collation) {}
+  /**
+   * `signs`: the direction of each key field after the first relative to the
+   * first one (index {a: 1, b: -1}: [-1]). The first field is always kept
+   * ascending, so a scan in index order walks forwards or backwards.
+   */
+  constructor(
+    private readonly collation?: Collation,
+    private readonly signs: readonly number[] = [],
+  ) {}
 
   get size(): number {
     return this.count;
@@ -36,6 +58,12 @@ export class SortedEntries {
   private compare(a: IndexEntry, b: IndexEntry): number {
     const c = compareValues(a.value, b.value, this.collation);
     if (c !== 0) return c;
+    if (a.rest && b.rest) {
+      for (let i = 0; i < a.rest.length; i++) {
+        const r = compareValues(a.rest[i], b.rest[i], this.collation);
+        if (r !== 0) return r * (this.signs[i] ?? 1);
+      }
+    }
     return a.idKey < b.idKey ? -1 : a.idKey > b.idKey ? 1 : 0;
   }
 
@@ -142,6 +170,66 @@ export class SortedEntries {
             return c < 0 || (maxInclusive && c === 0);
           };
     return this.collect(isBefore, inRange);
+  }
+
+  /** The contiguous run of entries inside `bounds` (binary search for both ends). */
+  within(bounds: KeyBounds): IndexEntry[] {
+    const [start, end] = this.runOf(bounds);
+    const out: IndexEntry[] = [];
+    for (let ci = start[0]; ci <= end[0] && ci < this.chunks.length; ci++) {
+      const chunk = this.chunks[ci]!;
+      const from = ci === start[0] ? start[1] : 0;
+      const to = ci === end[0] ? end[1] : chunk.length;
+      for (let i = from; i < to; i++) out.push(chunk[i]!);
+    }
+    return out;
+  }
+
+  /** How many entries `within(bounds)` holds, without collecting them (planning). */
+  countWithin(bounds: KeyBounds): number {
+    const [start, end] = this.runOf(bounds);
+    if (start[0] > end[0]) return 0;
+    if (start[0] === end[0]) return Math.max(0, end[1] - start[1]);
+    let n = this.chunks[start[0]]!.length - start[1] + end[1];
+    for (let ci = start[0] + 1; ci < end[0]; ci++) n += this.chunks[ci]!.length;
+    return Math.max(0, n);
+  }
+
+  /** [chunk, position] of the run's first entry and of the first entry after it. */
+  private runOf(bounds: KeyBounds): [[number, number], [number, number]] {
+    if (this.chunks.length === 0) return [[0, 0], [0, 0]];
+    const k = bounds.equals.length;
+    const sign = k === 0 ? 1 : (this.signs[k - 1] ?? 1);
+    const range = bounds.range;
+    const field = (e: IndexEntry, i: number): unknown => (i === 0 ? e.value : e.rest?.[i - 1]);
+    const prefix = (e: IndexEntry): number => {
+      for (let i = 0; i < k; i++) {
+        const c = compareValues(field(e, i), bounds.equals[i], this.collation) * (i === 0 ? 1 : (this.signs[i - 1] ?? 1));
+        if (c !== 0) return c;
+      }
+      return 0;
+    };
+    // In stored order a descending field runs from its max to its min.
+    const low = sign > 0 ? { v: range?.min, open: range?.minInclusive === false } : { v: range?.max, open: range?.maxInclusive === false };
+    const high = sign > 0 ? { v: range?.max, open: range?.maxInclusive === false } : { v: range?.min, open: range?.minInclusive === false };
+    const cmp = (e: IndexEntry, v: unknown): number => compareValues(field(e, k), v, this.collation) * sign;
+    const before = (e: IndexEntry): boolean => {
+      const c = prefix(e);
+      if (c !== 0 || !range || low.v === undefined) return c < 0;
+      const r = cmp(e, low.v);
+      return r < 0 || (low.open && r === 0);
+    };
+    const notAfter = (e: IndexEntry): boolean => {
+      const c = prefix(e);
+      if (c !== 0 || !range || high.v === undefined) return c <= 0;
+      const r = cmp(e, high.v);
+      return r < 0 || (!high.open && r === 0);
+    };
+    const at = (pred: (e: IndexEntry) => boolean): [number, number] => {
+      const ci = this.chunkFor(pred);
+      return [ci, SortedEntries.position(this.chunks[ci]!, pred)];
+    };
+    return [at(before), at(notAfter)];
   }
 
   all(): IndexEntry[] {

@@ -146,6 +146,14 @@ export class LiveStorage implements Storage {
     })();
   }
 
+  countKeys(db: string, coll: string, plan?: ScanPlan): number {
+    return this.state(db, coll)?.data.countKeys(plan) ?? 0;
+  }
+
+  multikeyIndexes(db: string, coll: string): string[] {
+    return this.state(db, coll)?.data.multikeyIndexes() ?? [];
+  }
+
   count(db: string, coll: string): number {
     return this.state(db, coll)?.data.count ?? 0;
   }

@@ -51,6 +51,14 @@ export interface ScanPlan {
   equals?: unknown[];
   /** A range; either side may be open. */
   range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean };
+  /**
+   * Compound bounds (query/index-sort.ts), instead of `equals`/`range`: one
+   * equality value on each leading key field, then a range on the next. The
+   * scan then yields the index's full key order.
+   */
+  keyBounds?: { equals: unknown[]; range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean } };
+  /** Walk the index from its last key to its first (a sort in the index's reverse order). */
+  backward?: boolean;
 }
 
 export interface CollectionSizes {
@@ -108,6 +116,10 @@ export interface Storage {
    * document is read when the iteration reaches it (deleted ones are skipped).
    */
   scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document>;
+  /** How many index entries (documents, without a plan) the plan's scan examines: a plan's cost, known before reading. */
+  countKeys(db: string, coll: string, plan?: ScanPlan): number;
+  /** Names of the collection's indexes that hold an array key (they cannot give a sort order). */
+  multikeyIndexes(db: string, coll: string): string[];
   count(db: string, coll: string): number;
   /** Throws DuplicateKey on any unique index (incl. `_id`); nothing is changed then. */
   insert(db: string, coll: string, doc: Document): void;

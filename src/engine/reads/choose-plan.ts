@@ -1,0 +1,92 @@
+import { naturalDirection, planQuery, planSortedScan, sortedScanFor } from '../query/index.js';
+import type { Collation, Document } from '../query/types.js';
+import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
+
+/**
+ * Chooses how a read scans, between an index that bounds it (planner.ts:
+ * the filter's tightest first-field bounds, then a blocking sort) and an
+ * index that gives the requested order (query/index-sort.ts: no sort, and
+ * the scan stops after skip + limit matches).
+ *
+ * Between the two, in the spirit of mongod's multi-planner trial ("the first
+ * plan to fill a batch or finish wins"): the blocking plan returns nothing
+ * before it has read all its N candidates (N is counted from the index
+ * without reading documents), so the sorted plan runs first with a budget of
+ * N documents (and one more step: a tie goes to the plan with no sort). If
+ * it finds the `need` matches it must return (or runs out of keys) within
+ * them it wins and keeps what it read; otherwise the bounded plan wins. A sorted plan with no competitor wins outright, as an indexed
+ * plan beats a collection scan and sort in mongod. A hint limits the choice
+ * to the hinted index, which gives the order when it can.
+ */
+
+export interface ChosenRead {
+  plan?: ScanPlan;
+  /** The scan yields the sort's order: no blocking sort, and it may stop early. */
+  sorted: boolean;
+  /** A sorted plan's trial: the matches it read, in order, and its scan to continue. */
+  started?: { matched: Document[]; rest: Iterator<Document>; examined: number };
+}
+
+export interface ChooseOptions {
+  filter: Document;
+  sort?: Document;
+  /** The resolved hint (already checked to exist). */
+  hinted?: IndexSpec;
+  collation?: Collation;
+  /** Matches the read must produce before it can answer: skip + limit, or skip + a first batch. */
+  need: number;
+  matches: (doc: Document) => boolean;
+}
+
+/** mongod ends a plan trial once a plan has produced a full default first batch (internalQueryPlanEvaluationMaxResults). */
+export const TRIAL_RESULTS = 101;
+
+/** A sort an index could give: non-empty and not `$natural`. */
+export function indexableSort(sort: Document | undefined): Document | undefined {
+  return sort && Object.keys(sort).length > 0 && naturalDirection(sort) === undefined ? sort : undefined;
+}
+
+export function chooseRead(storage: Storage, info: CollectionInfo, opts: ChooseOptions): ChosenRead {
+  const { filter, hinted, collation } = opts;
+  const sort = indexableSort(opts.sort);
+  const multikey = sort ? new Set(storage.multikeyIndexes(info.db, info.name)) : new Set<string>();
+  if (hinted) {
+    const scan = sort && sortedScanFor(hinted, filter, sort, collation, multikey.has(hinted.name));
+    if (scan) return { plan: scan.plan, sorted: true };
+    return { plan: planQuery(filter, [hinted], collation), sorted: false };
+  }
+  const bounded = planQuery(filter, info.indexes, collation);
+  const scan = sort && planSortedScan(filter, info.indexes, sort, collation, multikey);
+  if (!scan) return { plan: bounded, sorted: false };
+  if (!bounded || (bounded.index === scan.plan.index && scan.tightness > 0)) return { plan: scan.plan, sorted: true };
+  return trial(storage, info, scan.plan, bounded, opts);
+}
+
+function trial(storage: Storage, info: CollectionInfo, sorted: ScanPlan, bounded: ScanPlan, opts: ChooseOptions): ChosenRead {
+  const budget = storage.countKeys(info.db, info.name, bounded);
+  const rest = storage.scan(info.db, info.name, sorted)[Symbol.iterator]();
+  const matched: Document[] = [];
+  let examined = 0;
+  let finished = false;
+  // One step past the budget: the blocking plan still has its sort to do, so a tie goes to the sorted plan.
+  while (examined <= budget) {
+    const next = rest.next();
+    if (next.done) {
+      finished = true;
+      break;
+    }
+    examined++;
+    if (opts.matches(next.value)) matched.push(next.value);
+    if (matched.length >= opts.need) break;
+  }
+  const won = finished || matched.length >= opts.need;
+  return won ? { plan: sorted, sorted: true, started: { matched, rest, examined } } : { plan: bounded, sorted: false };
+}
+
+/** The documents of a sorted plan, from its trial on (or from the start), filtered. */
+export function* sortedMatches(storage: Storage, info: CollectionInfo, chosen: ChosenRead, matches: (doc: Document) => boolean): Generator<Document> {
+  const started = chosen.started;
+  if (started) yield* started.matched;
+  const rest = started?.rest ?? storage.scan(info.db, info.name, chosen.plan)[Symbol.iterator]();
+  for (let next = rest.next(); !next.done; next = rest.next()) if (matches(next.value)) yield next.value;
+}
