@@ -2,6 +2,7 @@ import { validateOrReject, type ValidationError, type ValidatorOptions } from 'c
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { ArgumentValidationError, buildSchema, type AuthCheckerFn, type NonEmptyArray, type ResolverData } from 'type-graphql';
 import { ARGUMENT_VALIDATION } from './argument-rules.js';
+import { memoizeValidationMetadata } from './validation-metadata-memo.js';
 
 /** Where `npm run schema` writes the schema; codegen.ts reads it. */
 export const schemaFilePath = 'schema/schema.graphql';
@@ -23,6 +24,7 @@ export interface SchemaParts<TContext extends object> {
  */
 export function buildAppSchema<TContext extends object>(parts: SchemaParts<TContext>): Promise<GraphQLSchema> {
   const instances = new Map<Function, object>((parts.instances ?? []).map((instance) => [instance.constructor, instance]));
+  memoizeValidationMetadata();
   return buildSchema({
     resolvers: parts.resolvers,
     authChecker: parts.authChecker,
