@@ -1,5 +1,16 @@
 import type { RequestHandler } from 'express';
-import { execute as graphqlExecute, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  execute as graphqlExecute,
+  isInputType,
+  Kind,
+  typeFromAST,
+  valueFromAST,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
 import { createDocumentGuard } from '../graphql/limits.js';
@@ -77,11 +88,48 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
  */
 export function createRestExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> {
   const guard = createDocumentGuard(schema);
+  const compiled = new WeakMap<DocumentNode, CompiledRoute | null>();
   return async (args) => {
     const restVariables = requestScope.getStore()?.restVariables ?? {};
     guard.assertWithinLimits(args.document);
-    return graphqlExecute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
+    const variableValues = { ...args.variableValues, ...restVariables };
+    let route = compiled.get(args.document);
+    if (route === undefined) compiled.set(args.document, (route = compileRoute(schema, args)));
+    if (!route) return graphqlExecute({ ...args, variableValues });
+    return route.query.query(args.rootValue, args.contextValue, { ...route.defaults, ...definedOnly(variableValues) });
   };
+}
+
+/**
+ * A route's document compiled by graphql-jit once (SOFA keeps one document
+ * per route): graphql-js's executor re-reads the document on every call,
+ * which was the larger part of a list page's GraphQL time. graphql-jit does
+ * not fill a variable's default value when the variable is absent (graphql-js
+ * does), so the defaults are read here and passed under the given values.
+ * null when graphql-jit cannot compile it: graphql-js runs it.
+ */
+interface CompiledRoute {
+  query: CompiledQuery;
+  defaults: Record<string, unknown>;
+}
+
+function compileRoute(schema: GraphQLSchema, args: ExecutionArgs): CompiledRoute | null {
+  const query = compileQuery(schema, args.document, args.operationName ?? undefined);
+  if (!isCompiledQuery(query)) return null;
+  const defaults: Record<string, unknown> = {};
+  for (const definition of args.document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const variable of definition.variableDefinitions ?? []) {
+      const type = typeFromAST(schema, variable.type);
+      if (variable.defaultValue && type && isInputType(type)) defaults[variable.variable.name.value] = valueFromAST(variable.defaultValue, type);
+    }
+  }
+  return { query, defaults };
+}
+
+/** Values given as undefined are absent, as graphql-js takes them. */
+function definedOnly(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
 }
 
 /** SOFA always adds /webhook routes (subscriptions over webhooks); the service has no subscriptions. */
