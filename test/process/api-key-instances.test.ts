@@ -1,19 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../src/engine/index.js';
-import {
-  buildService,
-  callService as call,
-  sharedDatabaseEnv,
-  startService,
-  stopService,
-  type ServiceBuild,
-  type ServiceProcess,
-} from './service-process.js';
+import type { RunningEngine } from '../../src/engine/index.js';
+import { callService as call, startInstancesOnEngine, stopService, type InstancesOnEngine, type ServiceProcess } from './service-process.js';
 
 /**
  * An API key's hourly limit holds across service instances: two instances on
@@ -29,27 +18,16 @@ const LIMIT = 30;
 const ADMIN = { email: 'keys-admin@example.com', password: `K3ys-${randomBytes(6).toString('hex')}!` };
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-let build: ServiceBuild;
-let workDir: string;
+let instances: InstancesOnEngine;
 let mongo: RunningEngine;
 let services: ServiceProcess[] = [];
 
-function serviceEnv(): Record<string, string> {
-  return sharedDatabaseEnv({ mongoUri: `${mongo.uri}keys_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET });
-}
-
 beforeAll(async () => {
-  build = buildService();
-  workDir = mkdtempSync(path.join(os.tmpdir(), 'api-key-instances-'));
-  mongo = await startEngine({ dbPath: path.join(workDir, 'mongo') });
-  services = await Promise.all([0, 1].map(() => startService(build.index, serviceEnv(), workDir)));
+  instances = await startInstancesOnEngine({ name: 'api-key-instances', database: 'keys_db', admin: ADMIN, jwtSecret: JWT_SECRET });
+  ({ engine: mongo, services } = instances);
 }, 180_000);
 
-afterAll(async () => {
-  for (const service of services) await stopService(service);
-  await mongo?.close();
-  rmSync(workDir, { recursive: true, force: true });
-});
+afterAll(() => instances?.close());
 
 // Before the API key case, which stops both instances.
 describe('sign-in throttling over two instances', () => {

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { startEngine, type RunningEngine } from '../../src/engine/index.js';
 import { exited } from '../support/child-process.js';
 import { buildForTest } from '../support/test-build.js';
 
@@ -114,4 +117,61 @@ export async function callService(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   return { status: response.status, body: await response.json() };
+}
+
+export interface InstancesOnEngine {
+  /** The standalone engine (in the test process) the instances share. */
+  engine: RunningEngine;
+  /** A fresh temp folder: the engine's data and the instances' cwd. */
+  workDir: string;
+  /** The environment every instance got (start another one with it). */
+  env: Record<string, string>;
+  services: ServiceProcess[];
+  /** Stops the instances still running and the engine, and removes workDir. */
+  close(): Promise<void>;
+}
+
+/**
+ * Several service instances on one standalone engine (MONGODB_URI naming
+ * `database`), as when the service runs scaled out. `oneAfterAnother` starts
+ * them in turn (the first creates the administrator alone); by default they
+ * start at once. A failed start cleans up before it throws.
+ */
+export async function startInstancesOnEngine(options: {
+  /** Prefix of the temp folder. */
+  name: string;
+  database: string;
+  admin: { email: string; password: string };
+  jwtSecret: string;
+  count?: number;
+  oneAfterAnother?: boolean;
+}): Promise<InstancesOnEngine> {
+  const build = buildService();
+  const workDir = mkdtempSync(path.join(os.tmpdir(), `${options.name}-`));
+  const services: ServiceProcess[] = [];
+  let engine: RunningEngine | undefined;
+  const close = async () => {
+    for (const service of services) await stopService(service);
+    await engine?.close();
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    engine = await startEngine({ dbPath: path.join(workDir, 'mongo') });
+    const env = sharedDatabaseEnv({ mongoUri: `${engine.uri}${options.database}`, workDir, admin: options.admin, jwtSecret: options.jwtSecret });
+    const start = () => startService(build.index, env, workDir);
+    const count = options.count ?? 2;
+    if (options.oneAfterAnother) {
+      for (let i = 0; i < count; i += 1) services.push(await start());
+    } else {
+      // allSettled: every start has ended (and is kept, to be stopped) before a failure throws.
+      const started = await Promise.allSettled(Array.from({ length: count }, start));
+      for (const outcome of started) if (outcome.status === 'fulfilled') services.push(outcome.value);
+      const failed = started.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    return { engine, workDir, env, services, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
