@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEngine, type RunningEngine } from '../../src/engine/index.js';
 import { exited } from '../support/child-process.js';
-import { buildForTest } from '../support/test-build.js';
+import { buildServiceTree } from '../support/test-build.js';
 
 /**
- * The service and its CLI as child processes, built once from the current
- * sources into dist/test-builds/service (shared by every file in test/process).
+ * The service and its CLI as child processes, from the one test build of the
+ * current sources (buildServiceTree: shared with the bench test, built once).
  */
 export interface ServiceBuild {
   /** dist/.../src/index.js */
@@ -18,7 +18,7 @@ export interface ServiceBuild {
 }
 
 export function buildService(): ServiceBuild {
-  const outDir = buildForTest({ name: 'service', entries: ['src/index.ts', 'src/cli.ts'], watch: 'src' });
+  const outDir = buildServiceTree();
   return { index: path.join(outDir, 'src', 'index.js'), cli: path.join(outDir, 'src', 'cli.js') };
 }
 
