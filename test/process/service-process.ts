@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startEngine, type RunningEngine } from '../../src/engine/index.js';
 import { exited } from '../support/child-process.js';
 import { buildServiceTree } from '../support/test-build.js';
@@ -102,6 +103,15 @@ export function sharedDatabaseEnv(options: {
   };
 }
 
+/**
+ * The environment additions that put a service process's clock `skewMs`
+ * ahead (skewed-clock.mjs, preloaded): an instance on a machine whose clock is off.
+ */
+export function skewedClockEnv(skewMs: number): Record<string, string> {
+  const preload = pathToFileURL(path.join(import.meta.dirname, 'skewed-clock.mjs')).href;
+  return { NODE_OPTIONS: `--import=${preload}`, CLOCK_SKEW_MS: String(skewMs) };
+}
+
 /** One JSON call to a service process. */
 export async function callService(
   service: ServiceProcess,
@@ -127,6 +137,8 @@ export interface InstancesOnEngine {
   /** The environment every instance got (start another one with it). */
   env: Record<string, string>;
   services: ServiceProcess[];
+  /** Starts one more instance (not in `services`) with `env` plus `extraEnv`; close() stops it too. */
+  start(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Stops the instances still running and the engine, and removes workDir. */
   close(): Promise<void>;
 }
@@ -149,9 +161,10 @@ export async function startInstancesOnEngine(options: {
   const build = buildService();
   const workDir = mkdtempSync(path.join(os.tmpdir(), `${options.name}-`));
   const services: ServiceProcess[] = [];
+  const more: ServiceProcess[] = [];
   let engine: RunningEngine | undefined;
   const close = async () => {
-    for (const service of services) await stopService(service);
+    for (const service of [...services, ...more]) await stopService(service);
     await engine?.close();
     rmSync(workDir, { recursive: true, force: true });
   };
@@ -169,7 +182,12 @@ export async function startInstancesOnEngine(options: {
       const failed = started.find((outcome) => outcome.status === 'rejected');
       if (failed) throw failed.reason;
     }
-    return { engine, workDir, env, services, close };
+    const startMore = async (extraEnv: Record<string, string> = {}) => {
+      const service = await startService(build.index, { ...env, ...extraEnv }, workDir);
+      more.push(service);
+      return service;
+    };
+    return { engine, workDir, env, services, start: startMore, close };
   } catch (err) {
     await close();
     throw err;
