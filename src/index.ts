@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { GRAPHQL_PATH, REST_BASE_PATH } from './http/app.js';
+import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { buildServiceSchema, createService } from './service.js';
 import { bootstrapAdmin } from './users/index.js';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   const schema = await buildServiceSchema();
   const { app, stop } = await createService(config, schema, { logger });
 
-  const server = createServer(app);
+  const server = createHttpServer(app, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(config.port, config.host, resolve);
   });

@@ -7,7 +7,8 @@ export const LOGIN_THROTTLE_COLLECTION = 'loginthrottles';
  * One sign-in throttling counter: of a submitted email or of a client IP
  * (src/auth/login-throttle.ts). In the database, not in memory, so every
  * instance of the service counts the same attempts; written only through
- * single atomic updates. Never answered by any operation.
+ * single atomic updates, with the database's clock (`$$NOW`), so instances
+ * with skewed clocks agree. Never answered by any operation.
  */
 // A counter starts over after a quiet window; the TTL index then removes it.
 @index({ expireAt: 1 }, { expireAfterSeconds: 0 })
@@ -31,6 +32,10 @@ export class LoginThrottle {
   /** No attempt is let through before this (lastAt while under the free failures). */
   @prop({ required: true })
   lockedUntil!: Date;
+
+  /** When the latest attempt was seen, let through or not: Retry-After counts from it. */
+  @prop({ required: true })
+  seenAt!: Date;
 
   /** lockedUntil + the window: the counter is over (the TTL index removes it). */
   @prop({ required: true })

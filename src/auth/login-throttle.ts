@@ -26,6 +26,9 @@ import { LoginThrottleModel } from './login-throttle.model.js';
  *
  * Unknown and known emails are counted and answered alike: the counters are
  * keyed by what was submitted, never by what exists.
+ *
+ * Every time is the database's (`$$NOW` in the updates), never an instance's
+ * clock: instances whose clocks disagree still agree on every wait.
  */
 
 export type LoginThrottleSettings = AppConfig['loginThrottle'];
@@ -45,21 +48,21 @@ export interface SignInAttempt {
  * Lets one sign-in attempt through, counting it on both counters, or throws
  * 429 (Retry-After: the longer wait) when either says to wait.
  */
-export async function admitSignIn(settings: LoginThrottleSettings, email: string, ip: string, at = new Date()): Promise<SignInAttempt> {
+export async function admitSignIn(settings: LoginThrottleSettings, email: string, ip: string): Promise<SignInAttempt> {
   const account: Counter = { key: accountThrottleKey(email), freeFailures: settings.accountFailures, windowSeconds: settings.windowSeconds };
   const address: Counter = { key: ipThrottleKey(ip), freeFailures: settings.ipFailures, windowSeconds: settings.windowSeconds };
   const attempt = randomUUID();
-  const outcomes = await Promise.all([account, address].map((counter) => letThrough(counter, at, attempt)));
+  const outcomes = await Promise.all([account, address].map((counter) => letThrough(counter, attempt)));
   const waits = outcomes.filter((outcome): outcome is number => outcome !== true);
   if (waits.length > 0) {
     // Refused by one counter: the other gets the attempt back (no password was checked).
-    await Promise.all([account, address].filter((_, i) => outcomes[i] === true).map((counter) => giveBack(counter, at)));
+    await Promise.all([account, address].filter((_, i) => outcomes[i] === true).map((counter) => giveBack(counter)));
     const seconds = Math.max(...waits);
     throw errors.rateLimited(seconds, `Too many failed sign-in attempts; try again in ${seconds} s`);
   }
   return {
     async succeeded() {
-      await Promise.all([LoginThrottleModel.collection.deleteOne({ _id: account.key as never }), giveBack(address, new Date())]);
+      await Promise.all([LoginThrottleModel.collection.deleteOne({ _id: account.key as never }), giveBack(address)]);
     },
   };
 }
@@ -74,7 +77,11 @@ interface Counter {
 interface StoredCounter {
   attempt: string;
   lockedUntil: Date;
+  seenAt: Date;
 }
+
+/** The database's time of the update that reads it (the same in every stage of one update). */
+const NOW = '$$NOW';
 
 /**
  * One atomic upsert: when the counter is new, over, or past its wait, counts
@@ -82,15 +89,16 @@ interface StoredCounter {
  * changes nothing. True when this attempt was let through, else the seconds
  * to wait.
  */
-async function letThrough(counter: Counter, at: Date, attempt: string, retried = false): Promise<true | number> {
-  const over = { $not: [{ $gt: ['$expireAt', at] }] };
-  const open = { $or: [over, { $lte: ['$lockedUntil', at] }] };
+async function letThrough(counter: Counter, attempt: string, retried = false): Promise<true | number> {
+  const over = { $not: [{ $gt: ['$expireAt', NOW] }] };
+  const open = { $or: [over, { $lte: ['$lockedUntil', NOW] }] };
   const pipeline = [
     {
       $set: {
         failures: { $cond: [over, 1, { $cond: [open, { $add: ['$failures', 1] }, '$failures'] }] },
-        lastAt: { $cond: [open, at, '$lastAt'] },
+        lastAt: { $cond: [open, NOW, '$lastAt'] },
         attempt: { $cond: [open, attempt, '$attempt'] },
+        seenAt: NOW,
       },
     },
     { $set: { lockedUntil: { $cond: [{ $eq: ['$attempt', attempt] }, nextUnlock(counter), '$lockedUntil'] } } },
@@ -100,20 +108,22 @@ async function letThrough(counter: Counter, at: Date, attempt: string, retried =
     const stored = (await LoginThrottleModel.collection.findOneAndUpdate({ _id: counter.key as never }, pipeline, {
       upsert: true,
       returnDocument: 'after',
-      projection: { attempt: 1, lockedUntil: 1 },
+      projection: { attempt: 1, lockedUntil: 1, seenAt: 1 },
     })) as StoredCounter | null;
     if (!stored || stored.attempt === attempt) return true;
-    return Math.max(1, Math.ceil((stored.lockedUntil.getTime() - at.getTime()) / 1000));
+    // The wait as the database counts it: from this attempt's time there, not this instance's.
+    return Math.max(1, Math.ceil((stored.lockedUntil.getTime() - stored.seenAt.getTime()) / 1000));
   } catch (err) {
     // Two first attempts on one key may race to insert it: the loser updates the winner's.
-    if (!retried && (err as { code?: number }).code === 11000) return letThrough(counter, at, attempt, true);
+    if (!retried && (err as { code?: number }).code === 11000) return letThrough(counter, attempt, true);
     throw err;
   }
 }
 
 /** Takes one attempt off a counter and recomputes its wait (a success, or a refusal by the other counter). */
-async function giveBack(counter: Counter, at: Date): Promise<void> {
-  await LoginThrottleModel.collection.updateOne({ _id: counter.key as never, failures: { $gt: 0 }, expireAt: { $gt: at } }, [
+async function giveBack(counter: Counter): Promise<void> {
+  const live = { $expr: { $gt: ['$expireAt', NOW] } };
+  await LoginThrottleModel.collection.updateOne({ _id: counter.key as never, failures: { $gt: 0 }, ...live }, [
     { $set: { failures: { $subtract: ['$failures', 1] } } },
     { $set: { lockedUntil: nextUnlock(counter) } },
     { $set: { expireAt: { $add: ['$lockedUntil', counter.windowSeconds * 1000] } } },

@@ -15,6 +15,9 @@ export const errorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
+  // Refused by Node's HTTP parser, before any route (src/http/client-errors.ts).
+  REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout' },
+  REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
   // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
   GRAPHQL_PARSE_FAILED: { status: 400, title: 'Bad Request' },
@@ -107,6 +110,15 @@ export const errors = {
     new AppError('BAD_REQUEST', 'Batched requests are not accepted: send one GraphQL operation per request (a JSON object, not an array)'),
   /** A GraphQL document that does not parse, or has more tokens than the limit. */
   documentUnparsable: (message: string) => new AppError('GRAPHQL_PARSE_FAILED', message),
+  /** A request line plus headers over Node's limit (--max-http-header-size, 16 KiB by default). */
+  headersTooLarge: (limitBytes: number) =>
+    new AppError('REQUEST_HEADER_FIELDS_TOO_LARGE', `The request line and headers are larger than the limit of ${limitBytes} bytes`),
+  /** Chunk extensions (the `;name=value` after a chunk's size) over Node's limit. */
+  chunkExtensionsTooLarge: () => new AppError('PAYLOAD_TOO_LARGE', 'The chunk extensions of the request body are larger than the limit'),
+  /** Bytes Node's HTTP parser cannot read as a request (a bad request line, header or chunk). */
+  malformedRequest: () => new AppError('BAD_REQUEST', 'The request is not well-formed HTTP/1.1'),
+  /** A request whose headers or body did not arrive within the server's time limit. */
+  requestTimeout: () => new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time'),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },

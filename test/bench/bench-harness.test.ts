@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNode, type NodeRun } from '../support/child-process.js';
-import { buildForTest, ROOT } from '../support/test-build.js';
+import { buildServiceTree } from '../support/test-build.js';
 
 /**
  * `npm run bench` works end to end, run tiny: its own engine, service and
@@ -12,7 +12,6 @@ import { buildForTest, ROOT } from '../support/test-build.js';
  * Asserts the report's shape and that every scenario got only the answers it
  * expects (never how fast anything was: that is the machine's business).
  */
-const ENTRIES = ['bench/index.ts', 'bench/baseline-server.ts', 'src/index.ts', 'src/engine/cli.ts'];
 const SCENARIOS = [
   'baseline GET one record',
   'REST GET meal-menus/{id}',
@@ -27,20 +26,13 @@ const SCENARIOS = [
   'REST GET meal-menus/{id} during user creation',
 ];
 
-/** The bench with the service and the engine, rebuilt when src/ or bench/ changed (buildForTest watches one folder). */
-function buildBench(): string {
-  const stamp = path.join(ROOT, 'dist', 'test-builds', 'bench', '.built-from');
-  const benchChanged = existsSync(stamp) && readdirSync(path.join(ROOT, 'bench')).some((file) => file.endsWith('.ts') && statSync(path.join(ROOT, 'bench', file)).mtimeMs > statSync(stamp).mtimeMs);
-  if (benchChanged) rmSync(stamp);
-  return buildForTest({ name: 'bench', entries: ENTRIES, watch: 'src' });
-}
-
 let workDir: string;
 let run: NodeRun;
 let rows: Array<Record<string, any>>;
 
 beforeAll(async () => {
-  const outDir = buildBench();
+  // The service tree the process tests use too: one build for the run.
+  const outDir = buildServiceTree();
   workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-harness-'));
   const jsonFile = path.join(workDir, 'bench.json');
   // prettier-ignore

@@ -1,19 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../src/engine/index.js';
 import { ACCOUNT_MAX_AGE_MS } from '../../src/users/account-cache.js';
-import {
-  buildService,
-  callService as call,
-  sharedDatabaseEnv,
-  startService,
-  stopService,
-  type ServiceProcess,
-} from './service-process.js';
+import { callService as call, startInstancesOnEngine, type InstancesOnEngine, type ServiceProcess } from './service-process.js';
 
 /**
  * Each instance reuses a credential's account for up to ACCOUNT_MAX_AGE_MS
@@ -27,8 +16,7 @@ const TENANT = 'acme';
 const ADMIN = { email: 'cache-admin@example.com', password: `C4che-${randomBytes(6).toString('hex')}!` };
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-let workDir: string;
-let engine: RunningEngine;
+let instances: InstancesOnEngine;
 let first: ServiceProcess;
 let second: ServiceProcess;
 let adminToken: string;
@@ -62,22 +50,20 @@ async function updateOnFirst(token: string, id: string, fields: Record<string, u
 }
 
 beforeAll(async () => {
-  const build = buildService();
-  workDir = mkdtempSync(path.join(os.tmpdir(), 'account-cache-instances-'));
-  engine = await startEngine({ dbPath: path.join(workDir, 'mongo') });
-  const env = sharedDatabaseEnv({ mongoUri: `${engine.uri}cache_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET });
   // One after the other: the first creates the administrator.
-  first = await startService(build.index, env, workDir);
-  second = await startService(build.index, env, workDir);
+  instances = await startInstancesOnEngine({
+    name: 'account-cache-instances',
+    database: 'cache_db',
+    admin: ADMIN,
+    jwtSecret: JWT_SECRET,
+    oneAfterAnother: true,
+  });
+  [first, second] = instances.services as [ServiceProcess, ServiceProcess];
   adminToken = await signIn(ADMIN.email, ADMIN.password);
   adminId = (await call(first, 'GET', '/api/v1/auth/me', { token: adminToken })).body.id;
 }, 180_000);
 
-afterAll(async () => {
-  for (const service of [first, second]) if (service) await stopService(service);
-  await engine?.close();
-  rmSync(workDir, { recursive: true, force: true });
-});
+afterAll(() => instances?.close());
 
 describe('a change to a user, seen by two instances', () => {
   it('a role taken away: 403 on the instance that changed it at once, on the other within a second', async () => {

@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../src/engine/index.js';
+import type { RunningEngine } from '../../src/engine/index.js';
+import { FIRST_WAIT_SECONDS } from '../../src/auth/index.js';
 import {
-  buildService,
   callService as call,
-  sharedDatabaseEnv,
-  startService,
+  skewedClockEnv,
+  startInstancesOnEngine,
   stopService,
-  type ServiceBuild,
+  type InstancesOnEngine,
   type ServiceProcess,
 } from './service-process.js';
 
@@ -21,55 +18,63 @@ import {
  * spread over both: exactly N succeed. Its uses are counted once each, also
  * when both instances are stopped (SIGTERM) right after the burst: the queued
  * usage is written on shutdown, nothing is lost. Sign-in throttling holds
- * across them too: concurrent failed sign-ins for one email over both get
- * exactly the free failures' worth of password checks.
+ * across instances too, also one whose clock is an hour ahead: concurrent
+ * failed sign-ins for one email over both get exactly the free failures'
+ * worth of password checks, and the wait is set by the database's clock.
  */
 
 const LIMIT = 30;
 const ADMIN = { email: 'keys-admin@example.com', password: `K3ys-${randomBytes(6).toString('hex')}!` };
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-let build: ServiceBuild;
-let workDir: string;
+let instances: InstancesOnEngine;
 let mongo: RunningEngine;
 let services: ServiceProcess[] = [];
 
-function serviceEnv(): Record<string, string> {
-  return sharedDatabaseEnv({ mongoUri: `${mongo.uri}keys_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET });
-}
-
 beforeAll(async () => {
-  build = buildService();
-  workDir = mkdtempSync(path.join(os.tmpdir(), 'api-key-instances-'));
-  mongo = await startEngine({ dbPath: path.join(workDir, 'mongo') });
-  services = await Promise.all([0, 1].map(() => startService(build.index, serviceEnv(), workDir)));
+  instances = await startInstancesOnEngine({ name: 'api-key-instances', database: 'keys_db', admin: ADMIN, jwtSecret: JWT_SECRET });
+  ({ engine: mongo, services } = instances);
 }, 180_000);
 
-afterAll(async () => {
-  for (const service of services) await stopService(service);
-  await mongo?.close();
-  rmSync(workDir, { recursive: true, force: true });
-});
+afterAll(() => instances?.close());
 
 // Before the API key case, which stops both instances.
-describe('sign-in throttling over two instances', () => {
+describe('sign-in throttling over two instances, one with its clock an hour ahead', () => {
   const FREE_FAILURES = 5; // the default LOGIN_ACCOUNT_FAILURES
   const ATTEMPTS = 20;
+  const SKEW_MS = 60 * 60_000;
+  let skewed: ServiceProcess;
+
+  // Stopped with the others (instances.close).
+  beforeAll(async () => {
+    skewed = await instances.start(skewedClockEnv(SKEW_MS));
+  }, 60_000);
 
   it(`answers 401 to exactly ${FREE_FAILURES} of ${ATTEMPTS} concurrent failed sign-ins for one email, then 429 on either`, async () => {
-    const [first, second] = services;
+    const pair = [services[0]!, skewed];
     const credentials = { email: 'guessed@example.com', password: 'Wr0ng-passw0rd' };
-    const statuses = await Promise.all(
-      Array.from({ length: ATTEMPTS }, async (_, i) => (await call((i % 2 ? second : first)!, 'POST', '/api/v1/auth/login', { body: credentials })).status),
-    );
+    const signIn = (service: ServiceProcess) =>
+      fetch(`${service.baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+    const statuses = await Promise.all(Array.from({ length: ATTEMPTS }, async (_, i) => (await signIn(pair[i % 2]!)).status));
     expect([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length]).toEqual([FREE_FAILURES, ATTEMPTS - FREE_FAILURES]);
 
-    const afterwards = await Promise.all([first!, second!].map((service) => call(service, 'POST', '/api/v1/auth/login', { body: credentials })));
-    expect(afterwards.map((response) => response.status)).toEqual([429, 429]);
+    // Both tell the same wait: the one the database's clock gives, whatever their own says.
+    const afterwards = await Promise.all(pair.map(signIn));
+    expect(afterwards.map((response) => [response.status, Number(response.headers.get('retry-after')) <= FIRST_WAIT_SECONDS])).toEqual([
+      [429, true],
+      [429, true],
+    ]);
     const client = new MongoClient(mongo.uri);
     try {
-      const counter = await client.db('keys_db').collection<{ _id: string; failures: number }>('loginthrottles').findOne({ _id: 'account:guessed@example.com' });
+      const counter = await client
+        .db('keys_db')
+        .collection<{ _id: string; failures: number; lockedUntil: Date }>('loginthrottles')
+        .findOne({ _id: 'account:guessed@example.com' });
       expect(counter?.failures).toBe(FREE_FAILURES);
+      // The deadline is in the database's time: within the first wait of the server's clock, not an hour off.
+      const { localTime } = await client.db('admin').command({ hello: 1 });
+      const untilDeadline = counter!.lockedUntil.getTime() - (localTime as Date).getTime();
+      expect(Math.abs(untilDeadline) < SKEW_MS / 2, `deadline ${untilDeadline} ms from the server's time`).toBe(true);
     } finally {
       await client.close();
     }

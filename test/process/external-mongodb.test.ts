@@ -1,19 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../src/engine/index.js';
-import {
-  buildService,
-  callService as call,
-  sharedDatabaseEnv,
-  startService,
-  stopService,
-  type ServiceBuild,
-  type ServiceProcess,
-} from './service-process.js';
+import type { RunningEngine } from '../../src/engine/index.js';
+import { callService as call, startInstancesOnEngine, type InstancesOnEngine, type ServiceProcess } from './service-process.js';
 
 /**
  * With MONGODB_URI the service uses that MongoDB and starts no engine of its
@@ -24,28 +15,18 @@ import {
 const ADMIN = { email: 'shared-admin@example.com', password: `Sh4red-${randomBytes(6).toString('hex')}!` };
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-let build: ServiceBuild;
+let instances: InstancesOnEngine;
 let workDir: string;
 let mongo: RunningEngine;
-const services: ServiceProcess[] = [];
-
-function serviceEnv(): Record<string, string> {
-  return sharedDatabaseEnv({ mongoUri: `${mongo.uri}shared_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET });
-}
+let services: ServiceProcess[];
 
 beforeAll(async () => {
-  build = buildService();
-  workDir = mkdtempSync(path.join(os.tmpdir(), 'external-mongodb-'));
-  mongo = await startEngine({ dbPath: path.join(workDir, 'mongo') });
   // Two instances at once on an empty database: one creates the administrator.
-  services.push(...(await Promise.all([0, 1].map(() => startService(build.index, serviceEnv(), workDir)))));
+  instances = await startInstancesOnEngine({ name: 'external-mongodb', database: 'shared_db', admin: ADMIN, jwtSecret: JWT_SECRET });
+  ({ workDir, engine: mongo, services } = instances);
 }, 180_000);
 
-afterAll(async () => {
-  for (const service of services) await stopService(service);
-  await mongo?.close();
-  rmSync(workDir, { recursive: true, force: true });
-});
+afterAll(() => instances?.close());
 
 describe('a service on MONGODB_URI', () => {
   it('starts no embedded engine of its own', () => {

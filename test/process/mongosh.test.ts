@@ -54,7 +54,7 @@ describe('mongosh against the standalone engine', () => {
 
   beforeAll(async () => {
     workDir = mkdtempSync(path.join(os.tmpdir(), 'engine-mongosh-'));
-    engine = await startEngineProcess(buildEngineCli('mongosh'), path.join(workDir, 'db'));
+    engine = await startEngineProcess(buildEngineCli(), path.join(workDir, 'db'));
     const uri = `${engine.uri.replace(/\/$/, '')}/mongosh_test`;
     // HOME: mongosh keeps its logs and history there; a scratch one keeps the machine's clean.
     result = await runNode(MONGOSH, [uri, '--quiet', '--norc', '--eval', SCRIPT, '--eval', 'show dbs'], {

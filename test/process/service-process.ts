@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startEngine, type RunningEngine } from '../../src/engine/index.js';
 import { exited } from '../support/child-process.js';
-import { buildForTest } from '../support/test-build.js';
+import { buildServiceTree } from '../support/test-build.js';
 
 /**
- * The service and its CLI as child processes, built once from the current
- * sources into dist/test-builds/service (shared by every file in test/process).
+ * The service and its CLI as child processes, from the one test build of the
+ * current sources (buildServiceTree: shared with the bench test, built once).
  */
 export interface ServiceBuild {
   /** dist/.../src/index.js */
@@ -15,7 +19,7 @@ export interface ServiceBuild {
 }
 
 export function buildService(): ServiceBuild {
-  const outDir = buildForTest({ name: 'service', entries: ['src/index.ts', 'src/cli.ts'], watch: 'src' });
+  const outDir = buildServiceTree();
   return { index: path.join(outDir, 'src', 'index.js'), cli: path.join(outDir, 'src', 'cli.js') };
 }
 
@@ -99,6 +103,15 @@ export function sharedDatabaseEnv(options: {
   };
 }
 
+/**
+ * The environment additions that put a service process's clock `skewMs`
+ * ahead (skewed-clock.mjs, preloaded): an instance on a machine whose clock is off.
+ */
+export function skewedClockEnv(skewMs: number): Record<string, string> {
+  const preload = pathToFileURL(path.join(import.meta.dirname, 'skewed-clock.mjs')).href;
+  return { NODE_OPTIONS: `--import=${preload}`, CLOCK_SKEW_MS: String(skewMs) };
+}
+
 /** One JSON call to a service process. */
 export async function callService(
   service: ServiceProcess,
@@ -114,4 +127,69 @@ export async function callService(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   return { status: response.status, body: await response.json() };
+}
+
+export interface InstancesOnEngine {
+  /** The standalone engine (in the test process) the instances share. */
+  engine: RunningEngine;
+  /** A fresh temp folder: the engine's data and the instances' cwd. */
+  workDir: string;
+  /** The environment every instance got (start another one with it). */
+  env: Record<string, string>;
+  services: ServiceProcess[];
+  /** Starts one more instance (not in `services`) with `env` plus `extraEnv`; close() stops it too. */
+  start(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  /** Stops the instances still running and the engine, and removes workDir. */
+  close(): Promise<void>;
+}
+
+/**
+ * Several service instances on one standalone engine (MONGODB_URI naming
+ * `database`), as when the service runs scaled out. `oneAfterAnother` starts
+ * them in turn (the first creates the administrator alone); by default they
+ * start at once. A failed start cleans up before it throws.
+ */
+export async function startInstancesOnEngine(options: {
+  /** Prefix of the temp folder. */
+  name: string;
+  database: string;
+  admin: { email: string; password: string };
+  jwtSecret: string;
+  count?: number;
+  oneAfterAnother?: boolean;
+}): Promise<InstancesOnEngine> {
+  const build = buildService();
+  const workDir = mkdtempSync(path.join(os.tmpdir(), `${options.name}-`));
+  const services: ServiceProcess[] = [];
+  const more: ServiceProcess[] = [];
+  let engine: RunningEngine | undefined;
+  const close = async () => {
+    for (const service of [...services, ...more]) await stopService(service);
+    await engine?.close();
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    engine = await startEngine({ dbPath: path.join(workDir, 'mongo') });
+    const env = sharedDatabaseEnv({ mongoUri: `${engine.uri}${options.database}`, workDir, admin: options.admin, jwtSecret: options.jwtSecret });
+    const start = () => startService(build.index, env, workDir);
+    const count = options.count ?? 2;
+    if (options.oneAfterAnother) {
+      for (let i = 0; i < count; i += 1) services.push(await start());
+    } else {
+      // allSettled: every start has ended (and is kept, to be stopped) before a failure throws.
+      const started = await Promise.allSettled(Array.from({ length: count }, start));
+      for (const outcome of started) if (outcome.status === 'fulfilled') services.push(outcome.value);
+      const failed = started.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    const startMore = async (extraEnv: Record<string, string> = {}) => {
+      const service = await startService(build.index, { ...env, ...extraEnv }, workDir);
+      more.push(service);
+      return service;
+    };
+    return { engine, workDir, env, services, start: startMore, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

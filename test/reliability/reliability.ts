@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { buildForTest } from '../support/test-build.js';
+import { buildEngineTree } from '../support/test-build.js';
 
 /**
  * What the reliability proofs share: the short/long switch and its knobs, a
@@ -82,9 +82,9 @@ export function userBody(email: string, adminId: string) {
   };
 }
 
-/** The engine CLI, built like test/engine/durability's (same build folder, so built once). */
+/** The engine CLI, from the engine tests' one build. */
 export function buildEngineCli(): string {
-  return path.join(buildForTest({ name: 'sigkill', entries: ['src/engine/cli.ts'], watch: 'src/engine' }), 'src', 'engine', 'cli.js');
+  return path.join(buildEngineTree(), 'src', 'engine', 'cli.js');
 }
 
 export interface EngineProcess {

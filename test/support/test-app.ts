@@ -8,6 +8,7 @@ import { hashPassword, signAccessToken, type ActorResolver } from '../../src/aut
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import { connectMongoose, startEmbeddedEngine } from '../../src/database.js';
 import { REST_BASE_PATH } from '../../src/http/app.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { buildServiceSchema, createService } from '../../src/service.js';
 import { UserModel } from '../../src/users/index.js';
 
@@ -96,11 +97,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
   await connectMongoose(engine.uri, `test_${randomBytes(4).toString('hex')}`);
   schemaOnce ??= buildServiceSchema();
-  const handle = await createService(config, await schemaOnce, {
-    logger: options.logger ?? pino({ level: config.logLevel }),
-    resolveActor: options.resolveActor,
-  });
-  const server = handle.app.listen(0, '127.0.0.1');
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const handle = await createService(config, await schemaOnce, { logger, resolveActor: options.resolveActor });
+  // The server `npm start` uses (it answers what the HTTP parser refuses, too).
+  const server = createHttpServer(handle.app, logger).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve).once('error', reject);
   });

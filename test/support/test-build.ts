@@ -1,12 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
  * Entry points compiled with tsc for tests that start them as child
  * processes. Only the entries' import graph is compiled (into dist/, which is
  * gitignored), so such a test does not depend on the rest of the project
- * compiling. The build is reused while no source under `watch` is newer.
+ * compiling. A build is keyed by the state of its sources (every .ts file
+ * under `watch`: path, size, mtime) and reused while that state is unchanged;
+ * test files run in parallel processes, so one builds while the others wait.
  */
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -15,26 +18,53 @@ export interface TestBuildOptions {
   name: string;
   /** Entry files, relative to the project root (e.g. `src/index.ts`). */
   entries: string[];
-  /** Folder (relative to the root) whose .ts files make the build stale when changed. */
-  watch: string;
+  /** Folders (relative to the root) whose .ts files the build is keyed by. */
+  watch: string[];
 }
 
 const STAMP = '.built-from';
 const LOCK_STALE_MS = 5 * 60_000;
 const LOCK_POLL_MS = 200;
 
+/**
+ * The one build of the service, its CLI, the standalone engine and the bench,
+ * for every test that runs one of them as a process (test/process,
+ * test/bench, test/reliability): a whole `npm test` compiles it once.
+ */
+export function buildServiceTree(): string {
+  return buildForTest({
+    name: 'service',
+    entries: ['src/index.ts', 'src/cli.ts', 'src/engine/cli.ts', 'bench/index.ts', 'bench/baseline-server.ts'],
+    watch: ['src', 'bench'],
+  });
+}
+
+/**
+ * The engine alone (src/engine/cli.ts), for the engine's own process tests:
+ * much smaller than the service tree and untouched by changes outside
+ * src/engine; one build for all of them.
+ */
+export function buildEngineTree(): string {
+  return buildForTest({ name: 'engine', entries: ['src/engine/cli.ts'], watch: ['src/engine'] });
+}
+
 /** Builds (or reuses) and returns the output folder; a file `src/x.ts` is at `<out>/src/x.js`. */
-export function buildForTest({ name, entries, watch }: TestBuildOptions): string {
+export function buildForTest(options: TestBuildOptions): string {
+  return ensureTestBuild(options).outDir;
+}
+
+/** buildForTest, also telling whether this call compiled (false: the build was reused). */
+export function ensureTestBuild({ name, entries, watch }: TestBuildOptions): { outDir: string; compiled: boolean } {
   const outDir = path.join(ROOT, 'dist', 'test-builds', name);
-  const isFresh = () => {
-    const stamp = path.join(outDir, STAMP);
-    return existsSync(stamp) && statSync(stamp).mtimeMs > newestSourceMtime(path.join(ROOT, watch));
-  };
-  if (isFresh()) return outDir;
-  // Test files run in parallel processes: one builds, the others wait and reuse.
+  const stamp = path.join(outDir, STAMP);
+  const builtFrom = () => (existsSync(stamp) ? readFileSync(stamp, 'utf8') : undefined);
+  if (builtFrom() === sourceState(entries, watch)) return { outDir, compiled: false };
+  let compiled = false;
   withLock(`${outDir}.lock`, () => {
-    if (isFresh()) return;
-    const startedAt = new Date();
+    // Taken before compiling: a source saved during the build makes it stale.
+    const state = sourceState(entries, watch);
+    if (builtFrom() === state) return; // another process built it while this one waited
+    rmSync(stamp, { force: true });
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const args = [tsc, ...entries, '--outDir', outDir, '--rootDir', '.', '--module', 'nodenext', '--moduleResolution', 'nodenext',
       '--target', 'es2023', '--skipLibCheck', '--esModuleInterop', '--types', 'node',
@@ -44,18 +74,23 @@ export function buildForTest({ name, entries, watch }: TestBuildOptions): string
     spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'ignore' });
     const missing = entries.map((entry) => path.join(outDir, entry.replace(/\.ts$/, '.js'))).filter((file) => !existsSync(file));
     if (missing.length > 0) throw new Error(`building ${missing.join(', ')} failed`);
-    // Dated from the start: a source saved during the build makes it stale.
-    const stamp = path.join(outDir, STAMP);
-    writeFileSync(stamp, entries.join('\n'));
-    utimesSync(stamp, startedAt, startedAt);
+    writeFileSync(stamp, state);
+    compiled = true;
   });
-  return outDir;
+  return { outDir, compiled };
 }
 
-function newestSourceMtime(dir: string): number {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts'))
-    .reduce((newest, file) => Math.max(newest, statSync(path.join(dir, file)).mtimeMs), 0);
+/** A digest of the entries and of every .ts file under the folders: a file added, removed or saved changes it. */
+function sourceState(entries: string[], watch: string[]): string {
+  const hash = createHash('sha256').update(entries.join('\n'));
+  for (const dir of watch) {
+    const files = readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    for (const file of files.sort()) {
+      const { size, mtimeMs } = statSync(path.join(ROOT, dir, file));
+      hash.update(`\n${dir}/${file} ${size} ${mtimeMs}`);
+    }
+  }
+  return hash.digest('hex');
 }
 
 /** A directory as a cross-process lock (mkdir is atomic); a lock left by a crashed run expires. */

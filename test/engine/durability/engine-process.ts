@@ -1,16 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { buildForTest } from '../../support/test-build.js';
+import { buildEngineTree } from '../../support/test-build.js';
 
 export { exited } from '../../support/child-process.js';
 
 /**
  * The engine as a child process, built from the current sources: only the
  * engine's import graph is compiled, so the test does not depend on the rest
- * of the project compiling. The name picks the build folder (see buildForTest).
+ * of the project compiling. One build for every engine test (buildEngineTree).
  */
-export function buildEngineCli(name: string): string {
-  return path.join(buildForTest({ name, entries: ['src/engine/cli.ts'], watch: 'src/engine' }), 'src', 'engine', 'cli.js');
+export function buildEngineCli(): string {
+  return path.join(buildEngineTree(), 'src', 'engine', 'cli.js');
 }
 
 export interface EngineProcess {

@@ -18,7 +18,7 @@ describe('durability: acknowledged writes survive SIGKILL', () => {
   let client: MongoClient;
 
   beforeAll(async () => {
-    cli = buildEngineCli('sigkill');
+    cli = buildEngineCli();
     dbPath = mkdtempSync(path.join(os.tmpdir(), 'engine-sigkill-'));
 
     const first = await startEngineProcess(cli, dbPath);

@@ -10,7 +10,7 @@ import { buildEngineCli, exited } from '../durability/engine-process.js';
 describe('engine command line', () => {
   let cli: string;
   beforeAll(() => {
-    cli = buildEngineCli('cli');
+    cli = buildEngineCli();
   }, 120_000);
 
   const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 20_000 });
@@ -83,7 +83,7 @@ describe('engine command line: exposure', () => {
   let workDir: string;
   const running: ChildProcess[] = [];
   beforeAll(() => {
-    cli = buildEngineCli('cli');
+    cli = buildEngineCli();
     workDir = mkdtempSync(path.join(os.tmpdir(), 'engine-cli-'));
   }, 120_000);
   afterAll(async () => {
