@@ -140,6 +140,27 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   }
 }
 
+/**
+ * Refuses unknown operators anywhere in an expression before it runs, as
+ * mongod's parser does (168): also in a branch no document reaches, and
+ * when no document is read at all (a missing collection).
+ */
+export function checkExpressionOperators(expr: unknown): void {
+  if (Array.isArray(expr)) {
+    for (const e of expr) checkExpressionOperators(e);
+    return;
+  }
+  if (!isPlainObject(expr)) return;
+  if (isOperatorExpression(expr)) {
+    const name = Object.keys(expr)[0]!;
+    if (name === '$literal' || name === '$meta' || name === '$function') return;
+    if (!(name in expressionOps) && !(name in accumulatorOps)) {
+      throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
+    }
+  }
+  for (const value of Object.values(expr)) checkExpressionOperators(value);
+}
+
 /** `{$meta: "textScore"}`: the score a `$text` query gave the document. */
 function metaValue(doc: unknown, name: unknown): unknown {
   if (name !== 'textScore') {

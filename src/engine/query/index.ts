@@ -26,7 +26,7 @@ export { compileProjection } from './projection.js';
 export type { ProjectionOptions } from './projection.js';
 
 // Updates
-export { applyUpdate, isOperatorUpdate } from './update/apply-update.js';
+export { applyUpdate, checkUpdate, isOperatorUpdate } from './update/apply-update.js';
 export { upsertSeed } from './update/upsert-seed.js';
 export type { UpdateOptions, UpdateResult } from './update/update-types.js';
 

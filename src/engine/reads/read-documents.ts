@@ -1,5 +1,5 @@
 import { mongoError } from '../errors.js';
-import { orderByDistance, planNear } from '../query/geo/index.js';
+import { orderByDistance, parseNearQuery, planNear } from '../query/geo/index.js';
 import {
   boundedSort, compileFilter, compileSort, naturalDirection, planQuery, planTextFilter, textScoreUnavailable, usesTextScore,
   validateCollation, valuesEqual,
@@ -42,6 +42,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`);
   if (!text.match && usesTextScore(opts.sort)) throw textScoreUnavailable();
   if (!info) {
+    parseForMissingCollection(text.rest, opts);
     if (opts.hint !== undefined && !isEmptyHint(opts.hint)) throw badHint();
     return [];
   }
@@ -81,6 +82,20 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   // Walking an index is no blocking sort in mongod: no memory limit applies.
   if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
   return lazyFilter(candidates, matches, skip, limit);
+}
+
+/** Accepts any near condition: it is only parsed, never run. */
+const UNPLANNED_NEAR = { test: () => true };
+
+/**
+ * mongod parses the whole query before it picks its EOF plan for a missing
+ * collection: a bad filter or sort is refused as on an existing one. A
+ * $near needs no geo index there, since nothing is planned.
+ */
+function parseForMissingCollection(filter: Document, opts: ReadOptions): void {
+  if (!opts.refuseNear) parseNearQuery(filter);
+  compileFilter(filter, { collation: opts.collation, variables: opts.variables, near: opts.refuseNear ? undefined : UNPLANNED_NEAR });
+  if (opts.sort !== undefined) compileSort(opts.sort, opts.collation);
 }
 
 /** The rest of the filter first: the text search tokenises every string it reads. */
