@@ -1,10 +1,12 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
-import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planQuery, planTextFilter } from '../query/index.js';
+import { planNear } from '../query/geo/index.js';
+import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planQuery, planTextFilter, usesTextScore } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
 import { defaultCollation, isView, resolveHint } from '../reads/index.js';
 import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
+import { nearStages, runNearRead, runTextRead, textStages } from './explain-search.js';
 
 /**
  * The plan of one read as mongod's explain shows it (classic engine,
@@ -13,8 +15,9 @@ import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/ty
  * update/delete/findAndModify explains only read.
  *
  * Stages, innermost first: COLLSCAN, or IXSCAN under FETCH (IDHACK for a
- * plain `_id` lookup; EOF for a missing collection), then SORT, SKIP, LIMIT
- * and PROJECTION_DEFAULT as the read asks.
+ * plain `_id` lookup; EOF for a missing collection; the geo and text stages
+ * of explain-search.ts), then SORT, SKIP, LIMIT and PROJECTION_DEFAULT as
+ * the read asks.
  */
 
 export interface ReadSpec {
@@ -62,6 +65,8 @@ export function explainRead(storage: Storage, db: string, coll: string, spec: Re
     return { parsedQuery, winningPlan, execution };
   }
   const collation = spec.collation ?? defaultCollation(info);
+  const special = explainSearchRead(storage, db, coll, info, spec, parsedQuery, collation, execute);
+  if (special) return special;
   const access = chooseAccess(info, spec, collation);
   const started = performance.now();
   const run = execute ? runRead(storage, db, coll, spec, access.plan, collation) : undefined;
@@ -72,6 +77,38 @@ export function explainRead(storage: Storage, db: string, coll: string, spec: Re
     winningPlan: tree.plan,
     execution: counts && { ...counts, stages: tree.stats! },
   };
+}
+
+/** A `$near`/`$nearSphere` or `$text` read (explain-search.ts); undefined for any other. */
+function explainSearchRead(
+  storage: Storage,
+  db: string,
+  coll: string,
+  info: CollectionInfo,
+  spec: ReadSpec,
+  parsedQuery: Document,
+  collation: Collation | undefined,
+  execute: boolean,
+): ReadExplain | undefined {
+  const ns = `${db}.${coll}`;
+  const text = planTextFilter(spec.filter, info.indexes, ns);
+  const near = text.match ? undefined : planNear(spec.filter, info.indexes, ns);
+  if (!text.match && !near) return undefined;
+  const started = performance.now();
+  const run = !execute ? undefined : near ? runNearRead(storage, db, coll, spec, near, collation) : runTextRead(storage, db, coll, spec, text, collation);
+  const counts = run && { ...run, millis: Math.round(performance.now() - started) };
+  const count = (n: number) => counters(n, counts?.millis ?? 0);
+  let base: StageTree;
+  if (near) {
+    base = nearStages(info, near, counts, count);
+  } else {
+    const prefix = Object.keys(text.explain!.indexPrefix);
+    const residual = parseQuery(Object.fromEntries(Object.entries(text.rest).filter(([k]) => !prefix.includes(k))));
+    const wantsScore = usesTextScore(spec.projection) || usesTextScore(spec.sort);
+    base = textStages(text.explain!, Object.keys(residual).length > 0 ? residual : undefined, wantsScore, counts, count);
+  }
+  const tree = wrapTail(base, spec, counts);
+  return { parsedQuery, winningPlan: tree.plan, execution: counts && { ...counts, stages: tree.stats! } };
 }
 
 interface Access {
@@ -190,6 +227,13 @@ function buildStages(
       };
     }
   }
+  return wrapTail({ plan, stats }, spec, counts);
+}
+
+/** SORT, SKIP, LIMIT and PROJECTION_DEFAULT above the access stages, as the read asks. */
+function wrapTail(base: StageTree, spec: ReadSpec, counts: (RunCounts & { millis: number }) | undefined): StageTree {
+  const millis = counts?.millis ?? 0;
+  let { plan, stats } = base;
   const wrap = (stage: Document, nReturned: number): void => {
     plan = { ...stage, inputStage: plan };
     if (stats) stats = { ...stage, ...counters(nReturned, millis), inputStage: stats };

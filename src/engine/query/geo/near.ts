@@ -29,6 +29,8 @@ export interface NearPlan {
   path: string;
   spec: NearSpec;
   units: NearUnits;
+  /** The kind of index that answers it (explain names its stage after it). */
+  kind: '2d' | '2dsphere';
   /** The nearest location of a document within the query's bounds, else undefined. */
   measure(doc: Document): NearMeasure | undefined;
   /** The same test over the values a path reaches (the filter operator's view). */
@@ -96,6 +98,7 @@ export function planNear(filter: Document | undefined, indexes: readonly GeoInde
     path,
     spec,
     units,
+    kind,
     measure: (doc) => nearest(getPathValues(doc, path)),
     test: (leaves) => nearest(leaves) !== undefined,
   };
