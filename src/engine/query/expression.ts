@@ -3,6 +3,7 @@ import * as accumulatorOps from 'mingo/operators/accumulator';
 import * as expressionOps from 'mingo/operators/expression';
 import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
+import { regexExpressionOperators } from './regex-expressions.js';
 import { textScoreOf } from './text/text-meta.js';
 import { textScoreUnavailable } from './text/text-query.js';
 import { TYPED_NUMERIC_OPERATORS, typedNumericOperator } from './typed-operators.js';
@@ -44,7 +45,11 @@ const guardedRange: MingoOperator = (obj, expr, options) => {
   return (expressionOps.$range as MingoOperator)(obj, expr, options);
 };
 
-const CONTEXT = Context.init({ expression: { ...expressionOps, $range: guardedRange } as never, accumulator: accumulatorOps });
+// The regex operators are the engine's (regex-expressions.ts): the query $regex's backtrack budget, mongod's idx and codes.
+const CONTEXT = Context.init({
+  expression: { ...expressionOps, $range: guardedRange, ...regexExpressionOperators } as never,
+  accumulator: accumulatorOps,
+});
 
 export type Variables = Document;
 
