@@ -7,6 +7,7 @@ import {
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
+import { indexMembership } from './index-membership.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -51,7 +52,9 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const filter = opts.filter ?? {};
   // A $near/$nearSphere query needs its geo index (291) and comes back nearest first.
   const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
-  const matches = withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match);
+  // A hinted index answers with the documents it holds only (sparse, partial, geo: index-membership.ts).
+  const held = hinted ? indexMembership(hinted) : undefined;
+  const matches = withIndex(withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match), held);
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
   const plan = natural === undefined ? planQuery(filter, hinted ? [hinted] : info.indexes, collation) : undefined;
@@ -96,6 +99,10 @@ function parseForMissingCollection(filter: Document, opts: ReadOptions): void {
   if (!opts.refuseNear) parseNearQuery(filter);
   compileFilter(filter, { collation: opts.collation, variables: opts.variables, near: opts.refuseNear ? undefined : UNPLANNED_NEAR });
   if (opts.sort !== undefined) compileSort(opts.sort, opts.collation);
+}
+
+function withIndex(matches: (doc: Document) => boolean, held: ((doc: Document) => boolean) | undefined): (doc: Document) => boolean {
+  return held ? (doc) => held(doc) && matches(doc) : matches;
 }
 
 /** The rest of the filter first: the text search tokenises every string it reads. */
