@@ -1,6 +1,6 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
-import { planNear } from '../query/geo/index.js';
+import { hasNearCondition, planNear } from '../query/geo/index.js';
 import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planQuery, planTextFilter, usesTextScore } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
@@ -31,6 +31,8 @@ export interface ReadSpec {
   variables?: Document;
   /** The limit is the command's own (updateOne, findAndModify): no LIMIT stage, as in mongod. */
   implicitLimit?: boolean;
+  /** An aggregate's $match: a $near/$nearSphere is refused there (5626500), as when it runs. */
+  refuseNear?: boolean;
 }
 
 export interface ReadExplain {
@@ -91,6 +93,8 @@ function explainSearchRead(
   execute: boolean,
 ): ReadExplain | undefined {
   const ns = `${db}.${coll}`;
+  // Compiling without a near plan refuses the near operator with mongod's 5626500.
+  if (spec.refuseNear && hasNearCondition(spec.filter)) compileFilter(spec.filter, { collation, variables: spec.variables });
   const text = planTextFilter(spec.filter, info.indexes, ns);
   const near = text.match ? undefined : planNear(spec.filter, info.indexes, ns);
   if (!text.match && !near) return undefined;

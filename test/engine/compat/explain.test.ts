@@ -274,6 +274,13 @@ const searchCases: CompatCase[] = [
     code: 291,
   },
   {
+    name: '$near in an aggregate $match is refused in explain too (5626500)',
+    seed: places,
+    indexes: sphere,
+    run: (c) => c.aggregate([{ $match: { loc: { $near: origin } } }]).explain('queryPlanner'),
+    code: 5626500,
+  },
+  {
     name: '$text: TEXT_MATCH over FETCH over OR over the text index scan',
     seed: articles,
     indexes: textIndex,
