@@ -186,6 +186,18 @@ export const ErrorCodes = {
   Location5788003: 5788003,
   Location5788004: 5788004,
   Location5788005: 5788005,
+  // $regexMatch / $regexFind / $regexFindAll arguments (query/regex-expressions.ts)
+  Location31022: 31022,
+  Location31023: 31023,
+  Location31024: 31024,
+  Location51075: 51075,
+  Location51103: 51103,
+  Location51104: 51104,
+  Location51105: 51105,
+  Location51106: 51106,
+  Location51109: 51109,
+  Location51110: 51110,
+  Location51111: 51111,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

@@ -1,4 +1,5 @@
 import { ErrorCodes, isMongoCommandError, mongoError } from '../errors.js';
+import { assertCommandDepth } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { hasTransactionFields, transactionsRefused } from '../standalone/index.js';
 import { beginOperation } from './operation-tracker.js';
@@ -23,6 +24,8 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
   return async function dispatch(body, ctx) {
     const name = firstKey(body);
     try {
+      // mongod validates a command's BSON, its nesting depth included, before reading it.
+      assertCommandDepth(body);
       const handler = name === undefined ? undefined : lookupCommand(name);
       if (!handler) throw mongoError('CommandNotFound', `no such command: '${name ?? ''}'`);
       if (hasTransactionFields(body)) throw transactionsRefused();

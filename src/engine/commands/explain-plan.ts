@@ -1,11 +1,13 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
-import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planTextFilter } from '../query/index.js';
+import { hasNearCondition, planNear } from '../query/geo/index.js';
+import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planTextFilter, usesTextScore } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
 import { chooseRead, indexableSort, TRIAL_RESULTS } from '../reads/choose-plan.js';
 import { defaultCollation, isView, resolveHint } from '../reads/index.js';
 import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
+import { nearStages, runNearRead, runTextRead, textStages } from './explain-search.js';
 
 /**
  * The plan of one read as mongod's explain shows it (classic engine,
@@ -14,11 +16,12 @@ import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/ty
  * update/delete/findAndModify explains only read.
  *
  * Stages, innermost first: COLLSCAN, or IXSCAN under FETCH (IDHACK for a
- * plain `_id` lookup; EOF for a missing collection), then SORT, SKIP, LIMIT
- * and PROJECTION_DEFAULT as the read asks. The plan is the one reads run
- * (reads/choose-plan.ts): when the index gives the sort there is no SORT
- * stage, the IXSCAN shows its direction and compound bounds, and the counts
- * stop where the scan stops (skip + limit matches).
+ * plain `_id` lookup; EOF for a missing collection; the geo and text stages
+ * of explain-search.ts), then SORT, SKIP, LIMIT and PROJECTION_DEFAULT as
+ * the read asks. The plan is the one reads run (reads/choose-plan.ts): when
+ * the index gives the sort there is no SORT stage, the IXSCAN shows its
+ * direction and compound bounds, and the counts stop where the scan stops
+ * (skip + limit matches).
  */
 
 export interface ReadSpec {
@@ -32,6 +35,8 @@ export interface ReadSpec {
   variables?: Document;
   /** The limit is the command's own (updateOne, findAndModify): no LIMIT stage, as in mongod. */
   implicitLimit?: boolean;
+  /** An aggregate's $match: a $near/$nearSphere is refused there (5626500), as when it runs. */
+  refuseNear?: boolean;
 }
 
 export interface ReadExplain {
@@ -66,6 +71,8 @@ export function explainRead(storage: Storage, db: string, coll: string, spec: Re
     return { parsedQuery, winningPlan, execution };
   }
   const collation = spec.collation ?? defaultCollation(info);
+  const special = explainSearchRead(storage, db, coll, info, spec, parsedQuery, collation, execute);
+  if (special) return special;
   const access = chooseAccess(storage, info, spec, collation);
   const started = performance.now();
   const run = execute ? runRead(storage, db, coll, spec, access, collation) : undefined;
@@ -77,6 +84,40 @@ export function explainRead(storage: Storage, db: string, coll: string, spec: Re
     winningPlan: tree.plan,
     execution: counts && { ...counts, stages: tree.stats! },
   };
+}
+
+/** A `$near`/`$nearSphere` or `$text` read (explain-search.ts); undefined for any other. */
+function explainSearchRead(
+  storage: Storage,
+  db: string,
+  coll: string,
+  info: CollectionInfo,
+  spec: ReadSpec,
+  parsedQuery: Document,
+  collation: Collation | undefined,
+  execute: boolean,
+): ReadExplain | undefined {
+  const ns = `${db}.${coll}`;
+  // Compiling without a near plan refuses the near operator with mongod's 5626500.
+  if (spec.refuseNear && hasNearCondition(spec.filter)) compileFilter(spec.filter, { collation, variables: spec.variables });
+  const text = planTextFilter(spec.filter, info.indexes, ns);
+  const near = text.match ? undefined : planNear(spec.filter, info.indexes, ns);
+  if (!text.match && !near) return undefined;
+  const started = performance.now();
+  const run = !execute ? undefined : near ? runNearRead(storage, db, coll, spec, near, collation) : runTextRead(storage, db, coll, spec, text, collation);
+  const counts = run && { ...run, millis: Math.round(performance.now() - started) };
+  const count = (n: number) => counters(n, counts?.millis ?? 0);
+  let base: StageTree;
+  if (near) {
+    base = nearStages(info, near, counts, count);
+  } else {
+    const prefix = Object.keys(text.explain!.indexPrefix);
+    const residual = parseQuery(Object.fromEntries(Object.entries(text.rest).filter(([k]) => !prefix.includes(k))));
+    const wantsScore = usesTextScore(spec.projection) || usesTextScore(spec.sort);
+    base = textStages(text.explain!, Object.keys(residual).length > 0 ? residual : undefined, wantsScore, counts, count);
+  }
+  const tree = wrapTail(base, spec, counts);
+  return { parsedQuery, winningPlan: tree.plan, execution: counts && { ...counts, stages: tree.stats! } };
 }
 
 interface Access {
@@ -210,6 +251,14 @@ function buildStages(
       };
     }
   }
+  return wrapTail({ plan, stats }, spec, counts, access.sorted === true);
+}
+
+/** SORT, SKIP, LIMIT and PROJECTION_DEFAULT above the access stages, as the read asks. */
+/** `sortedByIndex`: the index scan gives the sort's order, so there is no SORT stage. */
+function wrapTail(base: StageTree, spec: ReadSpec, counts: (RunCounts & { millis: number }) | undefined, sortedByIndex = false): StageTree {
+  const millis = counts?.millis ?? 0;
+  let { plan, stats } = base;
   const wrap = (stage: Document, nReturned: number): void => {
     plan = { ...stage, inputStage: plan };
     if (stats) stats = { ...stage, ...counters(nReturned, millis), inputStage: stats };
@@ -217,7 +266,7 @@ function buildStages(
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const returned = counts?.returned.length ?? 0;
-  const sort = access.sorted ? undefined : indexableSort(spec.sort);
+  const sort = sortedByIndex ? undefined : indexableSort(spec.sort);
   if (sort) {
     wrap({ stage: 'SORT', sortPattern: sort, memLimit: SORT_MEMORY_LIMIT, ...(limit > 0 ? { limitAmount: skip + limit } : {}), type: 'simple' }, Math.min(counts?.matched ?? 0, limit > 0 ? skip + limit : Infinity));
     if (skip > 0) wrap({ stage: 'SKIP', skipAmount: skip }, returned);

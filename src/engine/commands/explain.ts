@@ -282,7 +282,7 @@ export function explainAggregate(body: Document, ctx: CommandContext, verbosity:
   const leadingMatch = first && Object.keys(first)[0] === '$match' && isPlainObject(first.$match) ? (first.$match as Document) : undefined;
   const rest = leadingMatch ? pipeline.slice(1) : pipeline;
   const collation = collationFor(ctx.engine.storage, ctx.db, coll, optionalDocument(body, 'aggregate', 'collation') as Collation | undefined);
-  const spec: ReadSpec = { filter: leadingMatch ?? {}, hint: body.hint, collation, variables: letParam(body, 'aggregate') };
+  const spec: ReadSpec = { filter: leadingMatch ?? {}, hint: body.hint, collation, variables: letParam(body, 'aggregate'), refuseNear: true };
   const read = explainRead(ctx.engine.storage, ctx.db, coll, spec, executes(verbosity));
   if (rest.length === 0) return reply(ctx, coll, command, verbosity, read);
   const cursor: Document = { queryPlanner: queryPlanner(ctx, coll, read, (s) => s) };

@@ -1,6 +1,6 @@
 import { mongoError } from '../errors.js';
 import { collectionParam, letParam, optionalArray, optionalBool, optionalDocument } from '../params/index.js';
-import { compileProjection } from '../query/index.js';
+import { checkUpdate, compileProjection } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { assertNotView, collationFor, readFirst } from '../reads/index.js';
@@ -71,6 +71,8 @@ export const findAndModifyCommand: CommandHandler = {
     const project =
       p.fields && Object.keys(p.fields).length > 0 ? compileProjection(p.fields, p.query) : (doc: Document) => doc;
 
+    // mongod parses the update before reading: a bad one is refused even when nothing matches.
+    if (p.update !== undefined) checkUpdate(p.update, { isInsert: false, arrayFilters: p.arrayFilters, collation: p.collation });
     const found = readFirst(storage, db, p.coll, {
       filter: p.query,
       sort: p.sort,

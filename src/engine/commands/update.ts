@@ -1,6 +1,7 @@
 import { mongoError } from '../errors.js';
 import { assertKnownFields, collectionParam, letParam, missingField, optionalArray, optionalBool, optionalDocument, requiredArray } from '../params/index.js';
 import type { Collation, Document } from '../query/types.js';
+import { checkUpdate } from '../query/index.js';
 import { isPlainObject } from '../query/values.js';
 import { assertNotView, collationFor, readDocuments } from '../reads/index.js';
 import { documentCheck, flushWrites, isOrdered, isReplacement, runStatements, updateOne, upsertOne, withWriteErrors } from '../writes/index.js';
@@ -67,6 +68,8 @@ export const updateCommand: CommandHandler = {
       }
       const collation = collationFor(storage, ctx.db, coll, st.collation);
       const opts = { filter: st.q, arrayFilters: st.arrayFilters, collation, variables, check };
+      // mongod parses the update before reading: a bad one is refused even when nothing matches.
+      checkUpdate(st.u, { isInsert: false, arrayFilters: st.arrayFilters, collation, variables });
       // The scan's document set is fixed when it starts, so an updated
       // document is never visited twice.
       const matches = readDocuments(storage, ctx.db, coll, {

@@ -3,6 +3,7 @@ import * as accumulatorOps from 'mingo/operators/accumulator';
 import * as expressionOps from 'mingo/operators/expression';
 import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
+import { regexExpressionOperators } from './regex-expressions.js';
 import { textScoreOf } from './text/text-meta.js';
 import { textScoreUnavailable } from './text/text-query.js';
 import { TYPED_NUMERIC_OPERATORS, typedNumericOperator } from './typed-operators.js';
@@ -44,7 +45,11 @@ const guardedRange: MingoOperator = (obj, expr, options) => {
   return (expressionOps.$range as MingoOperator)(obj, expr, options);
 };
 
-const CONTEXT = Context.init({ expression: { ...expressionOps, $range: guardedRange } as never, accumulator: accumulatorOps });
+// The regex operators are the engine's (regex-expressions.ts): the query $regex's backtrack budget, mongod's idx and codes.
+const CONTEXT = Context.init({
+  expression: { ...expressionOps, $range: guardedRange, ...regexExpressionOperators } as never,
+  accumulator: accumulatorOps,
+});
 
 export type Variables = Document;
 
@@ -138,6 +143,27 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
     const message = err instanceof Error ? err.message : String(err);
     throw mongoError('BadValue', message);
   }
+}
+
+/**
+ * Refuses unknown operators anywhere in an expression before it runs, as
+ * mongod's parser does (168): also in a branch no document reaches, and
+ * when no document is read at all (a missing collection).
+ */
+export function checkExpressionOperators(expr: unknown): void {
+  if (Array.isArray(expr)) {
+    for (const e of expr) checkExpressionOperators(e);
+    return;
+  }
+  if (!isPlainObject(expr)) return;
+  if (isOperatorExpression(expr)) {
+    const name = Object.keys(expr)[0]!;
+    if (name === '$literal' || name === '$meta' || name === '$function') return;
+    if (!(name in expressionOps) && !(name in accumulatorOps)) {
+      throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
+    }
+  }
+  for (const value of Object.values(expr)) checkExpressionOperators(value);
 }
 
 /** `{$meta: "textScore"}`: the score a `$text` query gave the document. */

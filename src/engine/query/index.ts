@@ -7,6 +7,7 @@
 // Value model, BSON order, paths
 export * from './types.js';
 export * from './values.js';
+export { assertCommandDepth } from './nesting-depth.js';
 export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8, typeRank, TypeRank, isSimpleCollation } from './compare.js';
 export { getPath, getPathValues, getMatchCandidates, getIndexKeyValues, pathExists, splitPath, isArrayIndex } from './path.js';
 export { bsonTypeName, BSON_TYPE_NUMBERS } from './type-names.js';
@@ -26,7 +27,7 @@ export { compileProjection } from './projection.js';
 export type { ProjectionOptions } from './projection.js';
 
 // Updates
-export { applyUpdate, isOperatorUpdate } from './update/apply-update.js';
+export { applyUpdate, checkUpdate, isOperatorUpdate } from './update/apply-update.js';
 export { upsertSeed } from './update/upsert-seed.js';
 export type { UpdateOptions, UpdateResult } from './update/update-types.js';
 

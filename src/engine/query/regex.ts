@@ -65,8 +65,9 @@ function stripExtended(pattern: string): string {
   return out;
 }
 
-export function toRegExp(pattern: string, options = ''): RegExp {
-  const key = `${options}/${pattern}`;
+/** `global` gives a RegExp that searches from its lastIndex (the aggregation operators' repeated search). */
+export function toRegExp(pattern: string, options = '', global = false): RegExp {
+  const key = `${global ? 'g' : ''}${options}/${pattern}`;
   let re = cache.get(key);
   if (re) return re;
   if (!VALID_OPTIONS.test(options)) {
@@ -75,7 +76,7 @@ export function toRegExp(pattern: string, options = ''): RegExp {
   }
   if (pattern.length > MAX_PATTERN_LENGTH) throw mongoError('Location51091', 'Regular expression is invalid: pattern string is too long');
   const source = options.includes('x') ? stripExtended(pattern) : pattern;
-  const flags = [...new Set(options.replace(/[xu]/g, ''))].join('');
+  const flags = [...new Set(options.replace(/[xu]/g, ''))].join('') + (global ? 'g' : '');
   try {
     re = limitedRegExp && NEEDS_BUDGET.test(source) ? limitedRegExp(source, flags) : new RegExp(source, flags);
   } catch (err) {

@@ -1,5 +1,5 @@
 import { mongoError } from '../errors.js';
-import { orderByDistance, planNear } from '../query/geo/index.js';
+import { orderByDistance, parseNearQuery, planNear } from '../query/geo/index.js';
 import {
   boundedSort, compileFilter, compileSort, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore, validateCollation,
   valuesEqual,
@@ -8,6 +8,7 @@ import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
+import { indexMembership } from './index-membership.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -45,6 +46,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`);
   if (!text.match && usesTextScore(opts.sort)) throw textScoreUnavailable();
   if (!info) {
+    parseForMissingCollection(text.rest, opts);
     if (opts.hint !== undefined && !isEmptyHint(opts.hint)) throw badHint();
     return [];
   }
@@ -53,7 +55,9 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const filter = opts.filter ?? {};
   // A $near/$nearSphere query needs its geo index (291) and comes back nearest first.
   const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
-  const matches = withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match);
+  // A hinted index answers with the documents it holds only (sparse, partial, geo: index-membership.ts).
+  const held = hinted ? indexMembership(hinted) : undefined;
+  const matches = withIndex(withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match), held);
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards;
   // a hinted `$natural` still leaves an explicit sort to do.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
@@ -90,6 +94,24 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   // Walking an index is no blocking sort in mongod: no memory limit applies.
   if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
   return lazyFilter(candidates, matches, skip, limit);
+}
+
+/** Accepts any near condition: it is only parsed, never run. */
+const UNPLANNED_NEAR = { test: () => true };
+
+/**
+ * mongod parses the whole query before it picks its EOF plan for a missing
+ * collection: a bad filter or sort is refused as on an existing one. A
+ * $near needs no geo index there, since nothing is planned.
+ */
+function parseForMissingCollection(filter: Document, opts: ReadOptions): void {
+  if (!opts.refuseNear) parseNearQuery(filter);
+  compileFilter(filter, { collation: opts.collation, variables: opts.variables, near: opts.refuseNear ? undefined : UNPLANNED_NEAR });
+  if (opts.sort !== undefined) compileSort(opts.sort, opts.collation);
+}
+
+function withIndex(matches: (doc: Document) => boolean, held: ((doc: Document) => boolean) | undefined): (doc: Document) => boolean {
+  return held ? (doc) => held(doc) && matches(doc) : matches;
 }
 
 /** The rest of the filter first: the text search tokenises every string it reads. */

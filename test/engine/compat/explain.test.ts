@@ -193,4 +193,127 @@ const cases: CompatCase[] = [
   },
 ];
 
-describeCompat('explain', cases);
+// ---------------------------------------------------------------- geo and text
+const places = [
+  { _id: 1, loc: { type: 'Point', coordinates: [0, 0] }, pos: [0, 0], kind: 'cafe' },
+  { _id: 2, loc: { type: 'Point', coordinates: [0, 1] }, pos: [0, 1], kind: 'bar' },
+  { _id: 3, loc: { type: 'Point', coordinates: [0, 2] }, pos: [0, 2], kind: 'cafe' },
+  { _id: 4, loc: { type: 'Point', coordinates: [0, 30] }, pos: [0, 30], kind: 'cafe' },
+  { _id: 5, kind: 'nowhere' },
+];
+const sphere = [{ key: { loc: '2dsphere' } }];
+const flat = [{ key: { pos: '2d' } }];
+const origin = { $geometry: { type: 'Point', coordinates: [0, 0] } };
+/** The near stage as queryPlanner shows it. */
+const nearPlan = (plan: Document) => {
+  const near = plan.stage.startsWith('GEO_NEAR') ? plan : plan.inputStage;
+  return { stages: stages(plan), keyPattern: near.keyPattern, indexName: near.indexName, indexVersion: near.indexVersion };
+};
+
+const articles = [
+  { _id: 1, title: 'coffee and cake', tag: 'a' },
+  { _id: 2, title: 'strong coffee', tag: 'b' },
+  { _id: 3, title: 'green tea', tag: 'a' },
+];
+const textIndex = [{ key: { title: 'text' } }];
+
+const searchCases: CompatCase[] = [
+  {
+    name: '$near on a 2dsphere index: GEO_NEAR_2DSPHERE with the index',
+    seed: places,
+    indexes: sphere,
+    run: async (c) => nearPlan((await c.find({ loc: { $near: origin } }).explain('queryPlanner')).queryPlanner.winningPlan),
+    expected: { stages: ['GEO_NEAR_2DSPHERE'], keyPattern: { loc: '2dsphere' }, indexName: 'loc_2dsphere', indexVersion: 2 },
+  },
+  {
+    name: '$nearSphere on a 2dsphere index: GEO_NEAR_2DSPHERE',
+    seed: places,
+    indexes: sphere,
+    run: async (c) => nearPlan((await c.find({ loc: { $nearSphere: origin } }).explain('queryPlanner')).queryPlanner.winningPlan).stages,
+    expected: ['GEO_NEAR_2DSPHERE'],
+  },
+  {
+    name: '$near with legacy coordinates on a 2d index: GEO_NEAR_2D with the index',
+    seed: places,
+    indexes: flat,
+    run: async (c) => nearPlan((await c.find({ pos: { $near: [0, 0] } }).explain('queryPlanner')).queryPlanner.winningPlan),
+    expected: { stages: ['GEO_NEAR_2D'], keyPattern: { pos: '2d' }, indexName: 'pos_2d', indexVersion: 2 },
+  },
+  {
+    name: '$near with a limit: LIMIT over the near stage, and what it returns',
+    seed: places,
+    indexes: sphere,
+    run: async (c) => {
+      const r = await c.find({ loc: { $near: origin } }).limit(2).explain('executionStats');
+      const s = r.executionStats;
+      return { stages: stages(s.executionStages), nReturned: s.nReturned, stage: s.executionStages.inputStage.stage, intervals: Array.isArray(s.executionStages.inputStage.searchIntervals) };
+    },
+    expected: { stages: ['LIMIT', 'GEO_NEAR_2DSPHERE'], nReturned: 2, stage: 'GEO_NEAR_2DSPHERE', intervals: true },
+  },
+  {
+    name: '$near with $maxDistance and another condition: executionStats counts the matches',
+    seed: places,
+    indexes: sphere,
+    run: async (c) => {
+      const r = await c.find({ loc: { $near: { ...origin, $maxDistance: 250000 } }, kind: 'cafe' }).explain('executionStats');
+      return { nReturned: r.executionStats.nReturned, stageReturned: r.executionStats.executionStages.nReturned };
+    },
+    expected: { nReturned: 2, stageReturned: 2 },
+  },
+  {
+    name: '$near with a sort: SORT over the near stage',
+    seed: places,
+    indexes: flat,
+    run: async (c) => stages((await c.find({ pos: { $near: [0, 0] } }).sort({ kind: 1 }).explain('queryPlanner')).queryPlanner.winningPlan),
+    expected: ['SORT', 'GEO_NEAR_2D'],
+  },
+  {
+    name: '$near without a geo index cannot be explained either (NoQueryExecutionPlans)',
+    seed: places,
+    run: (c) => c.find({ loc: { $near: origin } }).explain('queryPlanner'),
+    code: 291,
+  },
+  {
+    name: '$near in an aggregate $match is refused in explain too (5626500)',
+    seed: places,
+    indexes: sphere,
+    run: (c) => c.aggregate([{ $match: { loc: { $near: origin } } }]).explain('queryPlanner'),
+    code: 5626500,
+  },
+  {
+    name: '$text: TEXT_MATCH over FETCH over OR over the text index scan',
+    seed: articles,
+    indexes: textIndex,
+    run: async (c) => {
+      const plan = (await c.find({ $text: { $search: 'coffee -cake' } }).explain('queryPlanner')).queryPlanner.winningPlan;
+      return { stages: stages(plan), indexName: plan.indexName, parsedTextQuery: plan.parsedTextQuery, indexPrefix: plan.indexPrefix, scan: access(plan) };
+    },
+    expected: {
+      stages: ['TEXT_MATCH', 'FETCH', 'OR', 'IXSCAN'],
+      indexName: 'title_text',
+      parsedTextQuery: { terms: ['coffe'], negatedTerms: ['cake'], phrases: [], negatedPhrases: [] },
+      indexPrefix: {},
+      scan: { stage: 'IXSCAN', indexName: 'title_text', indexBounds: {} },
+    },
+  },
+  {
+    name: '$text with its textScore projected: TEXT_MATCH over TEXT_OR',
+    seed: articles,
+    indexes: textIndex,
+    run: async (c) =>
+      stages((await c.find({ $text: { $search: 'coffee' } }).project({ score: { $meta: 'textScore' } }).explain('queryPlanner')).queryPlanner.winningPlan),
+    expected: ['PROJECTION_DEFAULT', 'TEXT_MATCH', 'TEXT_OR', 'IXSCAN'],
+  },
+  {
+    name: '$text with another condition: executionStats counts what the search found and returned',
+    seed: articles,
+    indexes: textIndex,
+    run: async (c) => {
+      const s = (await c.find({ $text: { $search: 'coffee' }, tag: 'a' }).explain('executionStats')).executionStats;
+      return { nReturned: s.nReturned, totalDocsExamined: s.totalDocsExamined, fetchFilter: s.executionStages.inputStage.filter };
+    },
+    expected: { nReturned: 1, totalDocsExamined: 2, fetchFilter: { tag: { $eq: 'a' } } },
+  },
+];
+
+describeCompat('explain', [...cases, ...searchCases]);

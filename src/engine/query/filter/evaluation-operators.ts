@@ -1,5 +1,5 @@
 import { mongoError } from '../../errors.js';
-import { evaluateExpression, isTruthy } from '../expression.js';
+import { checkExpressionOperators, evaluateExpression, isTruthy } from '../expression.js';
 import { isRegexValue, regexMatches, toRegExp } from '../regex.js';
 import { isNumeric, toDouble } from '../values.js';
 import { anyCandidate, type FieldOperator, type TopLevelOperator } from './filter-types.js';
@@ -48,6 +48,9 @@ export const evaluationOperators: Record<string, FieldOperator> = {
 };
 
 export const evaluationTopLevel: Record<string, TopLevelOperator> = {
-  $expr: (operand, ctx) => (doc) => isTruthy(evaluateExpression(doc, operand, ctx.options.variables)),
+  $expr: (operand, ctx) => {
+    checkExpressionOperators(operand);
+    return (doc) => isTruthy(evaluateExpression(doc, operand, ctx.options.variables));
+  },
   $comment: () => () => true,
 };

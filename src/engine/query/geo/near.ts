@@ -29,6 +29,8 @@ export interface NearPlan {
   path: string;
   spec: NearSpec;
   units: NearUnits;
+  /** The kind of index that answers it (explain names its stage after it). */
+  kind: '2d' | '2dsphere';
   /** The nearest location of a document within the query's bounds, else undefined. */
   measure(doc: Document): NearMeasure | undefined;
   /** The same test over the values a path reaches (the filter operator's view). */
@@ -69,16 +71,9 @@ function countNearOperators(value: unknown): number {
 
 /** The filter's near query, resolved; undefined when there is none. Throws mongod's errors. */
 export function planNear(filter: Document | undefined, indexes: readonly GeoIndexLike[], ns: string): NearPlan | undefined {
-  if (!filter) return undefined;
-  const found = nearConditions(filter);
-  const total = countNearOperators(filter);
-  if (total > 1) throw mongoError('BadValue', 'Too many geoNear expressions');
-  // mongod's CanonicalQuery: a near operator only at the top level (or in a top-level $and).
-  if (total > found.length) throw mongoError('BadValue', 'geoNear must be top-level expr');
-  if (found.length === 0) return undefined;
-  const [path, condition] = found[0]!;
-  const spec = parseNear(condition);
-  const units = nearUnits(spec);
+  const parsed = parseNearQuery(filter);
+  if (!parsed) return undefined;
+  const { path, spec, units } = parsed;
   const kind = indexFor(path, units, indexes);
   if (!kind) {
     throw mongoError(
@@ -103,9 +98,27 @@ export function planNear(filter: Document | undefined, indexes: readonly GeoInde
     path,
     spec,
     units,
+    kind,
     measure: (doc) => nearest(getPathValues(doc, path)),
     test: (leaves) => nearest(leaves) !== undefined,
   };
+}
+
+/**
+ * The filter's near query checked as mongod's CanonicalQuery checks it, before
+ * any planning (so also for a missing collection, where no index is needed).
+ */
+export function parseNearQuery(filter: Document | undefined): { path: string; spec: NearSpec; units: NearUnits } | undefined {
+  if (!filter) return undefined;
+  const found = nearConditions(filter);
+  const total = countNearOperators(filter);
+  if (total > 1) throw mongoError('BadValue', 'Too many geoNear expressions');
+  // mongod's CanonicalQuery: a near operator only at the top level (or in a top-level $and).
+  if (total > found.length) throw mongoError('BadValue', 'geoNear must be top-level expr');
+  if (found.length === 0) return undefined;
+  const [path, condition] = found[0]!;
+  const spec = parseNear(condition);
+  return { path, spec, units: nearUnits(spec) };
 }
 
 /** Orders documents nearest first; equal distances keep their scan order. */

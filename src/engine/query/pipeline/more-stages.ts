@@ -1,5 +1,6 @@
 import { Long } from 'bson';
 import { mongoError } from '../../errors.js';
+import { boundedSort } from '../bounded-sort.js';
 import { compareValues, typeRank } from '../compare.js';
 import { evaluateExpression } from '../expression.js';
 import { compileFilter } from '../filter/compile-filter.js';
@@ -166,12 +167,16 @@ function bucketAuto(docs: Document[], spec: unknown, ctx: PipelineContext): Docu
   if (buckets <= 0) throw mongoError('Location40243', `The $bucketAuto 'buckets' field must be greater than 0, but found: ${buckets}`);
   const { fields, make } = outputAccumulators(output, ctx);
 
-  const keyed = docs.map((doc) => {
+  const pairs = docs.map((doc) => {
     const key = evaluateExpression(doc, groupBy, ctx.variables);
     if (rounder) assertRoundable(key);
     return { key: (key === undefined ? null : key) as unknown, doc };
   });
-  keyed.sort((a, b) => compareValues(a.key, b.key, ctx.collation));
+  // mongod sorts the (groupBy, document) pairs with its sorter: the blocking sort's memory bound applies.
+  const keyed = boundedSort(pairs, (a: Document, b: Document) => compareValues(a.key, b.key, ctx.collation), {
+    allowDiskUse: ctx.allowDiskUse,
+    maxBytes: ctx.maxSortBytes,
+  }) as typeof pairs;
   const approx = Math.max(1, Math.round(keyed.length / buckets));
   const out: Document[] = [];
   const eq = (a: unknown, b: unknown) => compareValues(a, b, ctx.collation) === 0;

@@ -10,6 +10,8 @@ export interface PipelineContext {
   allowDiskUse?: boolean;
   /** The blocking sort's memory limit in bytes (tests); mongod's 100 MiB otherwise. */
   maxSortBytes?: number;
+  /** $group's memory limit in bytes (tests); mongod's 100 MiB otherwise (group-memory.ts). */
+  maxGroupBytes?: number;
 }
 
 export type Stage = (docs: Document[], spec: unknown, ctx: PipelineContext) => Document[];

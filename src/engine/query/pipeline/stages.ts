@@ -13,6 +13,7 @@ import { cloneValue, isNumeric, isPlainObject, ownField, setField, toDouble } fr
 import { locate, removeValue, writeValue } from '../update/update-paths.js';
 import type { Document } from '../types.js';
 import { compileAccumulator } from './accumulators.js';
+import { groupMemoryMeter } from './group-memory.js';
 import { moreStages } from './more-stages.js';
 import type { PipelineContext, Stage } from './pipeline-types.js';
 
@@ -82,15 +83,18 @@ const group: Stage = (docs, spec, ctx) => {
   if (!isPlainObject(spec) || !('_id' in spec)) throw mongoError('Location15955', "a group specification must include an _id");
   const fields = Object.keys(spec).filter((k) => k !== '_id');
   const factories = fields.map((f) => compileAccumulator(f, spec[f], ctx));
-  const groups = new Map<string, { id: unknown; accs: ReturnType<(typeof factories)[number]>[] }>();
+  const groups = new Map<string, { key: string; id: unknown; accs: ReturnType<(typeof factories)[number]>[] }>();
+  const meter = groupMemoryMeter(spec, fields, ctx);
   for (const doc of docs) {
     const id = evaluateExpression(doc, spec._id, ctx.variables) ?? null;
     const key = ctx.collation ? `c:${groups.size}` : groupKey(id);
     let g = ctx.collation ? [...groups.values()].find((x) => valuesEqual(x.id, id, ctx.collation)) : groups.get(key);
+    const isNew = !g;
     if (!g) {
-      g = { id, accs: factories.map((f) => f()) };
+      g = { key, id, accs: factories.map((f) => f()) };
       groups.set(key, g);
     }
+    meter?.(doc, g.key, id, isNew);
     for (const acc of g.accs) acc.add(doc);
   }
   return [...groups.values()].map((g) => {

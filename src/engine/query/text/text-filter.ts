@@ -17,6 +17,15 @@ export interface TextFilter {
   rest: Document;
   /** Undefined when the filter has no `$text`. */
   match?: (doc: Document) => boolean;
+  /** What explain shows of the search (mongod's TEXT_MATCH stage); set with `match`. */
+  explain?: TextExplain;
+}
+
+export interface TextExplain {
+  index: IndexLike;
+  /** The equality values on the compound index's prefix fields. */
+  indexPrefix: Document;
+  parsedTextQuery: { terms: string[]; negatedTerms: string[]; phrases: string[]; negatedPhrases: string[] };
 }
 
 type IndexLike = { key: Record<string, unknown>; [option: string]: unknown };
@@ -63,9 +72,23 @@ export function planTextFilter(filter: Document, indexes: readonly IndexLike[] |
   if (textIndexes.length === 0) throw mongoError('IndexNotFound', 'text index required for $text query');
   const info = textIndexInfo(textIndexes[0]!);
   checkPrefix(info.prefix, rest);
-  const search = compileTextSearch(info, buildTextQuery(parsed, info.defaultLanguage));
+  const query = buildTextQuery(parsed, info.defaultLanguage);
+  const search = compileTextSearch(info, query);
+  const prefixValues = topLevelConditions(rest);
+  const equalTo = (c: unknown) => (isOperatorObject(c) ? c.$eq : c);
+  const indexPrefix = Object.fromEntries(info.prefix.map((field) => [field, equalTo(prefixValues.get(field)?.find(isEquality))]));
   return {
     rest,
+    explain: {
+      index: textIndexes[0]!,
+      indexPrefix,
+      parsedTextQuery: {
+        terms: query.scoringTerms,
+        negatedTerms: [...query.negatedTerms].sort(),
+        phrases: query.phrases,
+        negatedPhrases: query.negatedPhrases,
+      },
+    },
     match: (doc) => {
       const score = search(doc);
       if (score === undefined) return false;

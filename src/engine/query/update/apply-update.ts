@@ -157,9 +157,18 @@ function comparePaths(a: string[], b: string[]): number {
   return a.length - b.length;
 }
 
-function applyOperators(original: Document, update: Document, options: UpdateOptions): Document {
-  const doc = cloneValue(original);
-  const ctx: ApplyContext = { now: options.now ?? new Date(), collation: options.collation, docId: { _id: original._id } };
+/**
+ * Checks an update before any document is read, as mongod parses it: unknown
+ * modifiers, bad operands and paths, conflicts, array filters. So a bad update
+ * is refused even when nothing matches (a missing collection).
+ */
+export function checkUpdate(update: Document | Document[], options: UpdateOptions): void {
+  if (Array.isArray(update) || !isOperatorUpdate(update)) return;
+  parseOperators(update, { ...options, isInsert: true });
+  compileArrayFilters(options.arrayFilters, options);
+}
+
+function parseOperators(update: Document, options: UpdateOptions): { entries: Entry[]; renames: Array<[string, string]> } {
   const entries: Entry[] = [];
   const renames: Array<[string, string]> = [];
   const rawPaths: string[] = [];
@@ -192,6 +201,13 @@ function applyOperators(original: Document, update: Document, options: UpdateOpt
     }
   }
   checkConflicts(rawPaths);
+  return { entries, renames };
+}
+
+function applyOperators(original: Document, update: Document, options: UpdateOptions): Document {
+  const doc = cloneValue(original);
+  const ctx: ApplyContext = { now: options.now ?? new Date(), collation: options.collation, docId: { _id: original._id } };
+  const { entries, renames } = parseOperators(update, options);
 
   for (const [from, to] of renames) applyRename(doc, from, to);
 
