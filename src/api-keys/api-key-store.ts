@@ -41,29 +41,36 @@ export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptio
 
   return {
     async countUse(keyId, secretHash, at, windowStart) {
-      // One atomic findAndModify: the filter checks the key and the secret,
-      // the pipeline counts the use in the window (a new window starts at 1).
-      const found = await keys().findOneAndUpdate(
-        {
-          keyId,
-          ...liveAt(at),
-          secrets: { $elemMatch: { hash: secretHash, $or: [{ validUntil: null }, { validUntil: { $gt: at } }] } },
-        },
-        [
-          {
-            $set: {
-              rateWindow: {
-                $cond: {
-                  if: { $eq: ['$rateWindow.start', windowStart] },
-                  then: { start: windowStart, count: { $add: ['$rateWindow.count', 1] } },
-                  else: { start: windowStart, count: 1 },
+      const accepting = {
+        keyId,
+        ...liveAt(at),
+        secrets: { $elemMatch: { hash: secretHash, $or: [{ validUntil: null }, { validUntil: { $gt: at } }] } },
+      };
+      const options = { returnDocument: 'after', projection: CREDENTIAL_FIELDS } as const;
+      // Each is one atomic findAndModify whose filter checks the key and the
+      // secret. Nearly every use falls in the window already started: a plain
+      // $inc counts it (cheaper for the database than a pipeline update).
+      // Otherwise (the first use of the hour, or a refusal) the pipeline
+      // counts the use in the window, starting a new one at 1.
+      const found =
+        (await keys().findOneAndUpdate({ ...accepting, 'rateWindow.start': windowStart }, { $inc: { 'rateWindow.count': 1 } }, options)) ??
+        (await keys().findOneAndUpdate(
+          accepting,
+          [
+            {
+              $set: {
+                rateWindow: {
+                  $cond: {
+                    if: { $eq: ['$rateWindow.start', windowStart] },
+                    then: { start: windowStart, count: { $add: ['$rateWindow.count', 1] } },
+                    else: { start: windowStart, count: 1 },
+                  },
                 },
               },
             },
-          },
-        ],
-        { returnDocument: 'after', projection: CREDENTIAL_FIELDS },
-      );
+          ],
+          options,
+        ));
       if (!found) return null;
       const stored = found as unknown as StoredCredential;
       return { key: toCredentialRecord(stored), usedInWindow: stored.rateWindow?.count ?? 1 };

@@ -1,10 +1,13 @@
-import { Args, Authorized, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, Authorized, FieldResolver, Info, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
+import { selectedFieldNames } from '../graphql/selection.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
-import { ApiKeyService, type ApiKeyDocument, type ApiKeyUsageDocument } from './api-key.service.js';
+import { ApiKeyService, type ApiKeyDocument } from './api-key.service.js';
+import type { ApiKeyUsage } from './api-key-usage.model.js';
 import { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service. */
@@ -18,7 +21,7 @@ export class ApiKeyResolver {
       'API keys you may view, a page at a time: with api-keys:read every key of your tenant (a platform administrator: ' +
       'every key), else the keys you created; optionally only those in one status.',
   })
-  apiKeys(@Args() args: ApiKeysArgs, @CurrentActor() actor: Actor): Promise<Page<ApiKeyDocument>> {
+  apiKeys(@Args() args: ApiKeysArgs, @CurrentActor() actor: Actor): Promise<Page<ApiKey>> {
     return this.service.list(actor, args);
   }
 
@@ -26,13 +29,14 @@ export class ApiKeyResolver {
   @Query(() => ApiKey, {
     description: 'One API key; its creator and holders of api-keys:read may view it. includeUsageLogs adds the 100 most recent uses.',
   })
-  apiKey(@Args() { id, includeUsageLogs }: ApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument | ApiKey> {
-    return this.service.get(actor, id, includeUsageLogs);
+  apiKey(@Args() { id, includeUsageLogs }: ApiKeyArgs, @CurrentActor() actor: Actor, @Info() info: GraphQLResolveInfo): Promise<ApiKey> {
+    // The selection decides what is read: unasked fields and an unasked usage log are not fetched.
+    return this.service.get(actor, id, includeUsageLogs, selectedFieldNames(info));
   }
 
   @Authorized()
   @Query(() => ApiKeyUsagePage, { description: "An API key's usage log, most recent first, a page at a time; as viewing the key." })
-  apiKeyUsageLogs(@Args() args: ApiKeyUsageLogsArgs, @CurrentActor() actor: Actor): Promise<Page<ApiKeyUsageDocument>> {
+  apiKeyUsageLogs(@Args() args: ApiKeyUsageLogsArgs, @CurrentActor() actor: Actor): Promise<Page<ApiKeyUsage>> {
     return this.service.usageLogs(actor, args);
   }
 

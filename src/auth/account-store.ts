@@ -85,12 +85,13 @@ export interface CountedApiKeyUse {
  */
 export interface ApiKeyStore {
   /**
-   * One atomic database operation: when the key `keyId` is live at `at` (not
-   * revoked, not expired) and accepts the secret whose hash is `secretHash`
-   * (the current secret, or a rolled one within its grace period), count this
-   * use in the rate window starting at `windowStart` (a new window starts
-   * from 1) and answer the key with the window's count; else null, counting
-   * nothing. Exact under concurrency and across instances.
+   * When the key `keyId` is live at `at` (not revoked, not expired) and
+   * accepts the secret whose hash is `secretHash` (the current secret, or a
+   * rolled one within its grace period), count this use in the rate window
+   * starting at `windowStart` (a new window starts from 1) and answer the key
+   * with the window's count; else null, counting nothing. The check and the
+   * count are one atomic database operation, so the count is exact under
+   * concurrency and across instances.
    */
   countUse(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;
   /**

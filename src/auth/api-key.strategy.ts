@@ -18,9 +18,9 @@ export interface ApiKeyStrategyOptions {
 
 /**
  * API key secrets (`ak_…`), as `Authorization: Bearer` or `X-API-Key`. One
- * database operation checks the secret, the key's state and counts the use
- * in its hourly window (exact across instances: the count lives in the key's
- * record); then the key acts as its creator, with only the scopes the
+ * atomic database operation checks the secret, the key's state and counts the
+ * use in its hourly window (exact across instances: the count lives in the
+ * key's record; the first use of an hour and a refusal take a second one); then the key acts as its creator, with only the scopes the
  * creator still holds, so a creator who loses a permission takes it from the
  * key at once. Nothing is cached, so a revocation holds at once everywhere.
  */

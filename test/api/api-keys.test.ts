@@ -1076,6 +1076,28 @@ describe('the credential store (ApiKeyStore) on the database', () => {
     expect((await storedById(key.id))?.rateWindow).toEqual({ start: windowOf(at), count: 30 });
   });
 
+  it('gives 30 concurrent first uses of a new window the counts 1 to 30, each exactly once', async () => {
+    const key = await secretOf();
+    const at = new Date();
+    for (let i = 0; i < 5; i += 1) await store.countUse(key.keyId, key.hash, at, windowOf(at));
+    const next = new Date(windowOf(at).getTime() + HOUR + 5);
+    const counted = await Promise.all(Array.from({ length: 30 }, () => store.countUse(key.keyId, key.hash, next, windowOf(next))));
+    expect(counted.map((c) => c?.usedInWindow).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect((await storedById(key.id))?.rateWindow).toEqual({ start: windowOf(next), count: 30 });
+  });
+
+  it('counts nothing for a wrong hash, a revoked or an expired key in a window already started', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const [key, revoked, expiring] = [await secretOf(), await secretOf(), await secretOf(member, { expiresAt: expiresAt.toISOString() })];
+    const at = new Date();
+    for (const one of [key, revoked, expiring]) expect((await store.countUse(one.keyId, one.hash, at, windowOf(at)))?.usedInWindow).toBe(1);
+    await app.rest('PATCH', `/api-keys/${revoked.id}/revoke`, { token: member.token });
+    expect(await store.countUse(key.keyId, sha256('ak_wrong'), at, windowOf(at))).toBeNull();
+    expect(await store.countUse(revoked.keyId, revoked.hash, at, windowOf(at))).toBeNull();
+    expect(await store.countUse(expiring.keyId, expiring.hash, expiresAt, windowOf(at))).toBeNull();
+    for (const one of [key, revoked, expiring]) expect((await storedById(one.id))?.rateWindow).toEqual({ start: windowOf(at), count: 1 });
+  });
+
   it('records uses: log entries that expire after the retention, usageCount raised, lastUsedAt the latest', async () => {
     const [a, b] = [await secretOf(), await secretOf()];
     const t = Date.now();
