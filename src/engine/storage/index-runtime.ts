@@ -9,12 +9,15 @@ import type { IndexEntry, RangeBounds } from './index-sorted-entries.js';
 import { compilePartialFilter } from './partial-filter.js';
 import type { IndexSpec } from './types.js';
 
+/** The tuples of a non-unique index: never written (only a unique index fills its own map). */
+const NO_TUPLES: ReadonlyMap<string, unknown[]> = new Map();
+
 /** The keys one document contributes to one index. */
 export interface DocKeys {
   /** Distinct values of the first key field (one sorted entry each). */
   first: unknown[];
-  /** Distinct full key tuples, by canonical key (unique checks). */
-  tuples: Map<string, unknown[]>;
+  /** Distinct full key tuples, by canonical key (unique checks; empty for a non-unique index). */
+  tuples: ReadonlyMap<string, unknown[]>;
 }
 
 /**
@@ -70,22 +73,23 @@ export class IndexRuntime {
     if (strict) this.geoCheck?.(doc);
     if (strict) this.checkText?.(doc);
     const shared = this.paths.length > 1 ? this.sharedArrayPrefix(doc, strict) : undefined;
-    const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
-    const first = distinct(perField[0]!, this.collation);
+    const firstValues = getIndexKeyValues(doc, this.paths[0]!);
+    const first = distinct(firstValues, this.collation);
+    // Only a unique index keys whole tuples; the sorted entries need the first field alone.
+    if (!this.uniqueKeys) return { first, tuples: NO_TUPLES };
+    const perField = this.paths.map((p, i) => (i === 0 ? firstValues : getIndexKeyValues(doc, p)));
     const tuples = new Map<string, unknown[]>();
-    if (this.uniqueKeys) {
-      const add = (tuple: unknown[]) => tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
-      if (shared) {
-        // Fields inside one array pair up element by element (mongod's keys), not crosswise.
-        for (const element of getPath(doc, this.paths[0]!.slice(0, shared.length)) as unknown[]) {
-          const lists = this.paths.map((p, i) =>
-            shared.fields.has(i) ? getIndexKeyValues(element, p.slice(shared.length)) : perField[i]!,
-          );
-          for (const tuple of cartesian(lists)) add(tuple);
-        }
-      } else {
-        for (const tuple of cartesian(perField)) add(tuple);
+    const add = (tuple: unknown[]) => tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
+    if (shared) {
+      // Fields inside one array pair up element by element (mongod's keys), not crosswise.
+      for (const element of getPath(doc, this.paths[0]!.slice(0, shared.length)) as unknown[]) {
+        const lists = this.paths.map((p, i) =>
+          shared.fields.has(i) ? getIndexKeyValues(element, p.slice(shared.length)) : perField[i]!,
+        );
+        for (const tuple of cartesian(lists)) add(tuple);
       }
+    } else {
+      for (const tuple of cartesian(perField)) add(tuple);
     }
     return { first, tuples };
   }
