@@ -1,9 +1,11 @@
+import { BSON } from 'bson';
 import { mongoError } from '../errors.js';
 import { collectionParam, letParam, optionalArray, optionalBool, optionalDocument } from '../params/index.js';
 import { checkUpdate, compileProjection } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { assertNotView, collationFor, readFirst } from '../reads/index.js';
+import { encodeUpdatedValueReply, SELF_ENCODER } from '../wire/index.js';
 import { documentCheck, flushWrites, updateOne, upsertOne } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
@@ -54,6 +56,26 @@ function parseParams(body: Document, command: string): FindAndModifyParams {
 }
 
 /**
+ * A reply whose wire form splices the stored bytes of its `value`, while it
+ * is exactly as built plus the dispatcher's `ok: 1` (else BSON.serialize).
+ */
+function withStoredValue(reply: Document, stored: Uint8Array): Document {
+  const { lastErrorObject, value } = reply;
+  const encode = (body: Document): Uint8Array => {
+    const asBuilt =
+      body.value === value &&
+      body.lastErrorObject === lastErrorObject &&
+      body.ok === 1 &&
+      Object.keys(body).join() === 'lastErrorObject,value,ok' &&
+      Object.keys(lastErrorObject as Document).join() === 'n,updatedExisting' &&
+      (lastErrorObject as Document).n === 1 &&
+      (lastErrorObject as Document).updatedExisting === true;
+    return asBuilt ? encodeUpdatedValueReply(stored) : BSON.serialize(body);
+  };
+  return { ...reply, [SELF_ENCODER]: encode };
+}
+
+/**
  * findAndModify: one document found, changed and returned atomically (no
  * await between reading and writing). Errors, duplicate key included, are
  * command errors, not writeErrors.
@@ -68,8 +90,8 @@ export const findAndModifyCommand: CommandHandler = {
     const storage = ctx.engine.storage;
     const { db } = ctx;
     assertNotView(storage, db, p.coll);
-    const project =
-      p.fields && Object.keys(p.fields).length > 0 ? compileProjection(p.fields, p.query) : (doc: Document) => doc;
+    const projected = p.fields !== undefined && Object.keys(p.fields).length > 0;
+    const project = projected ? compileProjection(p.fields!, p.query) : (doc: Document) => doc;
 
     // mongod parses the update before reading: a bad one is refused even when nothing matches.
     if (p.update !== undefined) checkUpdate(p.update, { isInsert: false, arrayFilters: p.arrayFilters, collation: p.collation });
@@ -90,8 +112,11 @@ export const findAndModifyCommand: CommandHandler = {
       const opts = { filter: p.query, arrayFilters: p.arrayFilters, collation, variables: p.variables, check };
       if (found) {
         // applyUpdate works on a copy, so `found` is still the pre-image.
-        const { doc } = updateOne(storage, db, p.coll, found, p.update!, opts);
+        const { doc, modified } = updateOne(storage, db, p.coll, found, p.update!, opts);
         reply = { lastErrorObject: { n: 1, updatedExisting: true }, value: project(p.returnNew ? doc : found) };
+        // The new document as a whole was just encoded for storage: the reply reuses those bytes.
+        const stored = modified && p.returnNew && !projected ? storage.findRawById(db, p.coll, doc._id) : undefined;
+        if (stored) reply = withStoredValue(reply, stored);
       } else if (p.upsert) {
         const doc = upsertOne(storage, db, p.coll, p.update!, opts);
         reply = {

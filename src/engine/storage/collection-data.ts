@@ -94,14 +94,16 @@ export class CollectionData {
     return [idKey, bytes, this.nextRecord++];
   }
 
-  replace(doc: Document): [string, Buffer] {
+  /** `previous`: the stored document as just read (see Storage.replace); saves decoding its bytes again. */
+  replace(doc: Document, previous?: Document): [string, Buffer] {
     const idKey = idKeyOf(doc._id);
     const oldBytes = this.docs.get(idKey);
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeStoredDocument(doc);
     const newKeys = this.keysFor(doc);
-    const oldKeys = this.keysFor(decodeStoredDocument(oldBytes), false);
+    const before = previous !== undefined && idKeyOf(previous._id) === idKey ? previous : decodeStoredDocument(oldBytes);
+    const oldKeys = this.keysFor(before, false);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
     for (const [name, index] of this.indexes) {
@@ -191,21 +193,37 @@ export class CollectionData {
  */
 const MAX_STORAGE_DEPTH = 180;
 
-/** Counts the top-level document as level 1; empty objects and arrays add no level (as mongod). */
+/**
+ * Counts the top-level document as level 1; empty objects and arrays add no level (as mongod).
+ * Depth-first without building per-level lists: it runs on every write, and the limit keeps the
+ * recursion at most 180 frames deep.
+ */
 function exceedsStorageDepth(doc: Document): boolean {
-  let level: unknown[] = [doc];
-  for (let depth = 1; level.length > 0; depth++) {
-    const next: unknown[] = [];
-    for (const value of level) {
-      for (const child of Array.isArray(value) ? value : Object.values(value as Document)) {
-        if (!Array.isArray(child) && !isPlainObject(child)) continue;
-        if ((Array.isArray(child) ? child.length : Object.keys(child).length) === 0) continue;
-        if (depth === MAX_STORAGE_DEPTH) return true;
-        next.push(child);
-      }
-    }
-    level = next;
+  return nestsDeeper(doc, 1);
+}
+
+/** Whether a non-empty container child of `value` (at `depth`) sits at level MAX_STORAGE_DEPTH + 1. */
+function nestsDeeper(value: unknown, depth: number): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (childNestsDeeper(value[i], depth)) return true;
+    return false;
   }
+  const doc = value as Document;
+  for (const key in doc) if (Object.hasOwn(doc, key) && childNestsDeeper(doc[key], depth)) return true;
+  return false;
+}
+
+function childNestsDeeper(child: unknown, depth: number): boolean {
+  if (Array.isArray(child)) {
+    if (child.length === 0) return false;
+  } else if (!isPlainObject(child) || !hasOwnKey(child)) {
+    return false;
+  }
+  return depth === MAX_STORAGE_DEPTH || nestsDeeper(child, depth + 1);
+}
+
+function hasOwnKey(doc: Document): boolean {
+  for (const key in doc) if (Object.hasOwn(doc, key)) return true;
   return false;
 }
 

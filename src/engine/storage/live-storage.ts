@@ -164,9 +164,9 @@ export class LiveStorage implements Storage {
     this.journal?.documentSaved(state.info, idKey, bytes, record);
   }
 
-  replace(db: string, coll: string, doc: Document): void {
+  replace(db: string, coll: string, doc: Document, previous?: Document): void {
     const state = this.required(db, coll);
-    const [idKey, bytes] = state.data.replace(doc);
+    const [idKey, bytes] = state.data.replace(doc, previous);
     this.journal?.documentSaved(state.info, idKey, bytes);
   }
 

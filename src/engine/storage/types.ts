@@ -123,8 +123,13 @@ export interface Storage {
   count(db: string, coll: string): number;
   /** Throws DuplicateKey on any unique index (incl. `_id`); nothing is changed then. */
   insert(db: string, coll: string, doc: Document): void;
-  /** Replaces the document with this `_id` (the `_id` must be unchanged); unique checks as insert. */
-  replace(db: string, coll: string, doc: Document): void;
+  /**
+   * Replaces the document with this `_id` (the `_id` must be unchanged); unique checks as insert.
+   * `previous`: the stored document as read by the caller in the same synchronous step (no await
+   * between), unmodified; its index keys are the entries to remove, so the stored bytes need not be
+   * decoded again. Without it they are.
+   */
+  replace(db: string, coll: string, doc: Document, previous?: Document): void;
   /** false when no such document. */
   remove(db: string, coll: string, id: unknown): boolean;
 

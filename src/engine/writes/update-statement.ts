@@ -55,7 +55,8 @@ export function updateOne(
   }
   if (!result.modified) return { doc: next, modified: false };
   opts.check?.(next, doc);
-  storage.replace(db, coll, next);
+  // `doc` is the stored pre-image, read in this same step (applyUpdate worked on a copy).
+  storage.replace(db, coll, next, doc);
   return { doc: next, modified: true };
 }
 

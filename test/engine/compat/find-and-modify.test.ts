@@ -60,6 +60,37 @@ const cases: CompatCase[] = [
     expected: { n: 1, updatedExisting: true },
   },
   {
+    name: 'the raw reply with new: true carries the updated document and ok 1',
+    seed,
+    run: async (c, db) => {
+      const r = await db.command({ findAndModify: c.collectionName, query: { _id: 1 }, update: { $set: { x: 1 } }, new: true });
+      return [r.lastErrorObject, r.value, r.ok, Object.keys(r).filter((k) => !k.startsWith('$') && k !== 'operationTime')];
+    },
+    expected: [{ n: 1, updatedExisting: true }, { _id: 1, n: 3, k: 'a', x: 1 }, 1, ['lastErrorObject', 'value', 'ok']],
+  },
+  {
+    name: "returnDocument 'after' answers the document as it is then stored (nested values, dates)",
+    seed,
+    run: async (c) => {
+      const after = await c.findOneAndUpdate(
+        { _id: 2 },
+        { $set: { 'm.at': new Date(86_400_000), 'm.tags': ['x', 'y'], f: 1.5 }, $inc: { n: 2 } },
+        { returnDocument: 'after' },
+      );
+      return [after, await c.findOne({ _id: 2 })];
+    },
+    expected: [
+      { _id: 2, n: 3, k: 'a', m: { at: new Date(86_400_000), tags: ['x', 'y'] }, f: 1.5 },
+      { _id: 2, n: 3, k: 'a', m: { at: new Date(86_400_000), tags: ['x', 'y'] }, f: 1.5 },
+    ],
+  },
+  {
+    name: "an update that changes nothing still answers the document with returnDocument 'after'",
+    seed,
+    run: (c) => c.findOneAndUpdate({ _id: 3 }, { $set: { n: 2 } }, { returnDocument: 'after' }),
+    expected: { _id: 3, n: 2, k: 'b' },
+  },
+  {
     name: 'findOneAndReplace replaces the whole document',
     seed,
     run: (c) => c.findOneAndReplace({ _id: 1 }, { only: true }, { returnDocument: 'after' }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeStoredDocument } from '../../../src/engine/storage/bson-codec.js';
+import { decodeStoredDocument, encodeStoredDocument } from '../../../src/engine/storage/bson-codec.js';
 import { CollectionData, idKeyOf } from '../../../src/engine/storage/collection-data.js';
 import { ID_INDEX } from '../../../src/engine/storage/index-spec-rules.js';
 
@@ -17,5 +17,65 @@ describe('collection data: documents stored before a rule existed', () => {
     const data = new CollectionData('app.c', [ID_INDEX, compound]);
     expect(() => data.insert({ _id: 1, a: [1, 2], b: [3, 4] })).toThrow(expect.objectContaining({ code: 171 }));
     expect(data.count).toBe(0);
+  });
+});
+
+/** A document whose field `a` nests `levels` more non-empty containers (arrays and documents alternating). */
+function nestedMixed(levels: number, leaf: unknown = 1): unknown {
+  let value: unknown = leaf;
+  for (let i = 0; i < levels; i++) value = i % 2 === 0 ? [value] : { x: value };
+  return value;
+}
+
+describe('collection data: the 180-level storage limit', () => {
+  it('stores 180 levels of arrays and documents and refuses 181 (Overflow, 15)', () => {
+    const data = new CollectionData('app.c', [ID_INDEX]);
+    data.insert({ _id: 1, a: nestedMixed(179) });
+    expect(() => data.insert({ _id: 2, a: nestedMixed(180) })).toThrow(expect.objectContaining({ code: 15 }));
+    expect(data.count).toBe(1);
+  });
+
+  it('does not count empty containers as a level', () => {
+    const data = new CollectionData('app.c', [ID_INDEX]);
+    data.insert({ _id: 1, a: nestedMixed(179, []), b: nestedMixed(179, {}) });
+    expect(data.count).toBe(1);
+  });
+
+  it('applies the limit to a replacement too, leaving the stored document as it was', () => {
+    const data = new CollectionData('app.c', [ID_INDEX]);
+    data.insert({ _id: 1, a: 1 });
+    expect(() => data.replace({ _id: 1, a: nestedMixed(180) })).toThrow(expect.objectContaining({ code: 15 }));
+    expect(decodeStoredDocument(data.get(idKeyOf(1))!)).toEqual({ _id: 1, a: 1 });
+  });
+});
+
+describe('collection data: a replacement given the pre-image it read', () => {
+  const uniqueEmail = { v: 2, key: { email: 1 }, name: 'email_1', unique: true };
+  const byTag = { v: 2, key: { tags: 1 }, name: 'tags_1' };
+
+  it('moves the index entries from the pre-image keys to the new ones', () => {
+    const data = new CollectionData('app.c', [ID_INDEX, uniqueEmail, byTag]);
+    data.insert({ _id: 1, email: 'a', tags: ['x', 'y'] });
+    const previous = decodeStoredDocument(data.get(idKeyOf(1))!);
+    data.replace({ _id: 1, email: 'b', tags: ['y', 'z'] }, previous);
+    expect(data.scan({ index: 'email_1', equals: ['a'] })).toEqual([]);
+    expect(data.scan({ index: 'email_1', equals: ['b'] })).toEqual([idKeyOf(1)]);
+    expect(data.scan({ index: 'tags_1', equals: ['x'] })).toEqual([]);
+    expect(data.scan({ index: 'tags_1', equals: ['z'] })).toEqual([idKeyOf(1)]);
+    // The old unique key is free again; the new one is taken.
+    data.insert({ _id: 2, email: 'a', tags: [] });
+    expect(() => data.insert({ _id: 3, email: 'b' })).toThrow(expect.objectContaining({ code: 11000 }));
+    // tags_1: y and z of the first, one entry for the empty array of the second.
+    expect(data.sizes().indexEntries).toEqual({ _id_: 2, email_1: 2, tags_1: 3 });
+  });
+
+  it('ignores a pre-image of another document and reads the stored one', () => {
+    const data = new CollectionData('app.c', [ID_INDEX, uniqueEmail]);
+    data.insert({ _id: 1, email: 'a' });
+    data.insert({ _id: 2, email: 'b' });
+    data.replace({ _id: 1, email: 'c' }, { _id: 2, email: 'b' });
+    expect(data.scan({ index: 'email_1', equals: ['a'] })).toEqual([]);
+    expect(data.scan({ index: 'email_1', equals: ['b'] })).toEqual([idKeyOf(2)]);
+    expect(data.scan({ index: 'email_1', equals: ['c'] })).toEqual([idKeyOf(1)]);
   });
 });
