@@ -1,6 +1,8 @@
 import type { RequestHandler } from 'express';
 import {
   execute as graphqlExecute,
+  getNamedType,
+  isInputObjectType,
   isInputType,
   Kind,
   typeFromAST,
@@ -8,6 +10,7 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
@@ -106,7 +109,10 @@ export function createRestExecute(schema: GraphQLSchema): (args: ExecutionArgs) 
  * which was the larger part of a list page's GraphQL time. graphql-jit does
  * not fill a variable's default value when the variable is absent (graphql-js
  * does), so the defaults are read here and passed under the given values.
- * null when graphql-jit cannot compile it: graphql-js runs it.
+ * It does not fill an input object's field defaults either, and those are
+ * not ours to fill without coercing the whole value: a document whose
+ * variables hold such a field stays with graphql-js. null when graphql-js
+ * runs the document.
  */
 interface CompiledRoute {
   query: CompiledQuery;
@@ -114,17 +120,25 @@ interface CompiledRoute {
 }
 
 function compileRoute(schema: GraphQLSchema, args: ExecutionArgs): CompiledRoute | null {
-  const query = compileQuery(schema, args.document, args.operationName ?? undefined);
-  if (!isCompiledQuery(query)) return null;
   const defaults: Record<string, unknown> = {};
   for (const definition of args.document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     for (const variable of definition.variableDefinitions ?? []) {
       const type = typeFromAST(schema, variable.type);
-      if (variable.defaultValue && type && isInputType(type)) defaults[variable.variable.name.value] = valueFromAST(variable.defaultValue, type);
+      if (!type || !isInputType(type) || hasFieldDefaults(type)) return null;
+      if (variable.defaultValue) defaults[variable.variable.name.value] = valueFromAST(variable.defaultValue, type);
     }
   }
-  return { query, defaults };
+  const query = compileQuery(schema, args.document, args.operationName ?? undefined);
+  return isCompiledQuery(query) ? { query, defaults } : null;
+}
+
+/** Whether an input type holds, at any depth, an input object field with a default value. */
+function hasFieldDefaults(type: GraphQLInputType, seen = new Set<GraphQLInputType>()): boolean {
+  const named = getNamedType(type);
+  if (!isInputObjectType(named) || seen.has(named)) return false;
+  seen.add(named);
+  return Object.values(named.getFields()).some((field) => field.defaultValue !== undefined || hasFieldDefaults(field.type, seen));
 }
 
 /** Values given as undefined are absent, as graphql-js takes them. */

@@ -244,6 +244,16 @@ runCases('Creating a meal menu (POST /restaurant/meal-menus, createMealMenu)', c
     },
   }),
   apiCase({
+    name: 'gives an item sent without allergens the declared default, an empty list',
+    caller: () => admin,
+    operation: () => op.create(menuBody({ items: [{ name: 'Plain rice' }] })),
+    expect: {
+      status: 201,
+      data: (menu: Menu & Record<string, unknown>) => expect(menu.items).toEqual([{ name: 'Plain rice', description: null, allergens: [] }]),
+      db: async (_f, outcome) => expect((await stored((outcome.data as Menu).id))?.["items"]).toMatchObject([{ name: 'Plain rice', allergens: [] }]),
+    },
+  }),
+  apiCase({
     name: 'lets a platform administrator create in the tenant it names',
     caller: () => platform,
     operation: () => op.create(menuBody({ tenant_id: OTHER_TENANT })),
