@@ -37,12 +37,49 @@ export function calledOperations(schema: GraphQLSchema, source: string): readonl
   const called = new Set<string>();
   for (const operation of operations) {
     const rootType = schema.getRootType(operation.operation);
-    if (rootType) collectRootFields(operation.selectionSet, rootType, fragments, new Set(), called);
+    if (rootType) collectRootFields(schema, operation.selectionSet, rootType, fragments, new Set(), called);
+  }
+  // Validation also reads the arguments inside fragments no operation spreads, and in fragments on
+  // a root type: such a fragment's root fields are called too, and an unused fragment counts as a
+  // call of something that is never open.
+  const used = spreadFragments(operations.map((operation) => operation.selectionSet), fragments);
+  for (const [name, fragment] of fragments) {
+    const rootType = rootTypeNamed(schema, fragment.typeCondition.name.value);
+    if (rootType) collectRootFields(schema, fragment.selectionSet, rootType, fragments, new Set([name]), called);
+    if (!used.has(name)) called.add(`${UNUSED_FRAGMENT}.${name}`);
   }
   return [...called];
 }
 
+/** The coordinate of a fragment no operation spreads: never an open operation. */
+export const UNUSED_FRAGMENT = '(unused fragment)';
+
+function rootTypeNamed(schema: GraphQLSchema, name: string): GraphQLObjectType | undefined {
+  return [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].find((type) => type?.name === name) ?? undefined;
+}
+
+/** Names of the fragments the selection sets spread, at any depth and through other fragments. */
+function spreadFragments(sets: readonly SelectionSetNode[], fragments: ReadonlyMap<string, FragmentDefinitionNode>): Set<string> {
+  const found = new Set<string>();
+  const pending = [...sets];
+  while (pending.length > 0) {
+    for (const selection of pending.pop()!.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (found.has(name) || !fragment) continue;
+        found.add(name);
+        pending.push(fragment.selectionSet);
+      } else if (selection.selectionSet) {
+        pending.push(selection.selectionSet);
+      }
+    }
+  }
+  return found;
+}
+
 function collectRootFields(
+  schema: GraphQLSchema,
   selections: SelectionSetNode,
   rootType: GraphQLObjectType,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
@@ -54,14 +91,16 @@ function collectRootFields(
       const name = selection.name.value;
       if (Object.hasOwn(rootType.getFields(), name)) called.add(`${rootType.name}.${name}`);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      collectRootFields(selection.selectionSet, rootType, fragments, visited, called);
+      // `... on Mutation` inside a query is refused by validation, but its arguments are read.
+      const typed = selection.typeCondition ? rootTypeNamed(schema, selection.typeCondition.name.value) : undefined;
+      collectRootFields(schema, selection.selectionSet, typed ?? rootType, fragments, visited, called);
     } else {
       const name = selection.name.value;
       const fragment = fragments.get(name);
       // A cycle or an unknown fragment is validation's to refuse; it selects nothing more here.
       if (!fragment || visited.has(name)) continue;
       visited.add(name);
-      collectRootFields(fragment.selectionSet, rootType, fragments, visited, called);
+      collectRootFields(schema, fragment.selectionSet, rootType, fragments, visited, called);
     }
   }
 }

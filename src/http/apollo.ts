@@ -43,6 +43,10 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
     validationRules: [...limitRules],
     // One operation per HTTP request (the default, stated; refusedBatches() says it more clearly first).
     allowBatchedHttpRequests: false,
+    // No automatic persisted queries: a request must carry its document, so the request edge can
+    // see what it calls before any argument is read (a hash alone would hide it), and no cache of
+    // documents registered by other callers is kept.
+    persistedQueries: false,
     // No "Did you mean ...?" in production: it would spell out the schema that introspection keeps hidden.
     hideSchemaDetailsFromClientErrors: production,
     // src/index.ts owns shutdown (drain HTTP, then database); Apollo's own handler would re-raise the signal.

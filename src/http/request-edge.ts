@@ -85,7 +85,15 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
 
 /** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
 function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {
-  const params = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
+  if (req.method === 'GET') {
+    // Read as Apollo reads it (URLSearchParams), not through express's parser, which stops at 1,000 keys.
+    const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    const documents = new URLSearchParams(search).getAll('query');
+    if (documents.length === 0) return undefined;
+    const called = documents.map((document) => calledOperations(schema, document));
+    return called.some((operations) => operations === undefined) ? undefined : called.flatMap((operations) => operations!);
+  }
+  const params = req.body as Record<string, unknown> | undefined;
   // A batch (an array) or a request without a document: Apollo's own 400 says what is wrong.
   if (!params || Array.isArray(params) || typeof params.query !== 'string') return undefined;
   return calledOperations(schema, params.query);

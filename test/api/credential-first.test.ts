@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -187,6 +188,43 @@ describe('GraphQL documents an anonymous caller sends', () => {
     const signIn = await app.http('POST', '/graphql', { body: { query: document, operationName: 'SignIn' } });
     const loginOnly = await app.http('POST', '/graphql', { body: { query: 'mutation SignIn { login(email: 1, password: 2) { accessToken } }', operationName: 'SignIn' } });
     expect([signIn.status, loginOnly.status, loginOnly.body.errors[0].extensions.code]).toEqual([401, 400, 'BAD_USER_INPUT']);
+  });
+
+  it('a fragment no operation spreads, or one on a root type, counts too (validation reads its arguments)', async () => {
+    const onMutation = 'query { __typename } fragment F on Mutation { createApiKey(name: 5) { id } }';
+    const unused = 'query { __typename } fragment F on ApiKey { id }';
+    const inline = 'query { ... on Mutation { createApiKey(name: 5) { id } } }';
+    const answers = [await anonymous(onMutation), await anonymous(unused), await anonymous(inline)];
+    expect(answers.map((answer) => [answer.status, answer.headers.get('www-authenticate')])).toEqual([
+      [401, 'Bearer'],
+      [401, 'Bearer'],
+      [401, 'Bearer'],
+    ]);
+    const read = await anonymous(onMutation, undefined, { token: admin.token });
+    expect([read.status, read.body.errors[0].extensions.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
+  });
+
+  it('a GET with over 1,000 query parameters is read as Apollo reads it: 401', async () => {
+    const padding = Array.from({ length: 1000 }, (_, i) => `k${i}=`).join('&');
+    const query = encodeURIComponent('query($id: ID!) { apiKey(id: $id) { id } }');
+    const answer = await app.http('GET', `/graphql?${padding}&query=${query}&variables=${encodeURIComponent('{"id":{}}')}`, {
+      headers: { 'apollo-require-preflight': '1' },
+    });
+    expect([answer.status, answer.headers.get('www-authenticate')]).toEqual([401, 'Bearer']);
+  });
+
+  it('a persisted-query hash in place of a document runs nothing (automatic persisted queries are off)', async () => {
+    const document = '{ apiKeys(limit: 1) { nextCursor } }';
+    const sha256Hash = createHash('sha256').update(document).digest('hex');
+    const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    const registered = await app.http('POST', '/graphql', { token: admin.token, body: { query: document, extensions } });
+    const byHash = await app.http('POST', '/graphql', { body: { extensions } });
+    expect([registered.body.data, byHash.status, byHash.body.data, byHash.body.errors?.[0]?.extensions?.code]).toEqual([
+      undefined,
+      400,
+      undefined,
+      'PERSISTED_QUERY_NOT_SUPPORTED',
+    ]);
   });
 
   it('introspection and __typename need no credential (outside production)', async () => {
