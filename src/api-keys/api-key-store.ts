@@ -51,7 +51,10 @@ export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptio
       // secret. Nearly every use falls in the window already started: a plain
       // $inc counts it (cheaper for the database than a pipeline update).
       // Otherwise (the first use of the hour, or a refusal) the pipeline
-      // counts the use in the window, starting a new one at 1.
+      // counts the use in the window, starting a new one at 1. A stored
+      // window that started later (an instance whose clock is ahead began
+      // it) is counted into, never restarted: instances with skewed clocks
+      // share one count.
       const found =
         (await keys().findOneAndUpdate({ ...accepting, 'rateWindow.start': windowStart }, { $inc: { 'rateWindow.count': 1 } }, options)) ??
         (await keys().findOneAndUpdate(
@@ -61,8 +64,8 @@ export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptio
               $set: {
                 rateWindow: {
                   $cond: {
-                    if: { $eq: ['$rateWindow.start', windowStart] },
-                    then: { start: windowStart, count: { $add: ['$rateWindow.count', 1] } },
+                    if: { $gte: ['$rateWindow.start', windowStart] },
+                    then: { start: '$rateWindow.start', count: { $add: ['$rateWindow.count', 1] } },
                     else: { start: windowStart, count: 1 },
                   },
                 },

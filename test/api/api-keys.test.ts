@@ -1000,6 +1000,18 @@ describe('the credential store (ApiKeyStore) on the database', () => {
     expect(counts).toEqual([1, 2, 3, 1, 2]);
   });
 
+  it('an instance whose clock is behind counts into the window a faster clock already started, never restarting it', async () => {
+    const key = await secretOf();
+    const behind = new Date();
+    const ahead = new Date(windowOf(behind).getTime() + HOUR + 5);
+    const counts = [];
+    counts.push((await store.countUse(key.keyId, key.hash, ahead, windowOf(ahead)))?.usedInWindow);
+    counts.push((await store.countUse(key.keyId, key.hash, behind, windowOf(behind)))?.usedInWindow);
+    counts.push((await store.countUse(key.keyId, key.hash, ahead, windowOf(ahead)))?.usedInWindow);
+    const stored = await ApiKeyModel.collection.findOne({ keyId: key.keyId });
+    expect([counts, stored?.rateWindow?.start]).toEqual([[1, 2, 3], windowOf(ahead)]);
+  });
+
   it('answers the key as the credential needs it, with its secret hashes', async () => {
     const key = await secretOf(member, { scopes: ['menus:read', 'api-keys:create'], allowedIPs: ['10.0.0.0/8'], allowedOrigins: ['https://a.example.test'], rateLimit: 7 });
     const at = new Date();
