@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Binary, BSONRegExp, Decimal128, Long, MongoClient, ObjectId, Timestamp, type Db, type Document } from 'mongodb';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startEngine } from '../../../src/engine/index.js';
+import { Binary, BSONRegExp, Decimal128, Long, ObjectId, Timestamp, type Db, type Document } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { restarts } from '../support/restarts.js';
 import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
 
 /**
@@ -620,26 +617,11 @@ describeCompat('json-schema query', [...bsonTypeCases, ...scalarCases, ...arrayC
 describeCompat('json-schema validator', validatorCases);
 
 describe('json-schema validator: durability on lmdb', () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function withDb<T>(dbPath: string, run: (db: Db) => Promise<T>): Promise<T> {
-    const engine = await startEngine({ dbPath, port: 0 });
-    const client = await new MongoClient(engine.uri).connect();
-    try {
-      return await run(client.db('app'));
-    } finally {
-      await client.close();
-      await engine.close();
-    }
-  }
+  const { dbPath: tempDir, withClient } = restarts('engine-json-schema');
+  const withDb = <T>(dbPath: string, run: (db: Db) => Promise<T>): Promise<T> => withClient(dbPath, (client) => run(client.db('app')));
 
   it('keeps the $jsonSchema validator, its level and action, and enforces it after a restart', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-json-schema-'));
-    dirs.push(dir);
-    const dbPath = path.join(dir, 'data');
+    const dbPath = tempDir();
     await withDb(dbPath, (db) => db.createCollection('people', { validator: { $jsonSchema: PERSON }, validationLevel: 'moderate', validationAction: 'error' }));
     const [options, err] = await withDb(dbPath, async (db) => {
       const [info] = await db.listCollections({ name: 'people' }, { nameOnly: false }).toArray();

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { MongoClient, type Document } from 'mongodb';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startEngine } from '../../../src/engine/index.js';
+import { type Document } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { restarts } from '../support/restarts.js';
 import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
 
 /**
@@ -551,26 +548,10 @@ describeCompat('text search', cases);
 
 /** A text index's stored spec, and the searches it answers, survive a restart on lmdb. */
 describe('text search: durability across a restart on lmdb', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function withClient<T>(dbPath: string, run: (client: MongoClient) => Promise<T>): Promise<T> {
-    const engine = await startEngine({ dbPath, port: 0 });
-    const client = new MongoClient(engine.uri);
-    try {
-      return await run(client);
-    } finally {
-      await client.close();
-      await engine.close();
-    }
-  }
+  const { dbPath: tempDir, withClient } = restarts('engine-text');
 
   it('keeps the text index spec (weights, languages) and searches with it', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-text-'));
-    dirs.push(dir);
-    const dbPath = path.join(dir, 'data');
+    const dbPath = tempDir();
     const spec = { weights: { title: 10 }, default_language: 'none', language_override: 'lang' };
     await withClient(dbPath, async (client) => {
       const c: LooseCollection = client.db('app').collection('articles');

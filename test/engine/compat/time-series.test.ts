@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { MongoClient, type Db, type Document } from 'mongodb';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startEngine } from '../../../src/engine/index.js';
+import { type Db, type Document } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { restarts } from '../support/restarts.js';
 import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
 
 /**
@@ -172,27 +169,7 @@ const cases: CompatCase[] = [
 describeCompat('time-series', cases);
 
 describe('time-series on lmdb: options survive a restart, expireAfterSeconds expires measurements', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function withClient<T>(dbPath: string, run: (client: MongoClient) => Promise<T>, ttlMonitorIntervalMs?: number): Promise<T> {
-    const engine = await startEngine({ dbPath, port: 0, ttlMonitorIntervalMs });
-    const client = new MongoClient(engine.uri);
-    try {
-      return await run(client);
-    } finally {
-      await client.close();
-      await engine.close();
-    }
-  }
-
-  function tempDir(): string {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-ts-'));
-    dirs.push(dir);
-    return path.join(dir, 'data');
-  }
+  const { dbPath: tempDir, withClient } = restarts('engine-ts');
 
   it('keeps the time-series options and measurements, and still checks the time field', async () => {
     const dbPath = tempDir();
@@ -233,7 +210,7 @@ describe('time-series on lmdb: options survive a restart, expireAfterSeconds exp
         while ((await db.collection('events').countDocuments()) > 1) await new Promise((r) => setTimeout(r, 20));
         return (await db.collection('events').find().toArray()).map((d) => d._id);
       },
-      20,
+      { ttlMonitorIntervalMs: 20 },
     );
     expect(remaining).toEqual(['new']);
   });

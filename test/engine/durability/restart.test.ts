@@ -1,33 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { MongoClient } from 'mongodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startEngine } from '../../../src/engine/index.js';
+import { restarts } from '../support/restarts.js';
 
 /** An engine closed with close() and started again on the same dbPath finds what it held. */
 describe('durability: a clean restart on the same dbPath', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function withClient<T>(dbPath: string, run: (client: MongoClient) => Promise<T>): Promise<T> {
-    const engine = await startEngine({ dbPath, port: 0 });
-    const client = new MongoClient(engine.uri);
-    try {
-      return await run(client);
-    } finally {
-      await client.close();
-      await engine.close();
-    }
-  }
-
-  function tempDir(): string {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-restart-'));
-    dirs.push(dir);
-    return path.join(dir, 'data'); // created by startEngine, as mongod's dbpath must be a directory
-  }
+  const { dbPath: tempDir, withClient } = restarts('engine-restart');
 
   it('keeps collections and their indexes', async () => {
     const dbPath = tempDir();
