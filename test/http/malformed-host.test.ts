@@ -1,5 +1,5 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange, type RawAnswer } from '../support/raw-http.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
@@ -16,27 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-interface RawAnswer {
-  status: number;
-  body: string;
-}
-
 /** One raw HTTP request: the head lines as given, then the body. */
 function rawRequest(head: string[], body = ''): Promise<RawAnswer> {
-  const { port } = new URL(app.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => (text += chunk));
-    socket.on('end', () => {
-      const [, status = '0'] = /^HTTP\/1\.[01] (\d{3})/.exec(text) ?? [];
-      resolve({ status: Number(status), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
-    });
-    socket.on('error', reject);
-    const length = body ? [`Content-Length: ${Buffer.byteLength(body)}`] : [];
-    socket.write(`${[...head, ...length, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`);
-  });
+  const length = body ? [`Content-Length: ${Buffer.byteLength(body)}`] : [];
+  return rawExchange(app.baseUrl, `${[...head, ...length, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`);
 }
 
 const MALFORMED_HOSTS = ['[', '[::1', 'a b', 'http://x/y', '%zz', 'x:y:z', 'example.com:abc', 'example.com:99999', ''];

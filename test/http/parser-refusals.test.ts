@@ -1,5 +1,5 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange as exchange, type RawAnswer } from '../support/raw-http.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -16,32 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-interface RawAnswer {
-  status: number;
-  headers: Map<string, string>;
-  text: string;
-  body: string;
-}
-
-/** Writes `request` as is and reads the whole answer (the server closes the connection). */
-function rawExchange(request: string): Promise<RawAnswer> {
-  const { port } = new URL(app.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk) => (text += chunk));
-    socket.on('end', () => {
-      const [head = '', body = ''] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, text, body });
-      socket.end();
-    });
-    socket.on('error', reject);
-    socket.write(request);
-  });
-}
+const rawExchange = (request: string): Promise<RawAnswer> => exchange(app.baseUrl, request);
 
 const SECRET = 'Bearer never-echo-this-token';
 const FILLER = 'z'.repeat(20_000);
