@@ -4,9 +4,13 @@ import {
   TypeInfo,
   visit,
   visitWithTypeInfo,
+  Kind,
+  type DirectiveNode,
   type DocumentNode,
+  type FieldNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ValueNode,
 } from 'graphql';
 import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
@@ -97,25 +101,36 @@ export function assertQueryCost(operation: CostedOperation, max = MAX_QUERY_COST
 const withinLimitWhateverVariables = new WeakSet<OperationDefinitionNode>();
 
 /**
- * Whether variables may change the cost: a field taking a `limit` (costed
- * at its value), a field costed by a function of its own (its
- * `complexity`), or `@include` / `@skip` (which may drop a selection).
- * Looks at the whole document, fragments included.
+ * Whether variables may change the cost: a `limit` given by a variable (a
+ * list is costed at its limit; a literal or the default is fixed), a field
+ * costed by a function of its own (its `complexity`), or `@include` /
+ * `@skip` with a variable condition (which may drop a selection). Looks at
+ * the whole document, fragments included.
  */
 function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
   let depends = false;
+  const byVariable = (node: FieldNode | DirectiveNode, name: string) =>
+    node.arguments?.some((arg) => arg.name.value === name && containsVariable(arg.value)) ?? false;
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
-      Field() {
+      Field(node) {
         const field = typeInfo.getFieldDef();
-        if (!field || field.args.some((arg) => arg.name === 'limit') || field.extensions?.complexity !== undefined) depends = true;
+        if (!field || field.extensions?.complexity !== undefined) depends = true;
+        else if (field.args.some((arg) => arg.name === 'limit') && byVariable(node, 'limit')) depends = true;
       },
       Directive(node) {
-        if (node.name.value === 'include' || node.name.value === 'skip') depends = true;
+        if ((node.name.value === 'include' || node.name.value === 'skip') && byVariable(node, 'if')) depends = true;
       },
     }),
   );
   return depends;
+}
+
+function containsVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(containsVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((field) => containsVariable(field.value));
+  return false;
 }
