@@ -6,7 +6,7 @@ import {
   isInputType,
   Kind,
   typeFromAST,
-  valueFromAST,
+  valueFromASTUntyped,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -126,7 +126,8 @@ function compileRoute(schema: GraphQLSchema, args: ExecutionArgs): CompiledRoute
     for (const variable of definition.variableDefinitions ?? []) {
       const type = typeFromAST(schema, variable.type);
       if (!type || !isInputType(type) || hasFieldDefaults(type)) return null;
-      if (variable.defaultValue) defaults[variable.variable.name.value] = valueFromAST(variable.defaultValue, type);
+      // As a client would send it (an enum by its name): graphql-jit coerces the variables itself.
+      if (variable.defaultValue) defaults[variable.variable.name.value] = valueFromASTUntyped(variable.defaultValue);
     }
   }
   const query = compileQuery(schema, args.document, args.operationName ?? undefined);
