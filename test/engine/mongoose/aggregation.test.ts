@@ -1,6 +1,6 @@
-import mongoose, { Schema, type Connection } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { Schema } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * Mongoose's Aggregate helpers (graphLookup, sortByCount, unionWith, sample,
@@ -8,18 +8,7 @@ import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
  * real models and the wire protocol.
  */
 
-let engine: RunningEngine;
-let conn: Connection;
-
-beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_aggregation' }).asPromise();
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
-});
+const conn = mongooseOnEngine('mongoose_aggregation');
 
 const Person = () => conn.models.Person ?? conn.model('Person', new Schema({ name: String, boss: String, team: String, age: Number }));
 

@@ -1,28 +1,20 @@
-import mongoose, { Schema, type Connection } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { Schema } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * Mongoose's explain helpers (`Query#explain`, `Aggregate#explain`) on the
  * engine: a user sees whether a query uses the schema's index, and
  * explaining an update through mongoose leaves the data as it was.
  */
-let engine: RunningEngine;
-let conn: Connection;
+const conn = mongooseOnEngine('mongoose_explain');
 
 const itemSchema = new Schema({ sku: { type: String, index: true }, qty: Number });
 
 beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_explain' }).asPromise();
   const Item = conn.model('Item', itemSchema);
   await Item.init();
   await Item.insertMany([{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }, { sku: 'c', qty: 3 }]);
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
 });
 
 /** The innermost stage of a winning plan. */

@@ -1,6 +1,6 @@
-import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { Schema, type Model } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * A mongoose model with a GeoJSON point and a 2dsphere index, as application
@@ -14,15 +14,12 @@ interface Shop {
   location?: { type: 'Point'; coordinates: number[] };
 }
 
-let engine: RunningEngine;
-let conn: Connection;
+const conn = mongooseOnEngine('mongoose_geo');
 let Shop: Model<Shop>;
 
 const at = (lng: number, lat: number) => ({ type: 'Point' as const, coordinates: [lng, lat] as [number, number] });
 
 beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_geo' }).asPromise();
   const schema = new Schema<Shop>({
     name: { type: String, required: true },
     location: { type: { type: String, enum: ['Point'] }, coordinates: [Number] },
@@ -36,11 +33,6 @@ beforeAll(async () => {
     { name: 'farther', location: at(0.05, 0) },
     { name: 'away', location: at(1, 1) },
   ]);
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
 });
 
 describe('a mongoose model with a 2dsphere-indexed GeoJSON point', () => {

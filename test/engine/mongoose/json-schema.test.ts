@@ -1,6 +1,6 @@
-import mongoose, { Schema, type Connection } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { Schema } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * A mongoose model whose collection carries a `$jsonSchema` validator: the
@@ -8,18 +8,7 @@ import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
  * and the model can query by schema.
  */
 
-let engine: RunningEngine;
-let conn: Connection;
-
-beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_json_schema' }).asPromise();
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
-});
+const conn = mongooseOnEngine('mongoose_json_schema');
 
 /** The server-side rule is stricter than the model: a dish's price must be a positive number. */
 const DISH_SCHEMA = {

@@ -1,9 +1,9 @@
 import { getModelForClass, modelOptions, prop, type Ref, Severity } from '@typegoose/typegoose';
 import { TimeStamps } from '@typegoose/typegoose/lib/defaultClasses.js';
-import mongoose, { type Connection } from 'mongoose';
+import mongoose from 'mongoose';
 import { MongoServerError } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * Mongoose 9 and Typegoose 13 models running on the engine: the features the
@@ -39,8 +39,7 @@ class Tag {
   public label!: string;
 }
 
-let engine: RunningEngine;
-let conn: Connection;
+const conn = mongooseOnEngine('mongoose_models');
 
 function models() {
   const opts = { existingConnection: conn };
@@ -52,17 +51,10 @@ function models() {
 }
 
 beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_models' }).asPromise();
   const { TagModel } = models();
   // A case-insensitive unique index (collation strength 2), as the admin API declares for names.
   TagModel.schema.index({ label: 1 }, { unique: true, collation: { locale: 'en', strength: 2 } });
   await Promise.all(Object.values(models()).map((m) => m.init()));
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
 });
 
 describe('mongoose models on the engine', () => {

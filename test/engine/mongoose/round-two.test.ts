@@ -1,6 +1,6 @@
-import mongoose, { Schema, type Connection } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { Schema } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * Mongoose features that reached the engine in forms it used to refuse or
@@ -8,19 +8,11 @@ import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
  * documents, `$pull` with `$or`, map paths, hinted reads and natural order.
  */
 
-let engine: RunningEngine;
-let conn: Connection;
+const conn = mongooseOnEngine('mongoose_round_two');
 const sent: Array<{ method: string; args: unknown[] }> = [];
 
 beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_round_two' }).asPromise();
   conn.set('debug', (_coll: string, method: string, ...args: unknown[]) => sent.push({ method, args }));
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
 });
 
 describe('collation locales as MongoDB writes them', () => {

@@ -1,6 +1,6 @@
-import mongoose, { Schema, type Connection } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
+import { Schema } from 'mongoose';
+import { describe, expect, it } from 'vitest';
+import { mongooseOnEngine } from '../support/mongoose-on-engine.js';
 
 /**
  * A mongoose model with a weighted text index: syncIndexes creates it once
@@ -9,8 +9,7 @@ import { startEngine, type RunningEngine } from '../../../src/engine/index.js';
  * documents by mongod's formula.
  */
 
-let engine: RunningEngine;
-let conn: Connection;
+const conn = mongooseOnEngine('mongoose_text_search');
 
 interface Article {
   title: string;
@@ -19,16 +18,6 @@ interface Article {
 
 const schema = new Schema<Article>({ title: String, body: String }, { autoIndex: false });
 schema.index({ title: 'text', body: 'text' }, { weights: { title: 10, body: 2 }, name: 'article_text' });
-
-beforeAll(async () => {
-  engine = await startEngine({ inMemory: true, port: 0 });
-  conn = await mongoose.createConnection(engine.uri, { dbName: 'mongoose_text_search' }).asPromise();
-});
-
-afterAll(async () => {
-  await conn?.close();
-  await engine?.close();
-});
 
 const Article = () => conn.models.Article ?? conn.model<Article>('Article', schema);
 
