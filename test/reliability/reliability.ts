@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import path from 'node:path';
-import { buildEngineTree } from '../support/test-build.js';
 
 /**
  * What the reliability proofs share: the short/long switch and its knobs, a
- * seeded random source, REST calls that never throw, the standalone engine as
- * a restartable process, and process facts read from /proc.
+ * seeded random source, REST calls that never throw, and process facts read
+ * from /proc. The standalone engine process is the engine tests' one
+ * (test/engine/durability/engine-process.ts).
  *
  * `npm test` runs the short version of each proof; `npm run test:reliability`
  * sets RELIABILITY=long. Each knob can also be set on its own.
@@ -80,35 +78,6 @@ export function userBody(email: string, adminId: string) {
     createdBy: adminId,
     updatedBy: adminId,
   };
-}
-
-/** The engine CLI, from the engine tests' one build. */
-export function buildEngineCli(): string {
-  return path.join(buildEngineTree(), 'src', 'engine', 'cli.js');
-}
-
-export interface EngineProcess {
-  child: ChildProcess;
-  port: number;
-}
-
-/** `cli.js --port <port> --dbpath <dbPath>`; resolves once it prints its URI. */
-export function startEngineProcess(cli: string, dbPath: string, port = 0): Promise<EngineProcess> {
-  const child = spawn(process.execPath, [cli, '--port', String(port), '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const bound = /mongodb:\/\/[^:/\s]+:(\d+)/.exec(output)?.[1];
-      if (bound) {
-        child.stdout!.off('data', onData);
-        resolve({ child, port: Number(bound) });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`engine exited with ${code} before listening: ${output}`)));
-  });
 }
 
 /** Resident memory of a process in KiB (Linux /proc), undefined once it is gone. */

@@ -6,7 +6,8 @@ import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autoc
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited } from '../support/child-process.js';
 import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceProcess } from '../process/service-process.js';
-import { buildEngineCli, knob, LONG, residentKiB, startEngineProcess, tryCall, type EngineProcess } from './reliability.js';
+import { buildEngineCli, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
+import { knob, LONG, residentKiB, tryCall } from './reliability.js';
 
 /**
  * A soak on loopback: three callers at once for RELIABILITY_SOAK_SECONDS

@@ -16,11 +16,13 @@ export function buildEngineCli(): string {
 export interface EngineProcess {
   child: ChildProcess;
   uri: string;
+  /** The port it listens on: a restart after a crash can take it again. */
+  port: number;
 }
 
-/** Starts `cli.js --port 0 --dbpath <dbPath>` and resolves with the URI it prints. */
-export function startEngineProcess(cli: string, dbPath: string): Promise<EngineProcess> {
-  const child = spawn(process.execPath, [cli, '--port', '0', '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `cli.js --port <port> --dbpath <dbPath>` and resolves with the URI it prints. */
+export function startEngineProcess(cli: string, dbPath: string, port = 0): Promise<EngineProcess> {
+  const child = spawn(process.execPath, [cli, '--port', String(port), '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {
@@ -28,7 +30,7 @@ export function startEngineProcess(cli: string, dbPath: string): Promise<EngineP
       const uri = /mongodb:\/\/\S+/.exec(output)?.[0];
       if (uri) {
         child.stdout!.off('data', onData);
-        resolve({ child, uri });
+        resolve({ child, uri, port: Number(new URL(uri).port) });
       }
     };
     child.stdout!.on('data', onData);
