@@ -17,8 +17,10 @@ import {
  * one standalone engine, a key with a limit of N, N + 50 requests at once
  * spread over both: exactly N succeed. Its uses are counted once each, also
  * when both instances are stopped (SIGTERM) right after the burst: the queued
- * usage is written on shutdown, nothing is lost. Sign-in throttling holds
- * across instances too, also one whose clock is an hour ahead: concurrent
+ * usage is written on shutdown, nothing is lost. A busy key (a limit large
+ * enough for its uses to be counted in grants) keeps its limit exactly over
+ * both, and uses granted and not used are given back, also on shutdown.
+ * Sign-in throttling holds across instances too, also one whose clock is an hour ahead: concurrent
  * failed sign-ins for one email over both get exactly the free failures'
  * worth of password checks, and the wait is set by the database's clock.
  */
@@ -152,6 +154,13 @@ describe('an API key served by two instances', () => {
     // A platform administrator's key lists every tenant's menus: 200 while within the limit.
     expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([LIMIT, 50]);
 
+    // A busy key used four times just before the stop: its last use took a grant of four, three unused, given back on the way out.
+    const busy = await call(first!, 'POST', '/api/v1/api-keys', {
+      token: session.accessToken,
+      body: { name: 'busy at shutdown', scopes: ['menus:read'], rateLimit: 1_000_000 },
+    });
+    for (let i = 0; i < 4; i += 1) expect((await call(first!, 'GET', '/api/v1/restaurant/meal-menus?limit=1', { token: busy.body.key })).status).toBe(200);
+
     // Stop both at once: what is still queued is written on the way out.
     expect(await Promise.all(services.map((service) => stopService(service)))).toEqual([0, 0]);
     const client = new MongoClient(mongo.uri);
@@ -160,6 +169,8 @@ describe('an API key served by two instances', () => {
       const key = await db.collection('apikeys').findOne({ _id: new ObjectId(String(created.body._id)) });
       expect(key?.usageCount).toBe(LIMIT);
       expect(await db.collection('apikeyusages').countDocuments({ apiKeyId: String(created.body._id) })).toBe(LIMIT);
+      const busyKey = await db.collection('apikeys').findOne({ _id: new ObjectId(String(busy.body._id)) });
+      expect([busyKey?.usageCount, busyKey?.rateWindow?.count]).toEqual([4, 4]);
     } finally {
       await client.close();
     }
