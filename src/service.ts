@@ -68,7 +68,8 @@ const openApi = {
 
 /**
  * The HTTP application of the whole service. `stop()` also writes the API
- * key usage still queued, so call it before closing the database.
+ * key usage still queued and gives back the uses granted to this instance
+ * and not used, so call it before closing the database.
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
@@ -89,6 +90,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     async stop() {
       await app.stop();
       await usage.close();
+      // Uses granted to this instance and not used go back to their keys' windows.
+      await keys.close();
     },
   };
 }

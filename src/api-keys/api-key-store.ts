@@ -1,6 +1,7 @@
 import type { Types } from 'mongoose';
-import type { ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse } from '../auth/index.js';
+import type { ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse, CountedApiKeyUse } from '../auth/index.js';
 import { isObjectIdString, toObjectId } from '../shared/object-id.js';
+import { createUseGrants, type GrantOperations } from './api-key-grants.js';
 import { ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKeyModel, liveAt, type ApiKey, type ApiKeySecret, type RateWindow } from './api-key.model.js';
 
@@ -31,57 +32,89 @@ type StoredCredential = Omit<Pick<ApiKey, keyof typeof CREDENTIAL_FIELDS>, 'secr
   rateWindow?: RateWindow | null;
 };
 
-/**
- * The api-keys area's side of auth's `ApiKeyStore` port: what the API key
- * credential reads and writes. It works on the driver's collections (no
- * mongoose timestamps: a use is not an update of the key).
- */
-export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptions): ApiKeyStore {
-  const keys = () => ApiKeyModel.collection;
+/** The store, and what the service does with it on shutdown. */
+export interface ApiKeyStoreHandle extends ApiKeyStore {
+  /** Gives back the uses granted to this instance and not used (call before closing the database). */
+  close(): Promise<void>;
+}
 
+const keys = () => ApiKeyModel.collection;
+const CREDENTIAL_OPTIONS = { returnDocument: 'after', projection: CREDENTIAL_FIELDS } as const;
+
+/** The filter of a key live at `at` that accepts the secret whose hash is `secretHash`. */
+function accepting(keyId: string, secretHash: string, at: Date) {
   return {
-    async countUse(keyId, secretHash, at, windowStart) {
-      const accepting = {
-        keyId,
-        ...liveAt(at),
-        secrets: { $elemMatch: { hash: secretHash, $or: [{ validUntil: null }, { validUntil: { $gt: at } }] } },
-      };
-      const options = { returnDocument: 'after', projection: CREDENTIAL_FIELDS } as const;
-      // Each is one atomic findAndModify whose filter checks the key and the
-      // secret. Nearly every use falls in the window already started: a plain
-      // $inc counts it (cheaper for the database than a pipeline update).
-      // Otherwise (the first use of the hour, or a refusal) the pipeline
-      // counts the use in the window, starting a new one at 1. A stored
-      // window that started later (an instance whose clock is ahead began
-      // it) is counted into, never restarted: instances with skewed clocks
-      // share one count.
-      const found =
-        (await keys().findOneAndUpdate({ ...accepting, 'rateWindow.start': windowStart }, { $inc: { 'rateWindow.count': 1 } }, options)) ??
-        (await keys().findOneAndUpdate(
-          accepting,
-          [
-            {
-              $set: {
-                rateWindow: {
-                  $cond: {
-                    if: { $gte: ['$rateWindow.start', windowStart] },
-                    then: { start: '$rateWindow.start', count: { $add: ['$rateWindow.count', 1] } },
-                    else: { start: windowStart, count: 1 },
-                  },
+    keyId,
+    ...liveAt(at),
+    secrets: { $elemMatch: { hash: secretHash, $or: [{ validUntil: null }, { validUntil: { $gt: at } }] } },
+  };
+}
+
+function counted(found: unknown): CountedApiKeyUse | null {
+  if (!found) return null;
+  const stored = found as StoredCredential;
+  return { key: toCredentialRecord(stored), usedInWindow: stored.rateWindow?.count ?? 1 };
+}
+
+/** The key's uses counted in its window, atomically with the check of the key and the secret (the grants' database side). */
+const grantOperations: GrantOperations = {
+  async countOne(keyId, secretHash, at, windowStart) {
+    const filter = accepting(keyId, secretHash, at);
+    const options = CREDENTIAL_OPTIONS;
+    // Each is one atomic findAndModify whose filter checks the key and the
+    // secret. Nearly every use falls in the window already started: a plain
+    // $inc counts it (cheaper for the database than a pipeline update).
+    // Otherwise (the first use of the hour, or a refusal) the pipeline
+    // counts the use in the window, starting a new one at 1. A stored
+    // window that started later (an instance whose clock is ahead began
+    // it) is counted into, never restarted: instances with skewed clocks
+    // share one count.
+    const found =
+      (await keys().findOneAndUpdate({ ...filter, 'rateWindow.start': windowStart }, { $inc: { 'rateWindow.count': 1 } }, options)) ??
+      (await keys().findOneAndUpdate(
+        filter,
+        [
+          {
+            $set: {
+              rateWindow: {
+                $cond: {
+                  if: { $gte: ['$rateWindow.start', windowStart] },
+                  then: { start: '$rateWindow.start', count: { $add: ['$rateWindow.count', 1] } },
+                  else: { start: windowStart, count: 1 },
                 },
               },
             },
-          ],
-          options,
-        ));
-      if (!found) return null;
-      const stored = found as unknown as StoredCredential;
-      return { key: toCredentialRecord(stored), usedInWindow: stored.rateWindow?.count ?? 1 };
-    },
+          },
+        ],
+        options,
+      ));
+    return counted(found);
+  },
 
-    async releaseUse(keyId, windowStart) {
-      await keys().updateOne({ keyId, 'rateWindow.start': windowStart, 'rateWindow.count': { $gt: 0 } }, { $inc: { 'rateWindow.count': -1 } });
-    },
+  async countMany(keyId, secretHash, at, windowStart, size, rateLimit) {
+    // Only into the window already started, and only while the count stays within the limit the grant was sized by.
+    const filter = { ...accepting(keyId, secretHash, at), rateLimit, 'rateWindow.start': windowStart, 'rateWindow.count': { $lte: rateLimit - size } };
+    return counted(await keys().findOneAndUpdate(filter, { $inc: { 'rateWindow.count': size } }, CREDENTIAL_OPTIONS));
+  },
+
+  async giveBack(keyId, windowStart, uses) {
+    await keys().updateOne({ keyId, 'rateWindow.start': windowStart, 'rateWindow.count': { $gte: uses } }, { $inc: { 'rateWindow.count': -uses } });
+  },
+};
+
+/**
+ * The api-keys area's side of auth's `ApiKeyStore` port: what the API key
+ * credential reads and writes. It works on the driver's collections (no
+ * mongoose timestamps: a use is not an update of the key). Uses of a busy key
+ * are counted in grants (api-key-grants.ts).
+ */
+export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptions): ApiKeyStoreHandle {
+  const grants = createUseGrants(grantOperations);
+
+  return {
+    countUse: grants.countUse,
+    releaseUse: grants.releaseUse,
+    close: grants.close,
 
     async findByKeyId(keyId) {
       const found = await keys().findOne({ keyId }, { projection: CREDENTIAL_FIELDS });

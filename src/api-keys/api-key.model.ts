@@ -1,7 +1,8 @@
-import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
+import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import mongoose, { trusted, type Types } from 'mongoose';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { JSONObject } from '../graphql/scalars.js';
+import { forgetApiKeyGrantsOnWrite } from './api-key-grants.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 
 /** The collection typegoose stores API keys in. */
@@ -89,6 +90,8 @@ export function liveAt(at: Date): Record<string, unknown> {
 // each gives the _id order after its equality fields, so a page reads only its own records.
 @index({ tenant_id: 1, _id: 1 })
 @index({ tenant_id: 1, createdBy: 1, _id: 1 })
+// A key written through the model (revoked, rolled, changed) ends this process's grants of uses at once.
+@plugin(forgetApiKeyGrantsOnWrite)
 @modelOptions({
   // minimize: false keeps an empty `metadata` object in the stored record.
   schemaOptions: { collection: API_KEY_COLLECTION, timestamps: true, minimize: false },

@@ -89,9 +89,12 @@ export interface ApiKeyStore {
    * accepts the secret whose hash is `secretHash` (the current secret, or a
    * rolled one within its grace period), count this use in the rate window
    * starting at `windowStart` (a new window starts from 1) and answer the key
-   * with the window's count; else null, counting nothing. The check and the
-   * count are one atomic database operation, so the count is exact under
-   * concurrency and across instances.
+   * with the window's count as this instance knows it; else null, counting
+   * nothing. The count lives in the key's record and is never taken past the
+   * limit across instances. A store may take a busy key's uses from it a few
+   * at a time and serve them for up to a second (the api-keys area's grants):
+   * a change made through this instance is honoured at once, one made by
+   * another instance within that second.
    */
   countUse(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;
   /**

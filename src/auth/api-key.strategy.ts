@@ -17,12 +17,14 @@ export interface ApiKeyStrategyOptions {
 }
 
 /**
- * API key secrets (`ak_…`), as `Authorization: Bearer` or `X-API-Key`. One
- * atomic database operation checks the secret, the key's state and counts the
- * use in its hourly window (exact across instances: the count lives in the
- * key's record; the first use of an hour and a refusal take a second one); then the key acts as its creator, with only the scopes the
- * creator still holds, so a creator who loses a permission takes it from the
- * key at once. Nothing is cached, so a revocation holds at once everywhere.
+ * API key secrets (`ak_…`), as `Authorization: Bearer` or `X-API-Key`. The
+ * store checks the secret and the key's state and counts the use in its
+ * hourly window (the count lives in the key's record, so the limit holds
+ * across instances; a busy key's uses are counted a few at a time, see
+ * ApiKeyStore.countUse); then the key acts as its creator, with only the
+ * scopes the creator still holds, so a creator who loses a permission takes
+ * it from the key (through the account cache: at once on the instance that
+ * made the change, within a second on the others).
  */
 export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKeyStrategyOptions): CredentialStrategy {
   return {

@@ -17,8 +17,10 @@ import {
  * one standalone engine, a key with a limit of N, N + 50 requests at once
  * spread over both: exactly N succeed. Its uses are counted once each, also
  * when both instances are stopped (SIGTERM) right after the burst: the queued
- * usage is written on shutdown, nothing is lost. Sign-in throttling holds
- * across instances too, also one whose clock is an hour ahead: concurrent
+ * usage is written on shutdown, nothing is lost. A busy key (a limit large
+ * enough for its uses to be counted in grants) keeps its limit exactly over
+ * both, and uses granted and not used are given back, also on shutdown.
+ * Sign-in throttling holds across instances too, also one whose clock is an hour ahead: concurrent
  * failed sign-ins for one email over both get exactly the free failures'
  * worth of password checks, and the wait is set by the database's clock.
  */
@@ -81,6 +83,54 @@ describe('sign-in throttling over two instances, one with its clock an hour ahea
   });
 });
 
+describe('a busy API key served by two instances (uses counted in grants)', () => {
+  // A limit that allows grants of 2 (a thousandth of it): both instances take uses ahead.
+  const BUSY_LIMIT = 2000;
+  const REQUESTS = BUSY_LIMIT + 100;
+  const AT_ONCE = 40;
+
+  it(`lets exactly ${BUSY_LIMIT} of ${REQUESTS} requests through, and counts each of them once`, async () => {
+    const [first, second] = services;
+    const { body: session } = await call(first!, 'POST', '/api/v1/auth/login', { body: ADMIN });
+    const created = await call(first!, 'POST', '/api/v1/api-keys', {
+      token: session.accessToken,
+      body: { name: 'busy shared limit', scopes: ['menus:read'], rateLimit: BUSY_LIMIT },
+    });
+    expect(created.status).toBe(201);
+    const useOn = async (service: ServiceProcess) => {
+      const response = await fetch(`${service.baseUrl}/api/v1/restaurant/meal-menus?limit=1`, { headers: { 'x-api-key': created.body.key } });
+      await response.arrayBuffer();
+      return response.status;
+    };
+
+    // AT_ONCE requests in flight at all times, alternating between the instances.
+    const statuses: number[] = [];
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, async () => {
+        while (sent < REQUESTS) statuses.push(await useOn((sent++ % 2 ? second : first)!));
+      }),
+    );
+    expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([BUSY_LIMIT, REQUESTS - BUSY_LIMIT]);
+
+    // Every request is in the window's count once (a refused one too, as for any key) once the
+    // uses granted and not used are given back (within a second); every accepted one in usageCount.
+    const client = new MongoClient(mongo.uri);
+    try {
+      const keys = client.db('keys_db').collection('apikeys');
+      const stored = () => keys.findOne({ _id: new ObjectId(String(created.body._id)) });
+      let key = await stored();
+      for (let attempt = 0; attempt < 40 && (key?.rateWindow?.count !== REQUESTS || key?.usageCount !== BUSY_LIMIT); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        key = await stored();
+      }
+      expect([key?.rateWindow?.count, key?.usageCount]).toEqual([REQUESTS, BUSY_LIMIT]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
 describe('an API key served by two instances', () => {
   it(`lets exactly ${LIMIT} of ${LIMIT + 50} concurrent requests through, and counts each of them once`, async () => {
     const [first, second] = services;
@@ -104,6 +154,13 @@ describe('an API key served by two instances', () => {
     // A platform administrator's key lists every tenant's menus: 200 while within the limit.
     expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([LIMIT, 50]);
 
+    // A busy key used four times just before the stop: its last use took a grant of four, three unused, given back on the way out.
+    const busy = await call(first!, 'POST', '/api/v1/api-keys', {
+      token: session.accessToken,
+      body: { name: 'busy at shutdown', scopes: ['menus:read'], rateLimit: 1_000_000 },
+    });
+    for (let i = 0; i < 4; i += 1) expect((await call(first!, 'GET', '/api/v1/restaurant/meal-menus?limit=1', { token: busy.body.key })).status).toBe(200);
+
     // Stop both at once: what is still queued is written on the way out.
     expect(await Promise.all(services.map((service) => stopService(service)))).toEqual([0, 0]);
     const client = new MongoClient(mongo.uri);
@@ -112,6 +169,8 @@ describe('an API key served by two instances', () => {
       const key = await db.collection('apikeys').findOne({ _id: new ObjectId(String(created.body._id)) });
       expect(key?.usageCount).toBe(LIMIT);
       expect(await db.collection('apikeyusages').countDocuments({ apiKeyId: String(created.body._id) })).toBe(LIMIT);
+      const busyKey = await db.collection('apikeys').findOne({ _id: new ObjectId(String(busy.body._id)) });
+      expect([busyKey?.usageCount, busyKey?.rateWindow?.count]).toEqual([4, 4]);
     } finally {
       await client.close();
     }
