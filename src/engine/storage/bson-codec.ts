@@ -37,3 +37,23 @@ export function decodeStoredDocument(bytes: Uint8Array): Document {
   // bsonRegExp: a stored regex keeps its exact options (a JS RegExp cannot hold "x").
   return fromBsonDocument(BSON.deserialize(bytes, { promoteValues: false, bsonRegExp: true }) as Document);
 }
+
+/**
+ * The stored bytes of each document a scan decoded, keyed by the decoded
+ * object, so that a reply carrying it unchanged can splice the bytes instead
+ * of serializing it again (cursors/stored-batch-reply.ts). Keyed by identity:
+ * a copy (projection, pipeline stage) has no entry. Valid only while the
+ * object is not changed in place, which the reply's builder must ensure.
+ */
+const scannedBytes = new WeakMap<Document, Uint8Array>();
+
+export function decodeScannedDocument(bytes: Uint8Array): Document {
+  const doc = decodeStoredDocument(bytes);
+  scannedBytes.set(doc, bytes);
+  return doc;
+}
+
+/** The stored bytes `doc` was decoded from by a scan, if it was. */
+export function storedBytesOf(doc: Document): Uint8Array | undefined {
+  return scannedBytes.get(doc);
+}

@@ -2,7 +2,7 @@ import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
 import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeStoredDocument } from './bson-codec.js';
+import { decodeScannedDocument, decodeStoredDocument } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
@@ -141,7 +141,7 @@ export class LiveStorage implements Storage {
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
-        if (bytes) yield decodeStoredDocument(bytes);
+        if (bytes) yield decodeScannedDocument(bytes);
       }
     })();
   }
