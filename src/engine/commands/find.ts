@@ -34,6 +34,11 @@ export const findCommand: CommandHandler = {
     const byId = findById(ctx.engine.storage, ctx.db, body, { coll, filter, sort, projection, skip, batchSize, collation, variables });
     if (byId) return byId;
 
+    // Unprojected, a collection's documents reach the reply as the scan decoded them (filter, sort,
+    // $near and $text only read them), so the reply may splice their stored bytes; a view's come from its pipeline.
+    const projected = projection !== undefined && Object.keys(projection).length > 0;
+    const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll));
+
     // 2-3. storage scan and query step
     let results: Iterable<Document> = readDocuments(ctx.engine.storage, ctx.db, coll, {
       filter,
@@ -44,12 +49,9 @@ export const findCommand: CommandHandler = {
       hint: body.hint,
       variables,
       allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
+      onlyStoredBytes: storedBytes,
     });
-    const projected = projection !== undefined && Object.keys(projection).length > 0;
     if (projected) results = mapIterable(results, compileProjection(projection, filter));
-    // Unprojected, a collection's documents reach the reply as the scan decoded them (filter, sort,
-    // $near and $text only read them), so the reply may splice their stored bytes; a view's come from its pipeline.
-    const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll));
 
     // 4. reply
     const ns = namespaceOf(ctx.db, coll);

@@ -48,8 +48,8 @@ const batchOf = (reply: Document): Document[] => {
   const cursor = reply.cursor as Document;
   return (cursor.firstBatch ?? cursor.nextBatch) as Document[];
 };
-/** Whether the reply's documents are a scan's (the raw path's precondition). */
-const spliced = (reply: Document) => batchOf(reply).length > 0 && batchOf(reply).every((doc) => storedBytesOf(doc) !== undefined);
+/** Whether the reply will splice stored bytes (ask before anything reads its batch in process). */
+const spliced = (reply: Document) => (reply.cursor as { pristineBytes?: unknown }).pristineBytes !== undefined;
 
 /** Every BSON type the engine stores, nested in documents and arrays. */
 function variedDocument(i: number): Document {
@@ -103,7 +103,9 @@ describe('find and getMore replies from stored bytes', () => {
     const reply = await run(ctx, { find: 'things', filter: {}, batchSize: 200 });
     expect(spliced(reply)).toBe(true);
     const sent = wire(reply);
-    expect([sent.cursor.firstBatch.length, (sent.cursor.id as Long).isZero(), batchOf(reply)[4].str]).toEqual([15, true, 'é✓ xxxx \u{1F600}']);
+    expect([sent.cursor.firstBatch.length, (sent.cursor.id as Long).isZero()]).toEqual([15, true]);
+    // Read in process, the batch is whole documents (the scan decoded only what the filter reads).
+    expect(batchOf(reply).map((doc) => Object.keys(doc))).toEqual(Array.from({ length: 15 }, (_, i) => Object.keys(variedDocument(i))));
   });
 
   it('splices first batches that leave a cursor open and getMore batches past 10 and 100 documents', async () => {
@@ -122,9 +124,38 @@ describe('find and getMore replies from stored bytes', () => {
     const ctx = contextOn(createMemoryStorage());
     await run(ctx, { insert: 'chosé✓', documents: [{ _id: 2, v: 'b' }, { _id: 1, v: 'a' }, { _id: 3, v: 'c' }] });
     const sorted = await run(ctx, { find: 'chosé✓', filter: { _id: { $gt: 1 } }, sort: { _id: 1 }, limit: 21 });
-    expect([spliced(sorted), wire(sorted).cursor.firstBatch, wire(sorted).cursor.ns]).toEqual([true, [{ _id: 2, v: 'b' }, { _id: 3, v: 'c' }], 'db.chosé✓']);
+    expect(spliced(sorted)).toBe(true);
+    const sent = wire(sorted).cursor;
+    expect([sent.firstBatch, sent.ns]).toEqual([[{ _id: 2, v: 'b' }, { _id: 3, v: 'c' }], 'db.chosé✓']);
     const backwards = await run(ctx, { find: 'chosé✓', sort: { $natural: -1 } });
     expect(wire(backwards).cursor.firstBatch.map((d: Document) => d._id)).toEqual([3, 1, 2]);
+  });
+
+  it('filters and sorts on the fields it decodes, and sends and hands out whole documents', async () => {
+    const ctx = contextOn(createMemoryStorage());
+    const docs = Array.from({ length: 30 }, (_, i) => ({ _id: i, t: i % 3, n: { v: 30 - i }, tags: [`g${i % 2}`], body: 'x'.repeat(i) }));
+    await run(ctx, { insert: 'c', documents: docs });
+    await run(ctx, { createIndexes: 'c', indexes: [{ key: { t: 1, _id: 1 }, name: 't_id' }, { key: { t: 1, 'n.v': 1 }, name: 't_nv' }] });
+    const whole = (ids: number[]) => ids.map((i) => docs[i]);
+    const page = await run(ctx, { find: 'c', filter: { t: 1, _id: { $gt: 4 } }, sort: { _id: 1 }, limit: 3 });
+    expect(wire(page).cursor.firstBatch).toEqual(whole([7, 10, 13]));
+    const dotted = await run(ctx, { find: 'c', filter: { $or: [{ 'n.v': { $lt: 3 } }, { tags: { $elemMatch: { $eq: 'g1' } }, t: 0 }] }, sort: { 'n.v': -1 } });
+    expect(wire(dotted).cursor.firstBatch).toEqual(whole([3, 9, 15, 21, 27, 28, 29]));
+    const byExpr = await run(ctx, { find: 'c', filter: { $expr: { $gt: [{ $strLenCP: '$body' }, 27] } } });
+    expect(wire(byExpr).cursor.firstBatch).toEqual(whole([28, 29]));
+    const open = await run(ctx, { find: 'c', filter: { t: 2 }, batchSize: 2 });
+    expect(batchOf(open)).toEqual(whole([2, 5]));
+    const next = await run(ctx, { getMore: (open.cursor as Document).id, collection: 'c', batchSize: 2 });
+    expect(batchOf(next)).toEqual(whole([8, 11]));
+  });
+
+  it('scans documents partially when asked, with the whole stored bytes beside them', () => {
+    const storage = createMemoryStorage();
+    const doc = variedDocument(1);
+    storage.insert('db', 'c', doc);
+    const [partial] = [...storage.scan('db', 'c', undefined, new Set(['2', 'nested', 'missing', 'str']))];
+    expect(Object.keys(partial)).toEqual(['2', 'str', 'nested']);
+    expect(Buffer.from(storedBytesOf(partial)!).equals(Buffer.from(BSON.serialize(doc)))).toBe(true);
   });
 
   it('splices what lmdb stored, after a restart', async () => {
