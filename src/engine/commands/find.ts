@@ -3,7 +3,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { findById, readDocuments } from '../reads/index.js';
+import { findById, isView, readDocuments } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
@@ -34,6 +34,11 @@ export const findCommand: CommandHandler = {
     const byId = findById(ctx.engine.storage, ctx.db, body, { coll, filter, sort, projection, skip, batchSize, collation, variables });
     if (byId) return byId;
 
+    // Unprojected, a collection's documents reach the reply as the scan decoded them (filter, sort,
+    // $near and $text only read them), so the reply may splice their stored bytes; a view's come from its pipeline.
+    const projected = projection !== undefined && Object.keys(projection).length > 0;
+    const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll));
+
     // 2-3. storage scan and query step
     let results: Iterable<Document> = readDocuments(ctx.engine.storage, ctx.db, coll, {
       filter,
@@ -44,12 +49,13 @@ export const findCommand: CommandHandler = {
       hint: body.hint,
       variables,
       allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
+      onlyStoredBytes: storedBytes,
     });
-    if (projection && Object.keys(projection).length > 0) results = mapIterable(results, compileProjection(projection, filter));
+    if (projected) results = mapIterable(results, compileProjection(projection, filter));
 
     // 4. reply
     const ns = namespaceOf(ctx.db, coll);
-    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout }));
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes }));
   },
 };
 

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { BSON, Long } from 'bson';
 import { mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
+import { storedBytesOf } from '../storage/index.js';
+import { storedBatchReply } from './stored-batch-reply.js';
 
 /**
  * Open cursors of every connection. A cursor is a lazy iterator over the
@@ -19,6 +21,8 @@ export interface BatchResult {
   batch: Document[];
   /** 0n when the cursor is exhausted (or was never opened). */
   id: bigint;
+  /** The documents are a scan's, unchanged: the reply may splice their stored bytes. */
+  storedBytes?: boolean;
 }
 
 interface OpenCursor {
@@ -29,6 +33,8 @@ interface OpenCursor {
   lastUsed: number;
   /** `noCursorTimeout`: never dropped for idleness. */
   noTimeout: boolean;
+  /** The opener's promise that its documents come unchanged from a scan (stored-batch-reply.ts). */
+  storedBytes: boolean;
 }
 
 export interface KillCursorsResult {
@@ -62,7 +68,7 @@ export class CursorStore {
   open(
     ns: string,
     results: Iterable<Document>,
-    opts: { batchSize?: number; singleBatch?: boolean; noTimeout?: boolean } = {},
+    opts: { batchSize?: number; singleBatch?: boolean; noTimeout?: boolean; storedBytes?: boolean } = {},
   ): BatchResult {
     const source = results[Symbol.iterator]();
     const cursor: OpenCursor = {
@@ -71,15 +77,16 @@ export class CursorStore {
       lookahead: source.next(),
       lastUsed: Date.now(),
       noTimeout: opts.noTimeout ?? false,
+      storedBytes: opts.storedBytes ?? false,
     };
     const batch = takeBatch(cursor, opts.batchSize ?? 101);
     if (cursor.lookahead.done || opts.singleBatch) {
       closeSource(cursor);
-      return { batch, id: 0n };
+      return { batch, id: 0n, storedBytes: cursor.storedBytes };
     }
     const id = this.allocateId();
     this.cursors.set(id, cursor);
-    return { batch, id };
+    return { batch, id, storedBytes: cursor.storedBytes };
   }
 
   /** The next batch of cursor `id` in namespace `ns`; batchSize undefined = up to 16 MiB. */
@@ -104,9 +111,9 @@ export class CursorStore {
     }
     if (cursor.lookahead.done) {
       this.cursors.delete(id);
-      return { batch, id: 0n };
+      return { batch, id: 0n, storedBytes: cursor.storedBytes };
     }
-    return { batch, id };
+    return { batch, id, storedBytes: cursor.storedBytes };
   }
 
   /** Kills the listed cursors of namespace `ns` (others count as not found). */
@@ -168,7 +175,8 @@ function takeBatch(cursor: OpenCursor, batchSize: number): Document[] {
   let bytes = 0;
   while (!cursor.lookahead.done && batch.length < batchSize) {
     const doc = cursor.lookahead.value;
-    const size = BSON.calculateObjectSize(doc);
+    // A scan's unchanged document measures as its stored bytes.
+    const size = (cursor.storedBytes && storedBytesOf(doc)?.length) || BSON.calculateObjectSize(doc);
     // Always return at least one document, even an oversized one.
     if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
     batch.push(doc);
@@ -184,9 +192,11 @@ function closeSource(cursor: OpenCursor): void {
 
 /** The reply of a command that opens a cursor. */
 export function firstBatchReply(ns: string, result: BatchResult): Document {
+  if (result.storedBytes) return storedBatchReply(ns, 'firstBatch', result.batch, result.id);
   return { cursor: { firstBatch: result.batch, id: Long.fromBigInt(result.id), ns } };
 }
 
 export function nextBatchReply(ns: string, result: BatchResult): Document {
+  if (result.storedBytes) return storedBatchReply(ns, 'nextBatch', result.batch, result.id);
   return { cursor: { nextBatch: result.batch, id: Long.fromBigInt(result.id), ns } };
 }

@@ -25,6 +25,8 @@ export interface ChosenRead {
   sorted: boolean;
   /** A sorted plan's trial: the matches it read, in order, and its scan to continue. */
   started?: { matched: Document[]; rest: Iterator<Document>; examined: number };
+  /** A sorted plan's scan decodes only these top-level fields (ChooseOptions.fields). */
+  fields?: ReadonlySet<string>;
 }
 
 export interface ChooseOptions {
@@ -36,6 +38,8 @@ export interface ChooseOptions {
   /** Matches the read must produce before it can answer: skip + limit, or skip + a first batch. */
   need: number;
   matches: (doc: Document) => boolean;
+  /** Decode only these top-level fields (ReadOptions.onlyStoredBytes). */
+  fields?: ReadonlySet<string>;
 }
 
 /** mongod ends a plan trial once a plan has produced a full default first batch (internalQueryPlanEvaluationMaxResults). */
@@ -52,19 +56,19 @@ export function chooseRead(storage: Storage, info: CollectionInfo, opts: ChooseO
   const multikey = sort ? new Set(storage.multikeyIndexes(info.db, info.name)) : new Set<string>();
   if (hinted) {
     const scan = sort && sortedScanFor(hinted, filter, sort, collation, multikey.has(hinted.name));
-    if (scan) return { plan: scan.plan, sorted: true };
+    if (scan) return { plan: scan.plan, sorted: true, fields: opts.fields };
     return { plan: planQuery(filter, [hinted], collation), sorted: false };
   }
   const bounded = planQuery(filter, info.indexes, collation);
   const scan = sort && planSortedScan(filter, info.indexes, sort, collation, multikey);
   if (!scan) return { plan: bounded, sorted: false };
-  if (!bounded || (bounded.index === scan.plan.index && scan.tightness > 0)) return { plan: scan.plan, sorted: true };
+  if (!bounded || (bounded.index === scan.plan.index && scan.tightness > 0)) return { plan: scan.plan, sorted: true, fields: opts.fields };
   return trial(storage, info, scan.plan, bounded, opts);
 }
 
 function trial(storage: Storage, info: CollectionInfo, sorted: ScanPlan, bounded: ScanPlan, opts: ChooseOptions): ChosenRead {
   const budget = storage.countKeys(info.db, info.name, bounded);
-  const rest = storage.scan(info.db, info.name, sorted)[Symbol.iterator]();
+  const rest = storage.scan(info.db, info.name, sorted, opts.fields)[Symbol.iterator]();
   const matched: Document[] = [];
   let examined = 0;
   let finished = false;
@@ -80,13 +84,13 @@ function trial(storage: Storage, info: CollectionInfo, sorted: ScanPlan, bounded
     if (matched.length >= opts.need) break;
   }
   const won = finished || matched.length >= opts.need;
-  return won ? { plan: sorted, sorted: true, started: { matched, rest, examined } } : { plan: bounded, sorted: false };
+  return won ? { plan: sorted, sorted: true, started: { matched, rest, examined }, fields: opts.fields } : { plan: bounded, sorted: false };
 }
 
 /** The documents of a sorted plan, from its trial on (or from the start), filtered. */
 export function* sortedMatches(storage: Storage, info: CollectionInfo, chosen: ChosenRead, matches: (doc: Document) => boolean): Generator<Document> {
   const started = chosen.started;
   if (started) yield* started.matched;
-  const rest = started?.rest ?? storage.scan(info.db, info.name, chosen.plan)[Symbol.iterator]();
+  const rest = started?.rest ?? storage.scan(info.db, info.name, chosen.plan, chosen.fields)[Symbol.iterator]();
   for (let next = rest.next(); !next.done; next = rest.next()) if (matches(next.value)) yield next.value;
 }

@@ -8,6 +8,7 @@ import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
+import { fieldsRead } from './fields-read.js';
 import { indexMembership } from './index-membership.js';
 import { isView, viewDocuments } from './views.js';
 
@@ -37,6 +38,12 @@ export interface ReadOptions {
   maxSortBytes?: number;
   /** Refuse $near/$nearSphere (aggregate's $match: mongod's 5626500) instead of ordering by distance. */
   refuseNear?: boolean;
+  /**
+   * The caller reads nothing of the documents but their stored bytes (a find
+   * reply that splices them): they may be decoded partially, with only the
+   * top-level fields the filter and sort read (fields-read.ts).
+   */
+  onlyStoredBytes?: boolean;
 }
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
@@ -64,17 +71,20 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const sort = naturalDirection(opts.sort) === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
   const skip = opts.skip ?? 0;
   const limit = opts.limit ?? 0;
+  // Partial documents only where nothing else reads them: a text or $near match, a hinted index's membership, a view's pipeline.
+  const fields = opts.onlyStoredBytes && !text.match && !near && !hinted && !isView(info) ? fieldsRead(filter, opts.sort) : undefined;
   const chosen =
     natural === undefined && !isView(info)
       ? // A $near answers by distance first, so no index gives its order.
-        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches })
+        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields })
       : undefined;
   if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit);
   const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
     ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
-    : storage.scan(db, coll, plan);
+    : // A blocking sort estimates its memory from whole documents.
+      storage.scan(db, coll, plan, sort ? undefined : fields);
   const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
   if (near) {
     const nearest = orderByDistance(lazyFilter(candidates, matches, 0, 0), near);

@@ -7,3 +7,5 @@ export type { TtlSweeper } from './ttl-sweeper.js';
 export { canonicalKey } from './canonical-key.js';
 /** Stored BSON bytes -> value model (with regexes kept exact), for callers holding raw bytes. */
 export { decodeStoredDocument } from './bson-codec.js';
+/** The stored bytes of a document a scan decoded (for replies that splice them). */
+export { storedBytesOf } from './bson-codec.js';

@@ -2,7 +2,7 @@ import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
 import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeStoredDocument } from './bson-codec.js';
+import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
@@ -135,13 +135,14 @@ export class LiveStorage implements Storage {
     return this.state(db, coll)?.data.get(idKeyOf(id));
   }
 
-  scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document> {
+  scan(db: string, coll: string, plan?: ScanPlan, fields?: ReadonlySet<string>): Iterable<Document> {
     const data = this.state(db, coll)?.data;
     const ids = data?.scan(plan) ?? [];
+    const names = fields && fieldNames(fields);
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
-        if (bytes) yield decodeStoredDocument(bytes);
+        if (bytes) yield decodeScannedDocument(bytes, names);
       }
     })();
   }

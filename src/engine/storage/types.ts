@@ -114,8 +114,10 @@ export interface Storage {
    * Each is a private copy the caller may mutate. Safe against concurrent
    * modification: the set of `_id`s is fixed when scan() is called, and each
    * document is read when the iteration reaches it (deleted ones are skipped).
+   * With `fields`, each document holds only those top-level fields (partial:
+   * for a caller that reads no others and sends the stored bytes).
    */
-  scan(db: string, coll: string, plan?: ScanPlan): Iterable<Document>;
+  scan(db: string, coll: string, plan?: ScanPlan, fields?: ReadonlySet<string>): Iterable<Document>;
   /** How many index entries (documents, without a plan) the plan's scan examines: a plan's cost, known before reading. */
   countKeys(db: string, coll: string, plan?: ScanPlan): number;
   /** Names of the collection's indexes that hold an array key (they cannot give a sort order). */

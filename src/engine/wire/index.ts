@@ -5,7 +5,7 @@ export { FrameReader } from './frame-reader.js';
 export { readHeader, type MessageHeader } from './message-header.js';
 export { encodeOpMsg, parseOpMsg, type OpMsg, type OpMsgToEncode } from './op-msg-codec.js';
 export { encodeOpQuery, encodeOpReply, parseOpQuery, parseOpReply, type OpQuery, type OpReply } from './op-query-codec.js';
-export { encodeExhaustedFirstBatchReply } from './raw-cursor-reply.js';
+export { encodeCursorReply, encodeExhaustedFirstBatchReply, type BatchKey } from './raw-cursor-reply.js';
 export { encodeUpdatedValueReply } from './raw-modify-reply.js';
 export { HEADER_SIZE, MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE, MsgFlag, OpCode } from './wire-constants.js';
 export { WireProtocolError } from './wire-protocol-error.js';

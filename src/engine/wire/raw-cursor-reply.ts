@@ -1,33 +1,45 @@
 /**
- * The BSON of `{cursor: {firstBatch: [...docs], id: Long(0), ns}, ok: 1}`
+ * The BSON of `{cursor: {firstBatch|nextBatch: [...docs], id: <int64>, ns}, ok: 1}`
  * written by hand around documents that are already BSON (stored bytes), so
- * a point read sends its document without decoding and re-encoding it. The
- * bytes equal `BSON.serialize` of that object (`ok: 1` as an int32, as the
- * dispatcher's `ok: 1` serializes). Fixed parts are prebuilt byte strings.
+ * a read sends its documents without decoding and re-encoding them. The
+ * bytes equal `BSON.serialize` of that object (`id` a Long, `ok: 1` as an
+ * int32, as the dispatcher's `ok: 1` serializes). Fixed parts are prebuilt
+ * byte strings.
  */
 const latin1 = (s: string) => Buffer.from(s, 'latin1');
 /** type document, "cursor" (its size follows) */
 const CURSOR_KEY = latin1('\x03cursor\0');
-/** type array, "firstBatch" (its size follows) */
-const FIRST_BATCH_KEY = latin1('\x04firstBatch\0');
-/** end of firstBatch; int64 "id" 0; string "ns" (its length follows) */
-const ID_ZERO_NS_KEY = latin1('\0\x12id\0\0\0\0\0\0\0\0\0\x02ns\0');
+/** type array, "firstBatch" / "nextBatch" (its size follows) */
+const BATCH_KEYS = { firstBatch: latin1('\x04firstBatch\0'), nextBatch: latin1('\x04nextBatch\0') };
+/** end of the batch array; int64 "id" (its value follows) */
+const ID_KEY = latin1('\0\x12id\0');
+/** string "ns" (its length follows) */
+const NS_KEY = latin1('\x02ns\0');
 /** end of cursor; int32 "ok" 1; end of reply */
 const OK_ONE_END = latin1('\0\x10ok\0\x01\0\0\0\0');
 
+export type BatchKey = keyof typeof BATCH_KEYS;
+
 export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly Uint8Array[]): Buffer {
+  return encodeCursorReply(ns, 0n, 'firstBatch', docs);
+}
+
+/** `id`: the cursor id as a signed int64 (0n once exhausted). */
+export function encodeCursorReply(ns: string, id: bigint, batchKey: BatchKey, docs: readonly Uint8Array[]): Buffer {
   const nsUtf8 = utf8Of(ns);
   const nsBytes = nsUtf8.length;
+  const batchKeyBytes = BATCH_KEYS[batchKey];
   let arraySize = 4 + 1;
   for (let i = 0; i < docs.length; i++) arraySize += 1 + indexKeyLength(i) + 1 + docs[i].length;
-  const cursorSize = 4 + FIRST_BATCH_KEY.length + arraySize + ID_ZERO_NS_KEY.length - 1 + 4 + nsBytes + 1 + 1;
+  // The array's final zero is ID_KEY's first byte, and the cursor's final zero OK_ONE_END's.
+  const cursorSize = 4 + batchKeyBytes.length + arraySize - 1 + ID_KEY.length + 8 + NS_KEY.length + 4 + nsBytes + 1 + 1;
   const total = 4 + CURSOR_KEY.length + cursorSize + OK_ONE_END.length - 1;
   const out = Buffer.allocUnsafe(total);
   let at = writeInt32(out, total, 0);
   out.set(CURSOR_KEY, at);
   at = writeInt32(out, cursorSize, at + CURSOR_KEY.length);
-  out.set(FIRST_BATCH_KEY, at);
-  at = writeInt32(out, arraySize, at + FIRST_BATCH_KEY.length);
+  out.set(batchKeyBytes, at);
+  at = writeInt32(out, arraySize, at + batchKeyBytes.length);
   for (let i = 0; i < docs.length; i++) {
     out[at++] = 0x03;
     at += i < 10 ? ((out[at] = 0x30 + i), 1) : out.write(String(i), at, 'latin1');
@@ -35,8 +47,10 @@ export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly Uint8A
     out.set(docs[i], at);
     at += docs[i].length;
   }
-  out.set(ID_ZERO_NS_KEY, at);
-  at = writeInt32(out, nsBytes + 1, at + ID_ZERO_NS_KEY.length);
+  out.set(ID_KEY, at);
+  at = out.writeBigInt64LE(id, at + ID_KEY.length);
+  out.set(NS_KEY, at);
+  at = writeInt32(out, nsBytes + 1, at + NS_KEY.length);
   out.set(nsUtf8, at);
   at += nsBytes;
   out[at++] = 0;
