@@ -1,9 +1,10 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import { createCompiledExecute } from '../graphql/compiled-execution.js';
 import { errors, normalizeError, settleError, toGraphQLError } from '../errors/index.js';
 import { everyFailingField } from '../graphql/every-failing-field.plugin.js';
 import { GRAPHQL_LIMITS, limitedParseOptions, limitRules } from '../graphql/limits.js';
@@ -34,7 +35,7 @@ export interface ApolloMount {
 export async function createApolloMount(options: ApolloMountOptions): Promise<ApolloMount> {
   const { schema, production, exposeErrorDetails, logger, localIdePath } = options;
   const server = new ApolloServer({
-    schema,
+    gateway: compiledExecution(schema),
     introspection: !production,
     includeStacktraceInErrorResponses: false,
     // The limits of src/graphql/limits.ts, as SOFA applies them: tokens while parsing, then depth,
@@ -83,6 +84,42 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       },
     })),
     stop: () => server.stop(),
+  };
+}
+
+type Gateway = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
+
+/**
+ * The schema, executed compiled by graphql-jit where it answers as
+ * graphql-js does (src/graphql/compiled-execution.ts, shared with REST).
+ * Apollo Server has no executor option; its gateway interface is the way to
+ * hand it one. Everything before execution stays Apollo's: parsing,
+ * validation (with our rules) and the document store, the plugins'
+ * didResolveOperation (input refusal, query cost), the GET-mutation refusal;
+ * and after it: variable coercion errors as BAD_USER_INPUT (graphql-js
+ * reports those, see compiled-execution.ts), formatError, the HTTP head.
+ */
+function compiledExecution(schema: GraphQLSchema): Gateway {
+  const execute = createCompiledExecute(schema);
+  return {
+    // Apollo listens before load() and needs the schema at once; it never changes.
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async load() {
+      return {
+        executor: (requestContext) =>
+          execute({
+            schema,
+            document: requestContext.document,
+            contextValue: requestContext.context,
+            variableValues: requestContext.request.variables,
+            operationName: requestContext.request.operationName,
+          }),
+      };
+    },
+    async stop() {},
   };
 }
 

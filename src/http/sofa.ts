@@ -1,21 +1,8 @@
 import type { RequestHandler } from 'express';
-import {
-  execute as graphqlExecute,
-  getNamedType,
-  isInputObjectType,
-  isInputType,
-  Kind,
-  typeFromAST,
-  valueFromASTUntyped,
-  type DocumentNode,
-  type ExecutionArgs,
-  type ExecutionResult,
-  type GraphQLInputType,
-  type GraphQLSchema,
-} from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { execute as graphqlExecute, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
+import { createCompiledExecute } from '../graphql/compiled-execution.js';
 import { createDocumentGuard } from '../graphql/limits.js';
 import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
@@ -91,60 +78,13 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
  */
 export function createRestExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> {
   const guard = createDocumentGuard(schema);
-  const compiled = new WeakMap<DocumentNode, CompiledRoute | null>();
+  // Compiled by graphql-jit once per route document where it answers as graphql-js (src/graphql/compiled-execution.ts).
+  const execute = createCompiledExecute(schema);
   return async (args) => {
     const restVariables = requestScope.getStore()?.restVariables ?? {};
     guard.assertWithinLimits(args.document);
-    const variableValues = { ...args.variableValues, ...restVariables };
-    let route = compiled.get(args.document);
-    if (route === undefined) compiled.set(args.document, (route = compileRoute(schema, args)));
-    if (!route) return graphqlExecute({ ...args, variableValues });
-    return route.query.query(args.rootValue, args.contextValue, { ...route.defaults, ...definedOnly(variableValues) });
+    return execute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
   };
-}
-
-/**
- * A route's document compiled by graphql-jit once (SOFA keeps one document
- * per route): graphql-js's executor re-reads the document on every call,
- * which was the larger part of a list page's GraphQL time. graphql-jit does
- * not fill a variable's default value when the variable is absent (graphql-js
- * does), so the defaults are read here and passed under the given values.
- * It does not fill an input object's field defaults either, and those are
- * not ours to fill without coercing the whole value: a document whose
- * variables hold such a field stays with graphql-js. null when graphql-js
- * runs the document.
- */
-interface CompiledRoute {
-  query: CompiledQuery;
-  defaults: Record<string, unknown>;
-}
-
-function compileRoute(schema: GraphQLSchema, args: ExecutionArgs): CompiledRoute | null {
-  const defaults: Record<string, unknown> = {};
-  for (const definition of args.document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    for (const variable of definition.variableDefinitions ?? []) {
-      const type = typeFromAST(schema, variable.type);
-      if (!type || !isInputType(type) || hasFieldDefaults(type)) return null;
-      // As a client would send it (an enum by its name): graphql-jit coerces the variables itself.
-      if (variable.defaultValue) defaults[variable.variable.name.value] = valueFromASTUntyped(variable.defaultValue);
-    }
-  }
-  const query = compileQuery(schema, args.document, args.operationName ?? undefined);
-  return isCompiledQuery(query) ? { query, defaults } : null;
-}
-
-/** Whether an input type holds, at any depth, an input object field with a default value. */
-function hasFieldDefaults(type: GraphQLInputType, seen = new Set<GraphQLInputType>()): boolean {
-  const named = getNamedType(type);
-  if (!isInputObjectType(named) || seen.has(named)) return false;
-  seen.add(named);
-  return Object.values(named.getFields()).some((field) => field.defaultValue !== undefined || hasFieldDefaults(field.type, seen));
-}
-
-/** Values given as undefined are absent, as graphql-js takes them. */
-function definedOnly(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
 }
 
 /** SOFA always adds /webhook routes (subscriptions over webhooks); the service has no subscriptions. */

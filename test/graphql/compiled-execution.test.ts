@@ -1,0 +1,218 @@
+import { ObjectId } from 'mongodb';
+import { parse, OperationTypeNode, Kind } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestResponse, type TestUser } from '../support/test-app.js';
+
+/**
+ * /graphql runs a document compiled by graphql-jit where it answers as
+ * graphql-js does (src/graphql/compiled-execution.ts). Each case asks the
+ * same document twice: as given (graphql-jit, unless a fallback rule sends
+ * it to graphql-js), and with `__schema { queryType { name } }` added at the
+ * end of its root selection set, which keeps it on graphql-js (introspection
+ * always runs there) and moves no location of the rest. Status, data (less
+ * `__schema`) and errors (message, path, locations, extensions but the
+ * request id) must be the same.
+ */
+
+let app: TestApp;
+let admin: TestUser;
+let menuId: string;
+const TENANT = 'tenant-jit';
+const BROKEN_TENANT = 'tenant-jit-broken';
+let brokenAdmin: TestUser;
+const MIXED_TENANT = 'tenant-jit-mixed';
+let mixedAdmin: TestUser;
+
+/** The document with an introspection field at the end of its operation's root selection set. */
+function onGraphqlJs(query: string): string {
+  const operation = parse(query).definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const end = operation?.selectionSet.loc?.end;
+  if (end === undefined || operation?.operation === OperationTypeNode.MUTATION) throw new Error('a query with a location');
+  return `${query.slice(0, end - 1)} __schema { queryType { name } } ${query.slice(end - 1)}`;
+}
+
+interface Answer {
+  status: number;
+  data: unknown;
+  errors: unknown;
+}
+
+function comparable(response: TestResponse): Answer {
+  const { data, errors } = response.body as { data?: Record<string, unknown> | null; errors?: { extensions?: Record<string, unknown> }[] };
+  const withoutSchema = data ? Object.fromEntries(Object.entries(data).filter(([key]) => key !== '__schema')) : data;
+  const withoutRequestId = errors?.map(({ extensions, ...error }) => {
+    const { requestId: _requestId, ...rest } = extensions ?? {};
+    return { ...error, extensions: rest };
+  });
+  return { status: response.status, data: withoutSchema, errors: withoutRequestId };
+}
+
+/** The answer of /graphql, checked equal to graphql-js's own answer to the same document. */
+async function bothWays(query: string, variables: Record<string, unknown> = {}, token = admin.token): Promise<Answer> {
+  const compiled = comparable(await app.graphql(query, variables, { token }));
+  const reference = comparable(await app.graphql(onGraphqlJs(query), variables, { token }));
+  expect(compiled).toEqual(reference);
+  return compiled;
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  [admin, brokenAdmin, mixedAdmin] = await Promise.all([
+    app.createUser({ tenantId: TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: BROKEN_TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: MIXED_TENANT, roles: ['admin'] }),
+  ]);
+  const created = await app.graphql(
+    `mutation { createMealMenu(name: "Lunch", date: "2026-01-02", mealType: lunch, estimatedPortions: 12,
+      items: [{ name: "Soup", allergens: ["celery"] }, { name: "Bread", description: "rye" }]) { id } }`,
+    {},
+    { token: admin.token },
+  );
+  menuId = created.body.data.createMealMenu.id;
+  // A stored menu the schema cannot answer: no name (String!), for null bubbling.
+  const now = new Date();
+  await app.db.collection('mealmenus').insertMany([
+    { _id: new ObjectId(), name: 'Good', date: '2026-01-01', mealType: 'dinner', items: [], estimatedPortions: 1, tenant_id: BROKEN_TENANT, createdBy: brokenAdmin.id, updatedBy: brokenAdmin.id, createdAt: now, updatedAt: now, deletedAt: null },
+    { _id: new ObjectId(), mealType: 'dinner', items: [{ allergens: [] }], estimatedPortions: 1, tenant_id: BROKEN_TENANT, createdBy: brokenAdmin.id, updatedBy: brokenAdmin.id, createdAt: now, updatedAt: now, deletedAt: null },
+  ]);
+});
+
+afterAll(() => app.close());
+
+describe('/graphql compiled by graphql-jit answers as graphql-js', () => {
+  it('aliases, fragments, __typename and field order', async () => {
+    const answer = await bothWays(
+      `query($id: ID!) {
+        second: mealMenu(id: $id) { n: name __typename ...Dishes }
+        first: mealMenu(id: $id) { ... on MealMenu { mealType id } estimatedPortions }
+      }
+      fragment Dishes on MealMenu { items { name allergens description } }`,
+      { id: menuId },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.data).toEqual({
+      second: { n: 'Lunch', __typename: 'MealMenu', items: [{ name: 'Soup', allergens: ['celery'], description: null }, { name: 'Bread', allergens: [], description: 'rye' }] },
+      first: { mealType: 'lunch', id: menuId, estimatedPortions: 12 },
+    });
+    expect(Object.keys((answer.data as { first: object }).first)).toEqual(['mealType', 'id', 'estimatedPortions']);
+  });
+
+  const listWithDefaults = `query($limit: Int = 1, $deleted: Boolean = false, $withItems: Boolean = true, $meal: MealType = lunch) {
+    mealMenus(limit: $limit, includeDeleted: $deleted, mealType: $meal) {
+      items { id items @include(if: $withItems) { name } name @skip(if: $withItems) } nextCursor } }`;
+
+  it.each([
+    ['no variables: the defaults', {}],
+    ['@include/@skip by a variable', { withItems: false }],
+    ['a default overridden', { limit: 5, meal: 'lunch' }],
+    ['null against a default in a directive', { withItems: null }],
+    ['null for a nullable argument with a default', { meal: null }],
+  ])('variables with defaults: %s', async (_name, variables) => {
+    const answer = await bothWays(listWithDefaults, variables);
+    expect(answer.data).not.toBeNull();
+  });
+
+  it('a non-null field failing bubbles to the nearest nullable parent, with its path and location', async () => {
+    const answer = await bothWays(
+      `query { mealMenus(limit: 10) {
+        nextCursor
+        items { name date } } }`,
+      {},
+      brokenAdmin.token,
+    );
+    expect(answer.data).toBeNull();
+    expect(answer.errors).toEqual([
+      expect.objectContaining({ message: 'Internal server error', path: ['mealMenus', 'items', 1, 'name'], locations: [{ line: 3, column: 17 }] }),
+    ]);
+  });
+
+  it('errors beside a bubbling null: the same errors, in the same order', async () => {
+    const now = new Date();
+    const record = { date: '2026-01-01', mealType: 'dinner', items: [], estimatedPortions: 1, tenant_id: MIXED_TENANT, createdBy: mixedAdmin.id, updatedBy: mixedAdmin.id, createdAt: now, updatedAt: now, deletedAt: null };
+    // In id order: one without a name (String!), then one whose description (nullable) is no String.
+    // graphql-js stops at the first: the second one's error is never raised.
+    await app.db.collection('mealmenus').insertMany([
+      { ...record, _id: new ObjectId('000000000000000000000002'), name: 'Odd', description: { a: 1 } },
+      { ...record, _id: new ObjectId('000000000000000000000001') },
+      { ...record, _id: new ObjectId('000000000000000000000003'), name: 'Fine' },
+    ]);
+    const answer = await bothWays(`query { mealMenus(limit: 10) { items { d: description name } } }`, {}, mixedAdmin.token);
+    expect(answer.errors).toEqual([expect.objectContaining({ path: ['mealMenus', 'items', 0, 'name'] })]);
+  });
+
+  it('a variable absent from an input literal leaves the field out, as graphql-js does', async () => {
+    // (A query: the reference twin must run on graphql-js too, which a mutation with __schema cannot.)
+    const answer = await bothWays(`query($date: String, $meal: MealType) { mealMenus(date: $date, mealType: $meal) { items { id } } }`, { meal: 'lunch' });
+    expect(answer.data).toEqual({ mealMenus: { items: [{ id: menuId }] } });
+  });
+
+  it('a non-null argument given null through a variable with a default: the same refusal', async () => {
+    const answer = await bothWays(`query($limit: Int = 5) { mealMenus(limit: $limit) { nextCursor } }`, { limit: null });
+    expect(answer.status).toBe(400);
+    expect(answer.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('Argument "limit" of non-null type "Int!" must not be null.') })]);
+  });
+
+  it('a variable of the wrong type, or one a custom scalar refuses, is the same 400 BAD_USER_INPUT', async () => {
+    const query = `query($id: ID!, $limit: Int!) { mealMenu(id: $id) { id } mealMenus(limit: $limit) { nextCursor } }`;
+    const answer = await bothWays(query, { id: menuId, limit: 'many' });
+    expect(answer.status).toBe(400);
+    expect(answer.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
+    const dateTime = await app.graphql(
+      `mutation($at: DateTimeISO) { createApiKey(name: "k", scopes: ["menus:read"], expiresAt: $at) { _id } }`,
+      { at: 'next tuesday' },
+      { token: admin.token },
+    );
+    expect([dateTime.status, dateTime.body.errors[0].extensions.code]).toEqual([400, 'BAD_USER_INPUT']);
+    expect(dateTime.body.errors[0].extensions.errors).toEqual([expect.objectContaining({ field: 'expiresAt' })]);
+    const keys = await app.db.collection('apikeys').countDocuments({});
+    expect(keys).toBe(0);
+  });
+
+  it('a resolver error keeps its code, path and location', async () => {
+    const answer = await bothWays(`query($id: ID!) { mealMenu(id: $id) { id } }`, { id: new ObjectId().toHexString() });
+    expect(answer.status).toBe(404);
+    expect(answer.errors).toEqual([expect.objectContaining({ path: ['mealMenu'], locations: [{ line: 1, column: 19 }], extensions: expect.objectContaining({ code: 'NOT_FOUND' }) })]);
+  });
+});
+
+describe('/graphql mutations compiled by graphql-jit', () => {
+  it('run once, in order, and answer with the changed record', async () => {
+    const response = await app.graphql(
+      `mutation($id: ID!) { a: updateEstimatedPortions(id: $id, portions: 30) { estimatedPortions } b: updateEstimatedPortions(id: $id, portions: 31) { estimatedPortions id } }`,
+      { id: menuId },
+      { token: admin.token },
+    );
+    expect([response.status, response.body]).toEqual([200, { data: { a: { estimatedPortions: 30 }, b: { estimatedPortions: 31, id: menuId } } }]);
+    const stored = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
+    expect(stored?.estimatedPortions).toBe(31);
+  });
+
+  it('stop at the first failing field, as graphql-js does: the later ones never run', async () => {
+    const before = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
+    const response = await app.graphql(
+      `mutation($id: ID!, $missing: ID!) { a: updateEstimatedPortions(id: $missing, portions: 7) { id } b: updateEstimatedPortions(id: $id, portions: 8) { id } }`,
+      { id: menuId, missing: new ObjectId().toHexString() },
+      { token: admin.token },
+    );
+    expect(response.status).toBe(404);
+    expect(response.body.data).toBeNull();
+    expect(response.body.errors.map((error: { path: string[] }) => error.path)).toEqual([['a']]);
+    const after = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
+    expect(after?.estimatedPortions).toBe(before?.estimatedPortions);
+  });
+
+  it('refuse a non-null argument given null through a variable with a default, and change nothing', async () => {
+    const before = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
+    const response = await app.graphql(
+      `mutation($id: ID!, $portions: Int = 5) { updateEstimatedPortions(id: $id, portions: $portions) { id } }`,
+      { id: menuId, portions: null },
+      { token: admin.token },
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('Argument "portions" of non-null type "Int!" must not be null.') }),
+    ]);
+    const after = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
+    expect(after).toEqual(before);
+  });
+});
