@@ -176,7 +176,7 @@ function takeBatch(cursor: OpenCursor, batchSize: number): Document[] {
   while (!cursor.lookahead.done && batch.length < batchSize) {
     const doc = cursor.lookahead.value;
     // A scan's unchanged document measures as its stored bytes.
-    const size = (cursor.storedBytes && storedBytesOf(doc)?.length) || BSON.calculateObjectSize(doc);
+    const size = ((cursor.storedBytes && storedBytesOf(doc)?.length) || BSON.calculateObjectSize(doc)) + arrayElementOverhead(batch.length);
     // Always return at least one document, even an oversized one.
     if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
     batch.push(doc);
@@ -184,6 +184,15 @@ function takeBatch(cursor: OpenCursor, batchSize: number): Document[] {
     cursor.lookahead = cursor.source.next();
   }
   return batch;
+}
+
+/**
+ * What the batch array adds per document (type byte, decimal index key, its
+ * NUL): counted so that a batch of tiny documents stays within the limit as
+ * a whole reply, not only as the sum of its documents.
+ */
+function arrayElementOverhead(index: number): number {
+  return 2 + (index < 10 ? 1 : String(index).length);
 }
 
 function closeSource(cursor: OpenCursor): void {

@@ -1,3 +1,4 @@
+import { BSON } from 'bson';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CursorStore } from '../../../src/engine/cursors/index.js';
 
@@ -27,6 +28,18 @@ describe('CursorStore', () => {
     const second = store.getMore(first.id, 'db.c', 2);
     const last = store.getMore(first.id, 'db.c');
     expect([second.batch.map((d) => d._id), last.batch.map((d) => d._id), last.id]).toEqual([[2, 3], [4], 0n]);
+  });
+
+  it('fills a getMore batch of tiny documents only as far as the whole array fits in 16 MiB', () => {
+    store = new CursorStore();
+    // Empty documents are 5 bytes, their array entries 9-10 more: 3.4M of them would be 16 MiB of documents alone.
+    const { id } = store.open('db.c', (function* () {
+      for (let i = 0; i < 3_500_000; i++) yield {};
+    })(), { batchSize: 1 });
+    const { batch } = store.getMore(id, 'db.c');
+    const arrayBytes = BSON.calculateObjectSize({ firstBatch: batch }) - 4 - 1 - 'firstBatch'.length - 1 - 1;
+    expect(batch.length).toBeGreaterThan(1_000_000);
+    expect(arrayBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 
   it('does not open a cursor for a single batch', () => {
