@@ -73,7 +73,7 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
-  const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds });
+  const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
   const usage = createUsageRecorder({ keys, logger });
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore }), jwtStrategy(config.jwt, userAccountStore)]);

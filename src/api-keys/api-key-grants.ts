@@ -1,5 +1,6 @@
-import type { Schema } from 'mongoose';
+import { Document, Query, Types, type Schema } from 'mongoose';
 import { sameHash, type ApiKeyCredentialRecord, type CountedApiKeyUse } from '../auth/index.js';
+import type { Logger } from '../logger.js';
 
 /**
  * How long an instance serves the uses of a grant without asking the
@@ -46,7 +47,6 @@ interface Grant {
   unused: number;
   /** The window's count in the database once the grant was taken (unused uses included). */
   countAfter: number;
-  timer?: NodeJS.Timeout;
 }
 
 interface KeyGrants {
@@ -57,50 +57,80 @@ interface KeyGrants {
   nextSize: number;
   /** A grant being taken: other uses of the key wait for it rather than each writing. */
   taking: Promise<unknown> | null;
-  /** When the last grant ended (states idle longer than a grant's life are swept). */
-  endedAt: number;
-  /** Its unused uses being given back: the next grant waits for it, so the count it answers is exact. */
-  givingBack: Promise<void> | null;
+  /** Ends the live grant when its life is over, or drops the state once the key has been idle that long. */
+  timer?: NodeJS.Timeout;
+}
+
+/** Which of this process's keys a write touched: by `_id` (hex) or key id; none named means every key. */
+export interface WrittenKey {
+  id?: string;
+  keyId?: string;
 }
 
 export interface UseGrants {
   countUse(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;
-  releaseUse(keyId: string, windowStart: Date): Promise<void>;
-  /** Ends every grant (unused uses given back): the next use of each key asks the database. */
-  forget(): void;
+  releaseUse(use: CountedApiKeyUse, windowStart: Date): Promise<void>;
+  /** Ends the grants of the keys written (of every key without an argument): their next use asks the database. */
+  forget(written?: readonly WrittenKey[]): void;
   /** Ends every grant and waits until the unused uses are given back (service shutdown). */
   close(): Promise<void>;
 }
 
-/** Every live set of grants in this process, so that a write to a key can end them all (forgetApiKeyGrants). */
+export interface UseGrantsOptions {
+  now?: () => number;
+  /** Told when unused uses could not be given back (the hour's count then stays stricter than the uses). */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/** Every live set of grants in this process, so that a write to a key can end them (forgetApiKeyGrants). */
 const liveGrants = new Set<UseGrants>();
 
 /**
- * Ends every grant of this process: called once a write to any key is stored
- * (the model's plugin), so the instance that revoked, rolled or changed a key
- * answers by the change at once.
+ * Ends this process's grants of the keys written (of every key when they are
+ * not known): called once a write through the model is stored (its plugin),
+ * so the instance that revoked, rolled or changed a key answers by the change
+ * at once.
  */
-export function forgetApiKeyGrants(): void {
-  for (const grants of liveGrants) grants.forget();
+export function forgetApiKeyGrants(written?: readonly WrittenKey[]): void {
+  for (const grants of liveGrants) grants.forget(written);
 }
 
 /** Mongoose's writing operations run on a document or as a query (`doc.updateOne()` and `Model.updateOne()`). */
 const EITHER_WRITES = ['updateOne', 'deleteOne'] as const;
 const QUERY_WRITES = ['updateMany', 'replaceOne', 'findOneAndUpdate', 'findOneAndReplace', 'deleteMany', 'findOneAndDelete'] as const;
 
+/** The key a document or a query's filter names by a plain `_id` or `keyId`; undefined when it could touch others. */
+function writtenBy(target: unknown): WrittenKey[] | undefined {
+  if (target instanceof Query) {
+    const filter = target.getFilter() as Record<string, unknown>;
+    if (isPlainId(filter._id)) return [{ id: String(filter._id) }];
+    if (typeof filter.keyId === 'string') return [{ keyId: filter.keyId }];
+    return undefined;
+  }
+  if (target instanceof Document) return [{ id: String(target._id) }];
+  return undefined;
+}
+
+function isPlainId(value: unknown): boolean {
+  return typeof value === 'string' || value instanceof Types.ObjectId;
+}
+
 /**
  * A schema plugin for the API key model: every write through the model
- * (revoke, roll, update, delete), once stored, ends this process's grants.
- * The credential's own counting works on the native collection and does not
- * end them; a write on the native collection (another instance) is seen
- * within GRANT_MAX_AGE_MS.
+ * (revoke, roll, update, delete), once stored, ends this process's grants of
+ * that key (of every key when the write does not name one). A new key has no
+ * grants. The credential's own counting works on the native collection and
+ * does not end them; a write on the native collection (another instance) is
+ * seen within GRANT_MAX_AGE_MS.
  */
 export function forgetApiKeyGrantsOnWrite(schema: Schema): void {
-  for (const operation of EITHER_WRITES) schema.post(operation, { document: true, query: true }, forgetApiKeyGrants);
-  for (const operation of QUERY_WRITES) schema.post(operation, forgetApiKeyGrants);
-  schema.post('save', forgetApiKeyGrants);
-  schema.post('insertMany', forgetApiKeyGrants);
-  schema.post('bulkWrite', forgetApiKeyGrants);
+  const forgetWritten = function (this: unknown) {
+    forgetApiKeyGrants(writtenBy(this));
+  };
+  for (const operation of EITHER_WRITES) schema.post(operation, { document: true, query: true }, forgetWritten);
+  for (const operation of QUERY_WRITES) schema.post(operation, forgetWritten);
+  schema.post('save', forgetWritten);
+  schema.post('bulkWrite', () => forgetApiKeyGrants());
 }
 
 /**
@@ -115,48 +145,72 @@ export function forgetApiKeyGrantsOnWrite(schema: Schema): void {
  * it is used up within its life, up to grantCap; a slowly used key costs one
  * write per use, as before. A secret the key as last read does not accept
  * goes to the database (a roll on another instance may have made it), and
- * spends nothing of a grant.
+ * spends nothing of a grant. A key's next count in the database waits for its
+ * give-backs, so it answers the uses actually served.
  */
-export function createUseGrants(operations: GrantOperations, now: () => number = Date.now): UseGrants {
+export function createUseGrants(operations: GrantOperations, { now = Date.now, logger }: UseGrantsOptions = {}): UseGrants {
   const states = new Map<string, KeyGrants>();
   /** Raised by forget(): a grant taken before it is not kept. */
   let generation = 0;
-  let lastSweep = now();
-  const givingBack = new Set<Promise<void>>();
+  /** Give-backs in flight, per key: kept apart from `states`, which forget() clears, so a count after it still waits for them. */
+  const givingBack = new Map<string, Promise<void>>();
 
   const giveBack = (keyId: string, windowStart: number, uses: number): Promise<void> => {
-    // A give-back that fails leaves the count higher than the uses: the limit only gets stricter, never exceeded.
-    const done = operations.giveBack(keyId, new Date(windowStart), uses).catch(() => undefined);
-    givingBack.add(done);
-    void done.finally(() => givingBack.delete(done));
+    // A give-back that fails leaves the count higher than the uses: the limit only gets stricter, never exceeded; the operator is told.
+    const done = operations.giveBack(keyId, new Date(windowStart), uses).catch((err: unknown) => {
+      logger?.warn({ err, keyId, uses }, 'could not give back unused API key uses: the key counts them until its hour ends');
+    });
+    const all = Promise.all([givingBack.get(keyId), done]).then(() => undefined);
+    givingBack.set(keyId, all);
+    void all.then(() => givingBack.get(keyId) === all && givingBack.delete(keyId));
     return done;
+  };
+
+  /** Waits for the key's give-backs in flight, so the database's count has them. */
+  const givenBack = async (keyId: string) => {
+    const pending = givingBack.get(keyId);
+    if (pending) await pending;
+  };
+
+  const drop = (keyId: string, state: KeyGrants) => {
+    clearTimeout(state.timer);
+    if (states.get(keyId) === state) states.delete(keyId);
+  };
+
+  /** Drops the state once the key has been idle for a grant's life (its next use starts at a grant of 1 again). */
+  const dropWhenIdle = (keyId: string, state: KeyGrants) => {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(() => !state.grant && !state.taking && drop(keyId, state), GRANT_MAX_AGE_MS);
+    state.timer.unref();
   };
 
   const endGrant = (keyId: string, state: KeyGrants) => {
     const grant = state.grant;
     if (!grant) return;
-    clearTimeout(grant.timer);
     state.grant = null;
-    state.endedAt = now();
     state.nextSize = Math.max(1, grant.size - grant.unused);
-    if (grant.unused > 0) state.givingBack = giveBack(keyId, grant.windowStart, grant.unused);
+    if (grant.unused > 0) giveBack(keyId, grant.windowStart, grant.unused);
+    dropWhenIdle(keyId, state);
   };
 
-  const sweep = (at: number) => {
-    if (at - lastSweep < GRANT_MAX_AGE_MS) return;
-    lastSweep = at;
-    for (const [keyId, state] of states) if (!state.grant && !state.taking && at - state.endedAt >= GRANT_MAX_AGE_MS) states.delete(keyId);
+  /** Every grant has a timer, even one of a single use: a use released into it is given back when it ends. */
+  const startGrant = (keyId: string, state: KeyGrants, grant: Grant) => {
+    clearTimeout(state.timer);
+    state.grant = grant;
+    state.timer = setTimeout(() => state.grant === grant && endGrant(keyId, state), grant.endsAt - now());
+    state.timer.unref();
+  };
+
+  /** The use as answered: one served by a grant says so (releaseUse puts it back there); one past the limit never does. */
+  const servedBy = (grant: Grant): CountedApiKeyUse => {
+    const usedInWindow = grant.countAfter - grant.unused;
+    return usedInWindow <= grant.key.rateLimit ? { key: grant.key, usedInWindow, servedBy: grant } : { key: grant.key, usedInWindow };
   };
 
   /** Takes a grant of `size` uses (one use of it for this request); answers the use, or null when refused. */
   const take = async (keyId: string, secretHash: string, at: Date, windowStart: Date, size: number, known: ApiKeyCredentialRecord | null) => {
     const takenIn = generation;
-    const before = states.get(keyId);
-    if (before?.givingBack) {
-      const returning = before.givingBack;
-      await returning;
-      if (before.givingBack === returning) before.givingBack = null;
-    }
+    await givenBack(keyId);
     let counted = size >= 2 && known ? await operations.countMany(keyId, secretHash, at, windowStart, size, known.rateLimit) : null;
     // Refused (the limit is near, the key changed, the secret is not accepted): one use, checked and counted exactly.
     const granted = counted ? size : 1;
@@ -167,10 +221,10 @@ export function createUseGrants(operations: GrantOperations, now: () => number =
     if (cap < 2 || takenIn !== generation) {
       // A key with a small limit, or one written to meanwhile: no grant kept.
       if (granted > 1) giveBack(keyId, windowStart.getTime(), granted - 1);
-      if (cap < 2 && state && !state.grant) states.delete(keyId);
+      if (cap < 2 && state && !state.grant) drop(keyId, state);
       return { key: counted.key, usedInWindow: counted.usedInWindow - (granted - 1) };
     }
-    if (!state) states.set(keyId, (state = { grant: null, key: counted.key, nextSize: 1, taking: null, endedAt: at.getTime(), givingBack: null }));
+    if (!state) states.set(keyId, (state = { grant: null, key: counted.key, nextSize: 1, taking: null }));
     endGrant(keyId, state);
     state.key = counted.key;
     const grant: Grant = {
@@ -181,30 +235,26 @@ export function createUseGrants(operations: GrantOperations, now: () => number =
       unused: granted - 1,
       countAfter: counted.usedInWindow,
     };
-    if (grant.unused > 0) {
-      grant.timer = setTimeout(() => state.grant === grant && endGrant(keyId, state), grant.endsAt - now());
-      grant.timer.unref();
-    }
-    state.grant = grant;
-    return { key: grant.key, usedInWindow: grant.countAfter - grant.unused };
+    startGrant(keyId, state, grant);
+    return servedBy(grant);
   };
 
   const grants: UseGrants = {
     async countUse(keyId, secretHash, at, windowStart) {
       for (;;) {
         const state = states.get(keyId);
-        if (!state) {
-          sweep(at.getTime());
-          // The first use of a key here: counted exactly; its record tells whether grants apply.
-          return take(keyId, secretHash, at, windowStart, 1, null);
-        }
+        // The first use of a key here: counted exactly; its record tells whether grants apply.
+        if (!state) return take(keyId, secretHash, at, windowStart, 1, null);
         if (state.grant && (state.grant.windowStart !== windowStart.getTime() || at.getTime() >= state.grant.endsAt)) endGrant(keyId, state);
         // A secret the key as last read does not accept (a wrong one, or one rolled in elsewhere) is for the database alone.
-        if (!accepts(state.grant?.key ?? state.key, secretHash, at)) return operations.countOne(keyId, secretHash, at, windowStart);
+        if (!accepts(state.grant?.key ?? state.key, secretHash, at)) {
+          await givenBack(keyId);
+          return operations.countOne(keyId, secretHash, at, windowStart);
+        }
         const grant = state.grant;
         if (grant && grant.unused > 0) {
           grant.unused -= 1;
-          return { key: grant.key, usedInWindow: grant.countAfter - grant.unused };
+          return servedBy(grant);
         } else if (grant) {
           endGrant(keyId, state);
           state.nextSize = grownSize(grant);
@@ -218,28 +268,36 @@ export function createUseGrants(operations: GrantOperations, now: () => number =
         try {
           return await taking;
         } finally {
-          if (states.get(keyId) === state) state.taking = null;
+          if (states.get(keyId) === state) {
+            state.taking = null;
+            if (!state.grant) dropWhenIdle(keyId, state);
+          }
         }
       }
     },
 
-    async releaseUse(keyId, windowStart) {
-      // A use refused after it was counted (IP, Origin) goes back into the live grant, given back with the rest.
-      const grant = states.get(keyId)?.grant;
-      if (grant && grant.windowStart === windowStart.getTime() && now() < grant.endsAt) grant.unused += 1;
-      else await operations.giveBack(keyId, windowStart, 1);
+    async releaseUse(use, windowStart) {
+      // A use refused after it was counted (IP, Origin): back into the grant that served it while that grant is live;
+      // any other (counted by the database alone, past the limit, or its grant ended) is given back to the database.
+      const keyId = use.key.keyId;
+      const grant = use.servedBy as Grant | undefined;
+      if (grant && states.get(keyId)?.grant === grant && now() < grant.endsAt) grant.unused += 1;
+      else await giveBack(keyId, windowStart.getTime(), 1);
     },
 
-    forget() {
+    forget(written) {
       generation += 1;
-      for (const [keyId, state] of states) endGrant(keyId, state);
-      states.clear();
+      for (const [keyId, state] of states) {
+        if (written && !written.some((key) => key.keyId === keyId || key.id === state.key.id)) continue;
+        endGrant(keyId, state);
+        drop(keyId, state);
+      }
     },
 
     async close() {
       grants.forget();
       liveGrants.delete(grants);
-      await Promise.all(givingBack);
+      await Promise.all(givingBack.values());
     },
   };
   liveGrants.add(grants);

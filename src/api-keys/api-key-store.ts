@@ -2,12 +2,15 @@ import type { Types } from 'mongoose';
 import type { ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse, CountedApiKeyUse } from '../auth/index.js';
 import { isObjectIdString, toObjectId } from '../shared/object-id.js';
 import { createUseGrants, type GrantOperations } from './api-key-grants.js';
+import type { Logger } from '../logger.js';
 import { ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKeyModel, liveAt, type ApiKey, type ApiKeySecret, type RateWindow } from './api-key.model.js';
 
 export interface ApiKeyStoreOptions {
   /** How long a usage-log entry is kept (its `expireAt`, which a TTL index honours). */
   usageLogRetentionSeconds: number;
+  /** Told when a grant's unused uses could not be given back. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** The stored fields the credential reads, secrets included (they are `select: false` everywhere else). */
@@ -108,8 +111,8 @@ const grantOperations: GrantOperations = {
  * mongoose timestamps: a use is not an update of the key). Uses of a busy key
  * are counted in grants (api-key-grants.ts).
  */
-export function createApiKeyStore({ usageLogRetentionSeconds }: ApiKeyStoreOptions): ApiKeyStoreHandle {
-  const grants = createUseGrants(grantOperations);
+export function createApiKeyStore({ usageLogRetentionSeconds, logger }: ApiKeyStoreOptions): ApiKeyStoreHandle {
+  const grants = createUseGrants(grantOperations, { logger });
 
   return {
     countUse: grants.countUse,

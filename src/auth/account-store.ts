@@ -77,6 +77,8 @@ export interface ApiKeyUse {
 export interface CountedApiKeyUse {
   key: ApiKeyCredentialRecord;
   usedInWindow: number;
+  /** The store's own note of what served the use (opaque here): releaseUse gives the use back there. */
+  servedBy?: unknown;
 }
 
 /**
@@ -102,7 +104,7 @@ export interface ApiKeyStore {
    * outside the key's allowed IPs or origins), so that such callers cannot
    * spend the key's hourly quota. No effect once the window has moved on.
    */
-  releaseUse(keyId: string, windowStart: Date): Promise<void>;
+  releaseUse(use: CountedApiKeyUse, windowStart: Date): Promise<void>;
     /** The key, to say why a secret was refused (revoked, expired, unknown). */
   findByKeyId(keyId: string): Promise<ApiKeyCredentialRecord | null>;
   /** Appends the usage-log entries and raises each key's usageCount and lastUsedAt, in one batch. */

@@ -43,7 +43,7 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
         assertAllowedCaller(key, request);
       } catch (refusal) {
         // A caller the key does not allow spends none of its quota.
-        await keys.releaseUse(key.keyId, windowStart);
+        await keys.releaseUse(counted, windowStart);
         throw refusal;
       }
       const rateLimit: RateLimitState = {

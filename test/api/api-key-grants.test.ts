@@ -26,10 +26,10 @@ interface MadeKey {
   secret: string;
 }
 
-async function makeKey(): Promise<MadeKey> {
+async function makeKey(settings: { rateLimit?: number; allowedOrigins?: string[] } = {}): Promise<MadeKey> {
   const response = await app.rest('POST', '/api-keys', {
     token: admin.token,
-    body: { name: `busy ${new ObjectId().toHexString().slice(-6)}`, scopes: ['menus:read'], rateLimit: LIMIT },
+    body: { name: `busy ${new ObjectId().toHexString().slice(-6)}`, scopes: ['menus:read'], rateLimit: LIMIT, ...settings },
   });
   if (response.status !== 201) throw new Error(`createApiKey answered ${response.status}: ${JSON.stringify(response.body)}`);
   return { id: response.body._id, secret: response.body.key };
@@ -40,7 +40,8 @@ const listMenus: Operation = {
   graphql: { query: 'query { mealMenus { items { id } } }' },
 };
 
-const use = (surface: Surface, secret: string): Promise<Outcome> => callOperation(app, surface, listMenus, { token: secret } satisfies Caller);
+const use = (surface: Surface, secret: string, headers: Record<string, string> = {}): Promise<Outcome> =>
+  callOperation(app, surface, listMenus, { token: secret, headers } satisfies Caller);
 const remaining = (outcome: Outcome) => Number(/r=(\d+)/.exec(outcome.raw.headers.get('ratelimit') ?? '')?.[1]);
 const storedKey = (id: string) => app.db.collection('apikeys').findOne({ _id: new ObjectId(id) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -56,9 +57,9 @@ async function countsOf(id: string, uses: number): Promise<[number, number]> {
 }
 
 /** `n` uses one after the other; their statuses and remaining counts. */
-async function useTimes(surface: Surface, secret: string, n: number): Promise<Outcome[]> {
+async function useTimes(surface: Surface, secret: string, n: number, headers: Record<string, string> = {}): Promise<Outcome[]> {
   const outcomes = [];
-  for (let i = 0; i < n; i += 1) outcomes.push(await use(surface, secret));
+  for (let i = 0; i < n; i += 1) outcomes.push(await use(surface, secret, headers));
   return outcomes;
 }
 
@@ -136,4 +137,45 @@ describe('a key with a large hourly limit', () => {
     const [last, over] = await useTimes(surface, key.secret, 2);
     expect([last.status, remaining(last), over.status, over.code, remaining(over)]).toEqual([200, 0, 429, 'RATE_LIMITED', 0]);
   });
+
+  it.each(SURFACES)('gives back a use refused by Origin within a second, with no further use of the key (%s)', async (surface) => {
+    const key = await makeKey({ allowedOrigins: [ORIGIN] });
+    const refused = await use(surface, key.secret);
+    expect([refused.status, refused.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await windowCountOf(key.id, 0)).toBe(0);
+  });
+
+  it.each(SURFACES)('serves no more than the limit when a use refused by Origin was counted by the database, not by the live grant (%s)', async (surface) => {
+    // 2,000 an hour: grants of at most 2. The window is nearly full (other instances' uses).
+    const key = await makeKey({ rateLimit: 2000, allowedOrigins: [ORIGIN] });
+    await app.db.collection('apikeys').updateOne({ _id: new ObjectId(key.id) }, { $set: { rateWindow: { start: currentWindow(), count: 1996 } } });
+    // A grant of 1 (1997), then one of 2 (1999): one use left here.
+    expect((await useTimes(surface, key.secret, 2, { origin: ORIGIN })).map((o) => o.status)).toEqual([200, 200]);
+    // As another instance: one use served (2000), and a roll this instance has not read.
+    const rolled = generateApiKeySecret(key.secret.slice(3, 15));
+    await app.db
+      .collection('apikeys')
+      .updateOne({ _id: new ObjectId(key.id) }, { $inc: { 'rateWindow.count': 1 }, $push: { secrets: { hash: rolled.hash, validUntil: null } } } as never);
+    // The new secret without an Origin: counted by the database past the limit, then refused.
+    expect((await use(surface, rolled.secret)).status).toBe(403);
+    const after = await useTimes(surface, key.secret, 2, { origin: ORIGIN });
+    expect(after.map((o) => o.status)).toEqual([200, 429]);
+  });
 });
+
+const ORIGIN = 'https://busy.example.test';
+
+/** The start of the current clock hour, as the credential computes it. */
+function currentWindow(): Date {
+  return new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+}
+
+/** Polls until the key's window count is `uses` (a grant's unused uses are given back when it ends). */
+async function windowCountOf(id: string, uses: number): Promise<number | undefined> {
+  let stored = await storedKey(id);
+  for (let attempt = 0; attempt < 40 && stored?.rateWindow?.count !== uses; attempt += 1) {
+    await sleep(100);
+    stored = await storedKey(id);
+  }
+  return stored?.rateWindow?.count;
+}
