@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, ObjectId } from 'mongodb';
+import { MongoClient, ObjectId, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../../src/engine/index.js';
 import { FIRST_WAIT_SECONDS } from '../../src/auth/index.js';
@@ -39,6 +39,34 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(() => instances?.close());
+
+/** Signs in as the administrator on `service` and creates a key reading menus, limited to `rateLimit` an hour. */
+async function createKey(service: ServiceProcess, name: string, rateLimit: number) {
+  const { body: session } = await call(service, 'POST', '/api/v1/auth/login', { body: ADMIN });
+  const created = await call(service, 'POST', '/api/v1/api-keys', {
+    token: session.accessToken,
+    body: { name, scopes: ['menus:read'], rateLimit },
+  });
+  expect(created.status).toBe(201);
+  return { created };
+}
+
+/** One use of an API key on `service`: the answer's status (its body read, so the connection is free again). */
+async function useKey(service: ServiceProcess, key: string, path = '/api/v1/restaurant/meal-menus'): Promise<number> {
+  const response = await fetch(`${service.baseUrl}${path}`, { headers: { 'x-api-key': key } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Reads the test database through the driver (the services' own view, not theirs). */
+async function inKeysDb<T>(read: (db: Db) => Promise<T>): Promise<T> {
+  const client = new MongoClient(mongo.uri);
+  try {
+    return await read(client.db('keys_db'));
+  } finally {
+    await client.close();
+  }
+}
 
 // Before the API key case, which stops both instances.
 describe('sign-in throttling over two instances, one with its clock an hour ahead', () => {
@@ -91,17 +119,8 @@ describe('a busy API key served by two instances (uses counted in grants)', () =
 
   it(`lets exactly ${BUSY_LIMIT} of ${REQUESTS} requests through, and counts each of them once`, async () => {
     const [first, second] = services;
-    const { body: session } = await call(first!, 'POST', '/api/v1/auth/login', { body: ADMIN });
-    const created = await call(first!, 'POST', '/api/v1/api-keys', {
-      token: session.accessToken,
-      body: { name: 'busy shared limit', scopes: ['menus:read'], rateLimit: BUSY_LIMIT },
-    });
-    expect(created.status).toBe(201);
-    const useOn = async (service: ServiceProcess) => {
-      const response = await fetch(`${service.baseUrl}/api/v1/restaurant/meal-menus?limit=1`, { headers: { 'x-api-key': created.body.key } });
-      await response.arrayBuffer();
-      return response.status;
-    };
+    const { created } = await createKey(first!, 'busy shared limit', BUSY_LIMIT);
+    const useOn = (service: ServiceProcess) => useKey(service, created.body.key, '/api/v1/restaurant/meal-menus?limit=1');
 
     // AT_ONCE requests in flight at all times, alternating between the instances.
     const statuses: number[] = [];
@@ -115,64 +134,39 @@ describe('a busy API key served by two instances (uses counted in grants)', () =
 
     // Every request is in the window's count once (a refused one too, as for any key) once the
     // uses granted and not used are given back (within a second); every accepted one in usageCount.
-    const client = new MongoClient(mongo.uri);
-    try {
-      const keys = client.db('keys_db').collection('apikeys');
-      const stored = () => keys.findOne({ _id: new ObjectId(String(created.body._id)) });
+    await inKeysDb(async (db) => {
+      const stored = () => db.collection('apikeys').findOne({ _id: new ObjectId(String(created.body._id)) });
       let key = await stored();
       for (let attempt = 0; attempt < 40 && (key?.rateWindow?.count !== REQUESTS || key?.usageCount !== BUSY_LIMIT); attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         key = await stored();
       }
       expect([key?.rateWindow?.count, key?.usageCount]).toEqual([REQUESTS, BUSY_LIMIT]);
-    } finally {
-      await client.close();
-    }
+    });
   }, 60_000);
 });
 
 describe('an API key served by two instances', () => {
   it(`lets exactly ${LIMIT} of ${LIMIT + 50} concurrent requests through, and counts each of them once`, async () => {
     const [first, second] = services;
-    const { body: session } = await call(first!, 'POST', '/api/v1/auth/login', { body: ADMIN });
-    const created = await call(first!, 'POST', '/api/v1/api-keys', {
-      token: session.accessToken,
-      body: { name: 'shared limit', scopes: ['menus:read'], rateLimit: LIMIT },
-    });
-    expect(created.status).toBe(201);
+    const { created } = await createKey(first!, 'shared limit', LIMIT);
 
-    const statuses = await Promise.all(
-      Array.from({ length: LIMIT + 50 }, (_, i) =>
-        fetch(`${(i % 2 ? second : first)!.baseUrl}/api/v1/restaurant/meal-menus`, { headers: { 'x-api-key': created.body.key } }).then(
-          async (response) => {
-            await response.arrayBuffer();
-            return response.status;
-          },
-        ),
-      ),
-    );
+    const statuses = await Promise.all(Array.from({ length: LIMIT + 50 }, (_, i) => useKey((i % 2 ? second : first)!, created.body.key)));
     // A platform administrator's key lists every tenant's menus: 200 while within the limit.
     expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([LIMIT, 50]);
 
     // A busy key used four times just before the stop: its last use took a grant of four, three unused, given back on the way out.
-    const busy = await call(first!, 'POST', '/api/v1/api-keys', {
-      token: session.accessToken,
-      body: { name: 'busy at shutdown', scopes: ['menus:read'], rateLimit: 1_000_000 },
-    });
+    const { created: busy } = await createKey(first!, 'busy at shutdown', 1_000_000);
     for (let i = 0; i < 4; i += 1) expect((await call(first!, 'GET', '/api/v1/restaurant/meal-menus?limit=1', { token: busy.body.key })).status).toBe(200);
 
     // Stop both at once: what is still queued is written on the way out.
     expect(await Promise.all(services.map((service) => stopService(service)))).toEqual([0, 0]);
-    const client = new MongoClient(mongo.uri);
-    try {
-      const db = client.db('keys_db');
+    await inKeysDb(async (db) => {
       const key = await db.collection('apikeys').findOne({ _id: new ObjectId(String(created.body._id)) });
       expect(key?.usageCount).toBe(LIMIT);
       expect(await db.collection('apikeyusages').countDocuments({ apiKeyId: String(created.body._id) })).toBe(LIMIT);
       const busyKey = await db.collection('apikeys').findOne({ _id: new ObjectId(String(busy.body._id)) });
       expect([busyKey?.usageCount, busyKey?.rateWindow?.count]).toEqual([4, 4]);
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
