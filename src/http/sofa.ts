@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { execute as graphqlExecute, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
+import type { execute as graphqlExecute, GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
-import { createCompiledExecute } from '../graphql/compiled-execution.js';
+import { createCompiledExecute, type Execute } from '../graphql/compiled-execution.js';
 import { createDocumentGuard } from '../graphql/limits.js';
 import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
@@ -76,7 +76,7 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
  * catalogue error, which SOFA hands to the errorHandler. The cost limit is
  * /graphql's alone: a route's document is fixed and its `limit` at most 100.
  */
-export function createRestExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> {
+export function createRestExecute(schema: GraphQLSchema): Execute {
   const guard = createDocumentGuard(schema);
   // Compiled by graphql-jit once per route document where it answers as graphql-js (src/graphql/compiled-execution.ts).
   const execute = createCompiledExecute(schema);
