@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyResolver, apiKeyRestRoutes, createApiKeyStore } from './api-keys/index.js';
-import { AuditEventResolver, auditRestRoutes } from './audit/index.js';
+import { AuditEventResolver, auditRestRoutes, drainAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -67,8 +67,8 @@ const openApi = {
 };
 
 /**
- * The HTTP application of the whole service. `stop()` also writes the API
- * key usage still queued and gives back the uses granted to this instance
+ * The HTTP application of the whole service. `stop()` also writes the audit
+ * records and the API key usage still queued and gives back the uses granted to this instance
  * and not used, so call it before closing the database.
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
@@ -89,6 +89,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     app: app.app,
     async stop() {
       await app.stop();
+      await drainAuditTrail();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();

@@ -1,4 +1,4 @@
-import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
+import { buildSchema, getModelForClass, index, modelOptions, Passthrough, plugin, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { appendOnly } from './append-only.plugin.js';
 
@@ -48,6 +48,18 @@ export class AuditTarget {
   id!: string | null;
 }
 
+/**
+ * A class's props as plain nested paths (`actor.type`, `actor.id`) of the
+ * event's schema rather than a single-nested subdocument: the same stored
+ * shape and the same rules (each required inner path makes the object
+ * required), but validating a record builds no subdocument, which was a
+ * third of the cost of checking each audit record.
+ */
+function nestedPaths(of: typeof AuditActor | typeof AuditTarget): Passthrough {
+  const { paths } = buildSchema(of, { schemaOptions: { _id: false } });
+  return new Passthrough(Object.fromEntries(Object.entries(paths).map(([path, schemaType]) => [path, { ...schemaType.options }])), true);
+}
+
 /** The collection typegoose stores audit events in. */
 export const AUDIT_EVENT_COLLECTION = 'auditevents';
 
@@ -76,7 +88,7 @@ export class AuditEvent {
   readonly id!: string;
 
   @Field(() => AuditActor)
-  @prop({ type: () => AuditActor, _id: false, required: true })
+  @prop({ type: () => nestedPaths(AuditActor) })
   actor!: AuditActor;
 
   @Field(() => String, { nullable: true, description: 'The tenant the operation concerned; null when none was known.' })
@@ -88,7 +100,7 @@ export class AuditEvent {
   action!: string;
 
   @Field(() => AuditTarget)
-  @prop({ type: () => AuditTarget, _id: false, required: true })
+  @prop({ type: () => nestedPaths(AuditTarget) })
   target!: AuditTarget;
 
   @Field(() => [String], { description: 'Names of the fields the caller gave; never their values.' })

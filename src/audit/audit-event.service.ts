@@ -4,6 +4,7 @@ import { tenantScope, type Actor } from '../auth/index.js';
 import { findPage, type Page } from '../shared/pagination.js';
 import type { AuditEventsArgs } from './audit-event.inputs.js';
 import { AuditEvent, AuditEventModel } from './audit-event.model.js';
+import { GroupInsert, type GroupInsertMode } from './group-insert.js';
 
 export type AuditEventDocument = DocumentType<AuditEvent>;
 
@@ -16,17 +17,35 @@ export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'>;
  * to the caller's tenant; a platform administrator reads every tenant's.
  */
 export class AuditEventService {
-  constructor(private readonly model: ReturnModelType<typeof AuditEvent> = AuditEventModel) {}
+  private readonly inserts: GroupInsert<Record<string, unknown>>;
+
+  constructor(
+    private readonly model: ReturnModelType<typeof AuditEvent> = AuditEventModel,
+    // Measured at 50 connections: serial batches were bigger and cost less CPU a request than one per turn.
+    mode: GroupInsertMode = 'serial',
+  ) {
+    // Mongoose's collection wraps the driver's (buffering until connected); its typing is mongoose's own.
+    this.inserts = new GroupInsert(() => this.model.collection as never, mode);
+  }
 
   /**
    * Cast and validated by the model's schema (Model.validate), defaults
-   * applied, then inserted through the driver: a full mongoose document for
-   * a record that is never read back was about 7% of a write's CPU. Only an
-   * insert, which the append-only rules allow.
+   * applied, then queued: what queues while the previous insert is in
+   * flight goes to the database as one insert through the driver (a
+   * mongoose document per record was about 7% of a write's CPU, an insert
+   * command per record about 10%). Resolves once this record is stored, so
+   * it can be read right after; rejects when the schema or the database
+   * refuses this record, whatever becomes of the others. Only inserts,
+   * which the append-only rules allow.
    */
   async record(event: NewAuditEvent): Promise<void> {
     const record = this.model.applyDefaults(await this.model.validate({ ...event, at: new Date() })) as Record<string, unknown>;
-    await this.model.collection.insertOne({ _id: new Types.ObjectId(), ...record });
+    await this.inserts.insert({ _id: new Types.ObjectId(), ...record });
+  }
+
+  /** Writes the records still queued (shutdown, before the database closes). */
+  drain(): Promise<void> {
+    return this.inserts.drain();
   }
 
   async list(actor: Actor, args: AuditEventsArgs): Promise<Page<AuditEventDocument>> {

@@ -12,6 +12,11 @@ type Args = Record<string, unknown>;
 
 const trail = new AuditEventService();
 
+/** Writes the audit records still queued; call when the HTTP server has stopped, before the database closes. */
+export function drainAuditTrail(): Promise<void> {
+  return trail.drain();
+}
+
 /**
  * Records one audit event per call of a mutation, declared on it:
  * `@UseMiddleware(Audited('menus.create', { targetType: 'MealMenu' }))`.

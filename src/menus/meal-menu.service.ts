@@ -63,14 +63,21 @@ export class MealMenuService {
     });
   }
 
+  /**
+   * The schema's rules for the one field (the same check `runValidators`
+   * makes), then one driver findOneAndUpdate that also sets what the
+   * schema's timestamps would: mongoose's query building, casting and update
+   * validation around a one-field `$set` were about 5% of the service's CPU
+   * on this write. Filter values are the validated ObjectId and the caller's
+   * own tenant, never client text used as an operator.
+   */
   async updateEstimatedPortions(actor: Actor, id: string, portions: number): Promise<MealMenu> {
-    const menu = await this.model
-      .findOneAndUpdate(
-        { _id: toObjectId(id), ...tenantScope(actor), ...LIVE },
-        { $set: { estimatedPortions: portions, updatedBy: actor.userId } },
-        { returnDocument: 'after', runValidators: true },
-      )
-      .lean<StoredMenu>();
+    await this.model.validate({ estimatedPortions: portions }, ['estimatedPortions']);
+    const menu = (await this.model.collection.findOneAndUpdate(
+      { _id: toObjectId(id), ...tenantScope(actor), ...LIVE },
+      { $set: { estimatedPortions: portions, updatedBy: actor.userId, updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    )) as StoredMenu | null;
     if (!menu) throw notFound(id);
     return this.answered(menu);
   }

@@ -161,6 +161,9 @@ async function plantLegacyMenu(tenant = TENANT, overrides: Document = {}): Promi
 
 const unknownId = () => new ObjectId().toHexString();
 
+/** A stored time well before any test runs. */
+const LONG_AGO = new Date('2020-01-01T00:00:00Z');
+
 /** Fixture for "bad input changes nothing": the menu and its stored state before. */
 async function menuWithSnapshot(): Promise<{ id: string; before: Document | null }> {
   const id = await createMenu();
@@ -210,6 +213,8 @@ type Menu = {
   estimatedPortions: number;
   tenant_id: string;
   deletedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 };
 type MenuPage = { items: Menu[]; nextCursor: string | null };
 
@@ -544,6 +549,22 @@ runCases(
       caller: () => admin,
       operation: (id) => op.updatePortions(id, 0),
       expect: { status: 200, db: async (id) => expect(await stored(id)).toMatchObject({ estimatedPortions: 0 }) },
+    }),
+    apiCase({
+      name: 'moves updatedAt to the time of the change, keeps createdAt, and answers both as stored',
+      arrange: () => plantLegacyMenu(TENANT, { deletedAt: null, createdAt: LONG_AGO, updatedAt: LONG_AGO }),
+      caller: () => admin,
+      operation: (id) => op.updatePortions(id, 9),
+      expect: {
+        status: 200,
+        data: (menu: Menu) => expect(new Date(String(menu.updatedAt)).getTime()).toBeGreaterThan(LONG_AGO.getTime()),
+        db: async (id, outcome) => {
+          const record = await stored(id);
+          expect(record!['createdAt']).toEqual(LONG_AGO);
+          expect((record!['updatedAt'] as Date).getTime()).toBeGreaterThan(LONG_AGO.getTime());
+          expect(new Date(String((outcome.data as Menu).updatedAt))).toEqual(record!['updatedAt']);
+        },
+      },
     }),
     apiCase({
       name: 'updates a legacy record without adding deletedAt to it',

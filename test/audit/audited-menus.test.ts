@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { ObjectId, type Document } from 'mongodb';
-import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuditEventModel } from '../../src/audit/index.js';
 import { createLogger } from '../../src/logger.js';
-import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from '../api/surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../api/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -417,9 +417,9 @@ runCases('Recording refused meal-menu changes (one failure record, the same answ
 
 // ------------------------------------------------------- the trail failing
 
-/** Makes the next audit write fail, as a full disk or a lost connection would. */
+/** Makes the next audit write (one grouped insert) fail, as a full disk or a lost connection would. */
 function failNextAuditWrite(): void {
-  vi.spyOn(AuditEventModel.collection, 'insertOne').mockRejectedValueOnce(new Error('audit store unavailable'));
+  vi.spyOn(AuditEventModel.collection, 'insertMany').mockRejectedValueOnce(new Error('audit store unavailable'));
 }
 
 /** The error lines logged for one request. */
@@ -466,3 +466,79 @@ runCases('When the audit record cannot be written', client, [
     },
   }),
 ]);
+
+// ------------------------------------------------- many at once (group commit)
+
+/** Concurrent calls of one surface; each resolves with its own answer and its own record read right after it. */
+async function concurrently(surface: Surface, count: number, operation: (index: number) => Operation) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const requestId = newRequestId(surface);
+      const outcome = await callOperation(app, surface, operation(index), sending(admin, requestId));
+      // Read at once, before any other request of the batch is awaited: the record is there when the answer is.
+      const records = await recordsOf(requestId);
+      return { index, requestId, outcome, records };
+    }),
+  );
+}
+
+const CONCURRENT = 24;
+
+describe.each(SURFACES)('Many audited mutations at once, over %s', (surface) => {
+  it('answers each, and each one\'s record is readable right after its own answer', async () => {
+    const ids = await Promise.all(Array.from({ length: CONCURRENT }, () => createMenu()));
+    const results = await concurrently(surface, CONCURRENT, (index) => op.updatePortions(ids[index]!, 100 + index));
+    for (const { index, requestId, outcome, records } of results) {
+      expect(outcome.status, JSON.stringify(outcome.raw.body)).toBe(200);
+      expect(outcome.code).toBeUndefined();
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ requestId, action: 'menus.update', target: { type: 'MealMenu', id: ids[index] }, outcome: 'success' });
+    }
+  });
+
+  it('mixes successes and failures in one go, each recorded with its own outcome', async () => {
+    const ids = await Promise.all(Array.from({ length: CONCURRENT / 2 }, () => createMenu()));
+    const results = await concurrently(surface, CONCURRENT, (index) =>
+      index % 2 === 0 ? op.updatePortions(ids[index / 2]!, 7) : op.updatePortions(unknownId(), 7),
+    );
+    for (const { index, outcome, records } of results) {
+      expect(outcome.status).toBe(index % 2 === 0 ? 200 : 404);
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ outcome: index % 2 === 0 ? 'success' : 'failure' });
+    }
+  });
+
+  it('a record the database refuses fails only its own request: that one is logged and still answered, the others are stored', async () => {
+    const ids = await Promise.all(Array.from({ length: CONCURRENT }, () => createMenu()));
+    const taken = (await auditEvents().findOne({}, { projection: { _id: 1 } }))!._id;
+    const refusedIndex = 5;
+    const requestIds: string[] = [];
+    // The database itself refuses the one record: it is sent with an _id already stored (a duplicate key).
+    const insertMany = AuditEventModel.collection.insertMany.bind(AuditEventModel.collection);
+    vi.spyOn(AuditEventModel.collection, 'insertMany').mockImplementation((documents, options) =>
+      insertMany(
+        documents.map((document) => (document['requestId'] === requestIds[refusedIndex] ? { ...document, _id: taken } : document)),
+        options,
+      ),
+    );
+    const results = await Promise.all(
+      ids.map(async (id, index) => {
+        const requestId = (requestIds[index] = newRequestId(surface));
+        const outcome = await callOperation(app, surface, op.updatePortions(id, 40 + index), sending(admin, requestId));
+        return { index, requestId, outcome, records: await recordsOf(requestId) };
+      }),
+    );
+    for (const { index, requestId, outcome, records } of results) {
+      expect(outcome.status, JSON.stringify(outcome.raw.body)).toBe(200);
+      if (index === refusedIndex) {
+        expect(records).toEqual([]);
+        expect(errorLinesOf(requestId)).toHaveLength(1);
+        expect(errorLinesOf(requestId)[0]).toMatchObject({ audit: { action: 'menus.update', outcome: 'success' }, err: { code: 11000 } });
+      } else {
+        expect(records).toHaveLength(1);
+        expect(errorLinesOf(requestId)).toEqual([]);
+      }
+    }
+    expect(await menus().findOne({ _id: new ObjectId(ids[refusedIndex]) })).toMatchObject({ estimatedPortions: 40 + refusedIndex });
+  });
+});
