@@ -26,10 +26,17 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  * query does not. Used by both surfaces: SOFA's `execute` (src/http/sofa.ts)
  * and Apollo's executor (src/http/apollo.ts).
  *
- * One compilation per document and operation name, kept as long as the
- * document is (SOFA keeps one per route, Apollo's document store one per
- * query text). What stays on graphql-js, because graphql-jit gets it wrong
- * or we cannot tell it would not:
+ * A document is compiled the second time it is run (per operation name):
+ * compiling costs about what Apollo's parse and validation of it do, so a
+ * document seen only once (e.g. one with inlined literals) runs on graphql-js
+ * and costs no more than it did there. Seen documents are remembered as long
+ * as the document is (Apollo's document store keeps one per query text, SOFA
+ * one per route); at most COMPILED_LIMIT compiled ones are kept, the least
+ * recently run leaving first, since Apollo's store is bounded by the
+ * documents' size (30 MiB), not by what their compilations hold (a compiled
+ * document Apollo's store drops is held here until it leaves). What stays
+ * on graphql-js, because graphql-jit gets it wrong or we cannot tell it would
+ * not:
  * - a document graphql-jit cannot compile (it is stricter than validation in
  *   places, e.g. a nullable `@include(if: $v)` variable without a default);
  * - introspection (`__schema`, `__type`): rare, and graphql-js's answer is the
@@ -62,14 +69,25 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  */
 export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult>;
 
+/** Compiled documents kept per executor: a list page's holds ~66 kB before it first runs (measured), ~33 MB for 500. */
+const COMPILED_LIMIT = 500;
+
 export function createCompiledExecute(schema: GraphQLSchema): Execute {
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledOperation | null>>();
+  const compiled = new CompiledOperations(COMPILED_LIMIT);
+  // The operation names each document was run with once: compiled when seen again.
+  const seen = new WeakMap<DocumentNode, Set<string>>();
   const compiledFor = (args: ExecutionArgs): CompiledOperation | null => {
-    let byName = compiled.get(args.document);
-    if (!byName) compiled.set(args.document, (byName = new Map()));
     const name = args.operationName ?? '';
-    let operation = byName.get(name);
-    if (operation === undefined) byName.set(name, (operation = compileOperation(schema, args.document, args.operationName)));
+    const known = compiled.get(args.document, name);
+    if (known !== undefined) return known;
+    let names = seen.get(args.document);
+    if (!names) seen.set(args.document, (names = new Set()));
+    if (!names.has(name)) {
+      names.add(name);
+      return null;
+    }
+    const operation = compileOperation(schema, args.document, args.operationName);
+    compiled.set(args.document, name, operation);
     return operation;
   };
   return async (args) => {
@@ -85,6 +103,32 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
     if (result.errors.length > 1 && operation.type === OperationTypeNode.QUERY) return graphqlExecute(args);
     return { ...result, errors: result.errors.map(asGraphQLJsError) };
   };
+}
+
+/**
+ * Compiled operations (null: graphql-js runs it) by document and operation
+ * name, at most `limit` documents, the least recently run dropped first (a
+ * Map keeps insertion order: a hit moves the document to the end).
+ */
+class CompiledOperations {
+  private readonly byDocument = new Map<DocumentNode, Map<string, CompiledOperation | null>>();
+
+  constructor(private readonly limit: number) {}
+
+  get(document: DocumentNode, name: string): CompiledOperation | null | undefined {
+    const byName = this.byDocument.get(document);
+    if (!byName) return undefined;
+    this.byDocument.delete(document);
+    this.byDocument.set(document, byName);
+    return byName.get(name);
+  }
+
+  set(document: DocumentNode, name: string, operation: CompiledOperation | null): void {
+    const byName = this.byDocument.get(document) ?? new Map<string, CompiledOperation | null>();
+    byName.set(name, operation);
+    this.byDocument.set(document, byName);
+    if (this.byDocument.size > this.limit) this.byDocument.delete(this.byDocument.keys().next().value as DocumentNode);
+  }
 }
 
 interface CompiledOperation {
