@@ -59,7 +59,10 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  * - a query answered with more than one error: graphql-jit completes every
  *   field, graphql-js stops completing a value at its first non-null failure
  *   (errors after it in that value are never raised), so the set and order
- *   of errors can differ. A query only reads: it is asked again of graphql-js.
+ *   of errors can differ. A query only reads: it is asked again of graphql-js,
+ *   and its next run goes to graphql-js alone (back to graphql-jit once that
+ *   answers with fewer errors), so a document that keeps failing so costs
+ *   one execution, not two, after its first such answer.
  *   A one-field mutation cannot run twice and keeps graphql-jit's errors;
  *   several errors there come only from a stored record the schema cannot
  *   answer (a server fault either way).
@@ -94,13 +97,22 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
     const operation = compiledFor(args);
     const variables = operation && jitVariables(operation, args.variableValues ?? {});
     if (!operation || !variables) return graphqlExecute(args);
+    if (operation.severalErrors) {
+      // It answered with several errors last time: likely again, and graphql-js answers those alone.
+      const reference = await graphqlExecute(args);
+      operation.severalErrors = (reference.errors?.length ?? 0) > 1;
+      return reference;
+    }
     const result = await operation.query.query(args.rootValue, args.contextValue, variables);
     // Variables graphql-jit refused: nothing ran, and graphql-js says why in its own words.
     if (result.data === undefined && result.errors?.length) return graphqlExecute(args);
     if (!result.errors) return result;
     // Several errors: graphql-jit runs every field, graphql-js stops completing a value at its
     // first non-null failure (a query only reads: asked again, its answer is graphql-js's).
-    if (result.errors.length > 1 && operation.type === OperationTypeNode.QUERY) return graphqlExecute(args);
+    if (result.errors.length > 1 && operation.type === OperationTypeNode.QUERY) {
+      operation.severalErrors = true;
+      return graphqlExecute(args);
+    }
     return { ...result, errors: result.errors.map(asGraphQLJsError) };
   };
 }
@@ -138,6 +150,8 @@ interface CompiledOperation {
   variables: Map<string, unknown>;
   /** Variables used inside an input literal or a directive's arguments. */
   nested: Set<string>;
+  /** A query whose last answer had several errors: graphql-js runs it, alone, until one has fewer. */
+  severalErrors: boolean;
 }
 
 function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledOperation | null {
@@ -153,7 +167,7 @@ function compileOperation(schema: GraphQLSchema, document: DocumentNode, operati
     variables.set(variable.variable.name.value, variable.defaultValue ? valueFromASTUntyped(variable.defaultValue) : undefined);
   }
   const query = compileQuery(schema, document, operationName ?? undefined);
-  return isCompiledQuery(query) ? { query, type: operation.operation, variables, nested: nestedVariables(document) } : null;
+  return isCompiledQuery(query) ? { query, type: operation.operation, variables, nested: nestedVariables(document), severalErrors: false } : null;
 }
 
 /**

@@ -263,3 +263,43 @@ describe('/graphql compiles a document the second time it sees it', () => {
     expect(errorPaths(first)).toEqual([['other', 'name']]);
   });
 });
+
+describe('/graphql queries answered with several errors', () => {
+  // graphql-jit's several errors are not taken as graphql-js's: the query is asked again of graphql-js.
+  // Seen through the engine's count of finds (serverStatus opcounters). Two stored dinners whose
+  // description (nullable) is no String: two errors from either engine; no lunch: a clean answer.
+  const SEVERAL_TENANT = 'tenant-jit-several';
+  let reader: TestUser;
+  const finds = async () => ((await app.db.command({ serverStatus: 1 })) as { opcounters: { query: number } }).opcounters.query;
+  const descriptions = `query($meal: MealType) { mealMenus(limit: 10, mealType: $meal) { items { description } } }`;
+
+  beforeAll(async () => {
+    reader = await app.createUser({ tenantId: SEVERAL_TENANT, roles: ['admin'] });
+    const now = new Date();
+    const record = { date: '2026-01-01', mealType: 'dinner', items: [], estimatedPortions: 1, description: { not: 'a string' }, tenant_id: SEVERAL_TENANT, createdBy: reader.id, updatedBy: reader.id, createdAt: now, updatedAt: now, deletedAt: null };
+    await app.db.collection('mealmenus').insertMany([{ ...record, name: 'One' }, { ...record, name: 'Two' }]);
+  });
+
+  async function findsFor(meal: string): Promise<{ finds: number; answer: Answer }> {
+    const before = await finds();
+    const answer = comparable(await app.graphql(descriptions, { meal }, { token: reader.token }));
+    return { finds: (await finds()) - before, answer };
+  }
+
+  it('run once on graphql-js alone after such an answer, until one has fewer errors', async () => {
+    const reference = comparable(await app.graphql(onGraphqlJs(descriptions), { meal: 'dinner' }, { token: reader.token }));
+    expect(reference.errors).toHaveLength(2);
+    const first = await findsFor('dinner'); // graphql-js: first sight
+    const compiled = await findsFor('dinner'); // graphql-jit, then graphql-js for its errors
+    const after = await findsFor('dinner'); // graphql-js alone
+    const again = await findsFor('dinner');
+    for (const { answer } of [first, compiled, after, again]) expect(answer).toEqual(reference);
+    expect(compiled.finds).toBe(2 * first.finds);
+    expect([after.finds, again.finds]).toEqual([first.finds, first.finds]);
+    // A clean answer (one execution either way) sends it back to graphql-jit: two executions again.
+    const clean = await findsFor('lunch');
+    expect(clean.answer).toEqual({ status: 200, data: { mealMenus: { items: [] } }, errors: undefined });
+    expect(clean.finds).toBe(first.finds);
+    expect((await findsFor('dinner')).finds).toBe(compiled.finds);
+  });
+});
