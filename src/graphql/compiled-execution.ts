@@ -26,10 +26,17 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  * query does not. Used by both surfaces: SOFA's `execute` (src/http/sofa.ts)
  * and Apollo's executor (src/http/apollo.ts).
  *
- * One compilation per document and operation name, kept as long as the
- * document is (SOFA keeps one per route, Apollo's document store one per
- * query text). What stays on graphql-js, because graphql-jit gets it wrong
- * or we cannot tell it would not:
+ * A document is compiled the second time it is run (per operation name):
+ * compiling costs about what Apollo's parse and validation of it do, so a
+ * document seen only once (e.g. one with inlined literals) runs on graphql-js
+ * and costs no more than it did there. Seen documents are remembered as long
+ * as the document is (Apollo's document store keeps one per query text, SOFA
+ * one per route); at most COMPILED_LIMIT compiled ones are kept, the least
+ * recently run leaving first, since Apollo's store is bounded by the
+ * documents' size (30 MiB), not by what their compilations hold (a compiled
+ * document Apollo's store drops is held here until it leaves). What stays
+ * on graphql-js, because graphql-jit gets it wrong or we cannot tell it would
+ * not:
  * - a document graphql-jit cannot compile (it is stricter than validation in
  *   places, e.g. a nullable `@include(if: $v)` variable without a default);
  * - introspection (`__schema`, `__type`): rare, and graphql-js's answer is the
@@ -52,7 +59,10 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  * - a query answered with more than one error: graphql-jit completes every
  *   field, graphql-js stops completing a value at its first non-null failure
  *   (errors after it in that value are never raised), so the set and order
- *   of errors can differ. A query only reads: it is asked again of graphql-js.
+ *   of errors can differ. A query only reads: it is asked again of graphql-js,
+ *   and its next run goes to graphql-js alone (back to graphql-jit once that
+ *   answers with fewer errors), so a document that keeps failing so costs
+ *   one execution, not two, after its first such answer.
  *   A one-field mutation cannot run twice and keeps graphql-jit's errors;
  *   several errors there come only from a stored record the schema cannot
  *   answer (a server fault either way).
@@ -62,29 +72,75 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  */
 export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult>;
 
+/** Compiled documents kept per executor: a list page's holds ~66 kB before it first runs (measured), ~33 MB for 500. */
+const COMPILED_LIMIT = 500;
+
 export function createCompiledExecute(schema: GraphQLSchema): Execute {
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledOperation | null>>();
+  const compiled = new CompiledOperations(COMPILED_LIMIT);
+  // The operation names each document was run with once: compiled when seen again.
+  const seen = new WeakMap<DocumentNode, Set<string>>();
   const compiledFor = (args: ExecutionArgs): CompiledOperation | null => {
-    let byName = compiled.get(args.document);
-    if (!byName) compiled.set(args.document, (byName = new Map()));
     const name = args.operationName ?? '';
-    let operation = byName.get(name);
-    if (operation === undefined) byName.set(name, (operation = compileOperation(schema, args.document, args.operationName)));
+    const known = compiled.get(args.document, name);
+    if (known !== undefined) return known;
+    let names = seen.get(args.document);
+    if (!names) seen.set(args.document, (names = new Set()));
+    if (!names.has(name)) {
+      names.add(name);
+      return null;
+    }
+    const operation = compileOperation(schema, args.document, args.operationName);
+    compiled.set(args.document, name, operation);
     return operation;
   };
   return async (args) => {
     const operation = compiledFor(args);
     const variables = operation && jitVariables(operation, args.variableValues ?? {});
     if (!operation || !variables) return graphqlExecute(args);
+    if (operation.severalErrors) {
+      // It answered with several errors last time: likely again, and graphql-js answers those alone.
+      const reference = await graphqlExecute(args);
+      operation.severalErrors = (reference.errors?.length ?? 0) > 1;
+      return reference;
+    }
     const result = await operation.query.query(args.rootValue, args.contextValue, variables);
     // Variables graphql-jit refused: nothing ran, and graphql-js says why in its own words.
     if (result.data === undefined && result.errors?.length) return graphqlExecute(args);
     if (!result.errors) return result;
     // Several errors: graphql-jit runs every field, graphql-js stops completing a value at its
     // first non-null failure (a query only reads: asked again, its answer is graphql-js's).
-    if (result.errors.length > 1 && operation.type === OperationTypeNode.QUERY) return graphqlExecute(args);
+    if (result.errors.length > 1 && operation.type === OperationTypeNode.QUERY) {
+      operation.severalErrors = true;
+      return graphqlExecute(args);
+    }
     return { ...result, errors: result.errors.map(asGraphQLJsError) };
   };
+}
+
+/**
+ * Compiled operations (null: graphql-js runs it) by document and operation
+ * name, at most `limit` documents, the least recently run dropped first (a
+ * Map keeps insertion order: a hit moves the document to the end).
+ */
+class CompiledOperations {
+  private readonly byDocument = new Map<DocumentNode, Map<string, CompiledOperation | null>>();
+
+  constructor(private readonly limit: number) {}
+
+  get(document: DocumentNode, name: string): CompiledOperation | null | undefined {
+    const byName = this.byDocument.get(document);
+    if (!byName) return undefined;
+    this.byDocument.delete(document);
+    this.byDocument.set(document, byName);
+    return byName.get(name);
+  }
+
+  set(document: DocumentNode, name: string, operation: CompiledOperation | null): void {
+    const byName = this.byDocument.get(document) ?? new Map<string, CompiledOperation | null>();
+    byName.set(name, operation);
+    this.byDocument.set(document, byName);
+    if (this.byDocument.size > this.limit) this.byDocument.delete(this.byDocument.keys().next().value as DocumentNode);
+  }
 }
 
 interface CompiledOperation {
@@ -94,6 +150,8 @@ interface CompiledOperation {
   variables: Map<string, unknown>;
   /** Variables used inside an input literal or a directive's arguments. */
   nested: Set<string>;
+  /** A query whose last answer had several errors: graphql-js runs it, alone, until one has fewer. */
+  severalErrors: boolean;
 }
 
 function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledOperation | null {
@@ -109,7 +167,7 @@ function compileOperation(schema: GraphQLSchema, document: DocumentNode, operati
     variables.set(variable.variable.name.value, variable.defaultValue ? valueFromASTUntyped(variable.defaultValue) : undefined);
   }
   const query = compileQuery(schema, document, operationName ?? undefined);
-  return isCompiledQuery(query) ? { query, type: operation.operation, variables, nested: nestedVariables(document) } : null;
+  return isCompiledQuery(query) ? { query, type: operation.operation, variables, nested: nestedVariables(document), severalErrors: false } : null;
 }
 
 /**

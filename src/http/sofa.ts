@@ -78,7 +78,8 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
  */
 export function createRestExecute(schema: GraphQLSchema): Execute {
   const guard = createDocumentGuard(schema);
-  // Compiled by graphql-jit once per route document where it answers as graphql-js (src/graphql/compiled-execution.ts).
+  // Compiled by graphql-jit where it answers as graphql-js (src/graphql/compiled-execution.ts), on a route
+  // document's second run like any other: one graphql-js run per route, and routes never called are never compiled.
   const execute = createCompiledExecute(schema);
   return async (args) => {
     const restVariables = requestScope.getStore()?.restVariables ?? {};

@@ -5,9 +5,10 @@ import { startTestApp, type TestApp, type TestResponse, type TestUser } from '..
 
 /**
  * /graphql runs a document compiled by graphql-jit where it answers as
- * graphql-js does (src/graphql/compiled-execution.ts). Each case asks the
- * same document twice: as given (graphql-jit, unless a fallback rule sends
- * it to graphql-js), and with `__schema { queryType { name } }` added at the
+ * graphql-js does (src/graphql/compiled-execution.ts), from the second time
+ * it sees the document on. Each case sends the document as given twice
+ * (graphql-js, then graphql-jit unless a fallback rule keeps it on
+ * graphql-js), and with `__schema { queryType { name } }` added at the
  * end of its root selection set, which keeps it on graphql-js (introspection
  * always runs there) and moves no location of the rest. Status, data (less
  * `__schema`) and errors (message, path, locations, extensions but the
@@ -47,12 +48,19 @@ function comparable(response: TestResponse): Answer {
   return { status: response.status, data: withoutSchema, errors: withoutRequestId };
 }
 
-/** The answer of /graphql, checked equal to graphql-js's own answer to the same document. */
+/** The answers of /graphql the first time (graphql-js) and the second (compiled), each checked equal to graphql-js's own. */
 async function bothWays(query: string, variables: Record<string, unknown> = {}, token = admin.token): Promise<Answer> {
-  const compiled = comparable(await app.graphql(query, variables, { token }));
   const reference = comparable(await app.graphql(onGraphqlJs(query), variables, { token }));
+  const first = comparable(await app.graphql(query, variables, { token }));
+  const compiled = comparable(await app.graphql(query, variables, { token }));
+  expect(first).toEqual(reference);
   expect(compiled).toEqual(reference);
   return compiled;
+}
+
+/** A mutation sent twice, so that the second runs compiled (one mutation field) or shows graphql-js keeps it. */
+async function mutateTwice(query: string, variables: Record<string, unknown>, token = admin.token): Promise<[TestResponse, TestResponse]> {
+  return [await app.graphql(query, variables, { token }), await app.graphql(query, variables, { token })];
 }
 
 beforeAll(async () => {
@@ -157,13 +165,14 @@ describe('/graphql compiled by graphql-jit answers as graphql-js', () => {
     const answer = await bothWays(query, { id: menuId, limit: 'many' });
     expect(answer.status).toBe(400);
     expect(answer.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
-    const dateTime = await app.graphql(
+    const dateTimes = await mutateTwice(
       `mutation($at: DateTimeISO) { createApiKey(name: "k", scopes: ["menus:read"], expiresAt: $at) { _id } }`,
       { at: 'next tuesday' },
-      { token: admin.token },
     );
-    expect([dateTime.status, dateTime.body.errors[0].extensions.code]).toEqual([400, 'BAD_USER_INPUT']);
-    expect(dateTime.body.errors[0].extensions.errors).toEqual([expect.objectContaining({ field: 'expiresAt' })]);
+    for (const dateTime of dateTimes) {
+      expect([dateTime.status, dateTime.body.errors[0].extensions.code]).toEqual([400, 'BAD_USER_INPUT']);
+      expect(dateTime.body.errors[0].extensions.errors).toEqual([expect.objectContaining({ field: 'expiresAt' })]);
+    }
     const keys = await app.db.collection('apikeys').countDocuments({});
     expect(keys).toBe(0);
   });
@@ -177,42 +186,120 @@ describe('/graphql compiled by graphql-jit answers as graphql-js', () => {
 
 describe('/graphql mutations compiled by graphql-jit', () => {
   it('run once, in order, and answer with the changed record', async () => {
-    const response = await app.graphql(
+    const responses = await mutateTwice(
       `mutation($id: ID!) { a: updateEstimatedPortions(id: $id, portions: 30) { estimatedPortions } b: updateEstimatedPortions(id: $id, portions: 31) { estimatedPortions id } }`,
       { id: menuId },
-      { token: admin.token },
     );
-    expect([response.status, response.body]).toEqual([200, { data: { a: { estimatedPortions: 30 }, b: { estimatedPortions: 31, id: menuId } } }]);
+    for (const response of responses) {
+      expect([response.status, response.body]).toEqual([200, { data: { a: { estimatedPortions: 30 }, b: { estimatedPortions: 31, id: menuId } } }]);
+    }
     const stored = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
     expect(stored?.estimatedPortions).toBe(31);
   });
 
   it('stop at the first failing field, as graphql-js does: the later ones never run', async () => {
     const before = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
-    const response = await app.graphql(
+    const responses = await mutateTwice(
       `mutation($id: ID!, $missing: ID!) { a: updateEstimatedPortions(id: $missing, portions: 7) { id } b: updateEstimatedPortions(id: $id, portions: 8) { id } }`,
       { id: menuId, missing: new ObjectId().toHexString() },
-      { token: admin.token },
     );
-    expect(response.status).toBe(404);
-    expect(response.body.data).toBeNull();
-    expect(response.body.errors.map((error: { path: string[] }) => error.path)).toEqual([['a']]);
+    for (const response of responses) {
+      expect(response.status).toBe(404);
+      expect(response.body.data).toBeNull();
+      expect(response.body.errors.map((error: { path: string[] }) => error.path)).toEqual([['a']]);
+    }
     const after = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
     expect(after?.estimatedPortions).toBe(before?.estimatedPortions);
   });
 
   it('refuse a non-null argument given null through a variable with a default, and change nothing', async () => {
     const before = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
-    const response = await app.graphql(
+    const responses = await mutateTwice(
       `mutation($id: ID!, $portions: Int = 5) { updateEstimatedPortions(id: $id, portions: $portions) { id } }`,
       { id: menuId, portions: null },
-      { token: admin.token },
     );
-    expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('Argument "portions" of non-null type "Int!" must not be null.') }),
-    ]);
+    for (const response of responses) {
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([
+        expect.objectContaining({ message: expect.stringContaining('Argument "portions" of non-null type "Int!" must not be null.') }),
+      ]);
+    }
     const after = await app.db.collection('mealmenus').findOne({ _id: new ObjectId(menuId) });
     expect(after).toEqual(before);
+  });
+});
+
+describe('/graphql compiles a document the second time it sees it', () => {
+  // What shows which engine ran: a one-field mutation keeps graphql-jit's errors (it cannot be asked again),
+  // and on a stored record the schema cannot answer, graphql-jit completes every field while graphql-js
+  // stops at the first non-null failure: `name` (String!) missing, then `description` not a String.
+  const SECOND_SIGHT_TENANT = 'tenant-jit-second-sight';
+  let owner: TestUser;
+  let brokenId: string;
+
+  beforeAll(async () => {
+    owner = await app.createUser({ tenantId: SECOND_SIGHT_TENANT, roles: ['admin'] });
+    const now = new Date();
+    const inserted = await app.db.collection('mealmenus').insertOne({
+      date: '2026-01-01', mealType: 'dinner', items: [], estimatedPortions: 1, description: { not: 'a string' },
+      tenant_id: SECOND_SIGHT_TENANT, createdBy: owner.id, updatedBy: owner.id, createdAt: now, updatedAt: now, deletedAt: null,
+    });
+    brokenId = inserted.insertedId.toHexString();
+  });
+
+  const errorPaths = (response: TestResponse) => (response.body.errors as { path: string[] }[]).map((error) => error.path);
+  const update = (alias: string) => `mutation($id: ID!) { ${alias}: updateEstimatedPortions(id: $id, portions: 2) { name d: description } }`;
+
+  it('a document sent once runs on graphql-js; sent again, compiled', async () => {
+    const [first, second] = await mutateTwice(update('once'), { id: brokenId }, owner.token);
+    const third = await app.graphql(update('once'), { id: brokenId }, { token: owner.token });
+    expect(errorPaths(first)).toEqual([['once', 'name']]);
+    expect(errorPaths(second)).toEqual([['once', 'd'], ['once', 'name']]);
+    expect(errorPaths(third)).toEqual(errorPaths(second));
+  });
+
+  it('another document text is seen for the first time, whatever was compiled before', async () => {
+    const first = await app.graphql(update('other'), { id: brokenId }, { token: owner.token });
+    expect(errorPaths(first)).toEqual([['other', 'name']]);
+  });
+});
+
+describe('/graphql queries answered with several errors', () => {
+  // graphql-jit's several errors are not taken as graphql-js's: the query is asked again of graphql-js.
+  // Seen through the engine's count of finds (serverStatus opcounters). Two stored dinners whose
+  // description (nullable) is no String: two errors from either engine; no lunch: a clean answer.
+  const SEVERAL_TENANT = 'tenant-jit-several';
+  let reader: TestUser;
+  const finds = async () => ((await app.db.command({ serverStatus: 1 })) as { opcounters: { query: number } }).opcounters.query;
+  const descriptions = `query($meal: MealType) { mealMenus(limit: 10, mealType: $meal) { items { description } } }`;
+
+  beforeAll(async () => {
+    reader = await app.createUser({ tenantId: SEVERAL_TENANT, roles: ['admin'] });
+    const now = new Date();
+    const record = { date: '2026-01-01', mealType: 'dinner', items: [], estimatedPortions: 1, description: { not: 'a string' }, tenant_id: SEVERAL_TENANT, createdBy: reader.id, updatedBy: reader.id, createdAt: now, updatedAt: now, deletedAt: null };
+    await app.db.collection('mealmenus').insertMany([{ ...record, name: 'One' }, { ...record, name: 'Two' }]);
+  });
+
+  async function findsFor(meal: string): Promise<{ finds: number; answer: Answer }> {
+    const before = await finds();
+    const answer = comparable(await app.graphql(descriptions, { meal }, { token: reader.token }));
+    return { finds: (await finds()) - before, answer };
+  }
+
+  it('run once on graphql-js alone after such an answer, until one has fewer errors', async () => {
+    const reference = comparable(await app.graphql(onGraphqlJs(descriptions), { meal: 'dinner' }, { token: reader.token }));
+    expect(reference.errors).toHaveLength(2);
+    const first = await findsFor('dinner'); // graphql-js: first sight
+    const compiled = await findsFor('dinner'); // graphql-jit, then graphql-js for its errors
+    const after = await findsFor('dinner'); // graphql-js alone
+    const again = await findsFor('dinner');
+    for (const { answer } of [first, compiled, after, again]) expect(answer).toEqual(reference);
+    expect(compiled.finds).toBe(2 * first.finds);
+    expect([after.finds, again.finds]).toEqual([first.finds, first.finds]);
+    // A clean answer (one execution either way) sends it back to graphql-jit: two executions again.
+    const clean = await findsFor('lunch');
+    expect(clean.answer).toEqual({ status: 200, data: { mealMenus: { items: [] } }, errors: undefined });
+    expect(clean.finds).toBe(first.finds);
+    expect((await findsFor('dinner')).finds).toBe(compiled.finds);
   });
 });
