@@ -18,6 +18,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 
 /**
  * graphql-js's `execute`, with a document run compiled by graphql-jit where
@@ -76,12 +77,13 @@ export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult>;
 const COMPILED_LIMIT = 500;
 
 export function createCompiledExecute(schema: GraphQLSchema): Execute {
-  const compiled = new CompiledOperations(COMPILED_LIMIT);
+  // Compiled operations (null: graphql-js runs it) by document, then operation name.
+  const compiled = new LRUCache<DocumentNode, Map<string, CompiledOperation | null>>({ max: COMPILED_LIMIT });
   // The operation names each document was run with once: compiled when seen again.
   const seen = new WeakMap<DocumentNode, Set<string>>();
   const compiledFor = (args: ExecutionArgs): CompiledOperation | null => {
     const name = args.operationName ?? '';
-    const known = compiled.get(args.document, name);
+    const known = compiled.get(args.document)?.get(name);
     if (known !== undefined) return known;
     let names = seen.get(args.document);
     if (!names) seen.set(args.document, (names = new Set()));
@@ -90,7 +92,8 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
       return null;
     }
     const operation = compileOperation(schema, args.document, args.operationName);
-    compiled.set(args.document, name, operation);
+    const byName = compiled.get(args.document) ?? new Map<string, CompiledOperation | null>();
+    compiled.set(args.document, byName.set(name, operation));
     return operation;
   };
   return async (args) => {
@@ -115,32 +118,6 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
     }
     return { ...result, errors: result.errors.map(asGraphQLJsError) };
   };
-}
-
-/**
- * Compiled operations (null: graphql-js runs it) by document and operation
- * name, at most `limit` documents, the least recently run dropped first (a
- * Map keeps insertion order: a hit moves the document to the end).
- */
-class CompiledOperations {
-  private readonly byDocument = new Map<DocumentNode, Map<string, CompiledOperation | null>>();
-
-  constructor(private readonly limit: number) {}
-
-  get(document: DocumentNode, name: string): CompiledOperation | null | undefined {
-    const byName = this.byDocument.get(document);
-    if (!byName) return undefined;
-    this.byDocument.delete(document);
-    this.byDocument.set(document, byName);
-    return byName.get(name);
-  }
-
-  set(document: DocumentNode, name: string, operation: CompiledOperation | null): void {
-    const byName = this.byDocument.get(document) ?? new Map<string, CompiledOperation | null>();
-    byName.set(name, operation);
-    this.byDocument.set(document, byName);
-    if (this.byDocument.size > this.limit) this.byDocument.delete(this.byDocument.keys().next().value as DocumentNode);
-  }
 }
 
 interface CompiledOperation {
