@@ -61,7 +61,10 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
       if (!isOurAnswer) return next();
       res.status(response.status);
       response.headers.forEach((value, name) => res.setHeader(name, value));
-      res.end(Buffer.from(await response.arrayBuffer()));
+      // Every answer here is JSON text (SOFA's Response.json, the problem renderer): handed to Node
+      // as that string, it is encoded once and leaves with the head in one write, where
+      // Buffer.from(arrayBuffer()) encoded it, then copied it byte by byte.
+      res.end(await response.text());
     } catch (err) {
       next(err);
     }

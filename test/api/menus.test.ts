@@ -389,6 +389,19 @@ runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', cl
     expect: { status: 200, data: (menu: Menu, id) => expect(menu).toMatchObject({ id, name: 'Imported dinner' }) },
   }),
   apiCase({
+    name: 'answers text beyond ASCII as it was stored (accents, emoji, a quote)',
+    arrange: () => createMenu(admin, { name: 'Crème brûlée 🍮 "du chef"', items: [{ name: 'Smørrebrød', allergens: ['gluten'] }] }),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: {
+      status: 200,
+      data: (menu: Menu & Record<string, unknown>) => {
+        expect(menu.name).toBe('Crème brûlée 🍮 "du chef"');
+        expect(menu.items).toEqual([{ name: 'Smørrebrød', description: null, allergens: ['gluten'] }]);
+      },
+    },
+  }),
+  apiCase({
     name: "answers a stored record's missing fields with their defaults (deletedAt, description, allergens)",
     arrange: () => plantSparseMenu(),
     caller: () => member,
