@@ -2,6 +2,7 @@ import { validateOrReject, type ValidationError, type ValidatorOptions } from 'c
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { ArgumentValidationError, buildSchema, type AuthCheckerFn, type NonEmptyArray, type ResolverData } from 'type-graphql';
 import { ARGUMENT_VALIDATION } from './argument-rules.js';
+import { DateTimeISO } from './scalars.js';
 import { memoizeValidationMetadata } from './validation-metadata-memo.js';
 
 /** Where `npm run schema` writes the schema; codegen.ts reads it. */
@@ -29,6 +30,8 @@ export function buildAppSchema<TContext extends object>(parts: SchemaParts<TCont
     resolvers: parts.resolvers,
     authChecker: parts.authChecker,
     validateFn: validateArguments,
+    // type-graphql's own DateTimeISO, with a cheaper answer for the common Date (scalars.ts).
+    scalarsMap: [{ type: Date, scalar: DateTimeISO }],
     container: {
       // One instance per class, as type-graphql's own default keeps.
       get(someClass: new () => object, _data: ResolverData<TContext>) {

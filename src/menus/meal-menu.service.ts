@@ -2,6 +2,7 @@ import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type Types } from 'mongoose';
 import { hasPermission, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
+import { leanDefaults } from '../shared/lean-defaults.js';
 import { toObjectId } from '../shared/object-id.js';
 import { findPage, type Page } from '../shared/pagination.js';
 import { tenantForCreate, tenantScope } from '../auth/index.js';
@@ -29,7 +30,12 @@ const notFound = (id: string) => errors.notFound('Meal menu', id);
  * Ids reach here already validated as 24-hex (ObjectIdField).
  */
 export class MealMenuService {
-  constructor(private readonly model: ReturnModelType<typeof MealMenu> = MealMenuModel) {}
+  /** The schema's defaults on a lean record (mongoose's applyDefaults, its plan made once). */
+  private readonly withDefaults: (stored: StoredMenu) => StoredMenu;
+
+  constructor(private readonly model: ReturnModelType<typeof MealMenu> = MealMenuModel) {
+    this.withDefaults = leanDefaults<StoredMenu>(model.schema);
+  }
 
   async list(actor: Actor, args: MealMenusArgs): Promise<Page<MealMenu>> {
     if (args.includeDeleted && !hasPermission(actor, 'menus:delete')) {
@@ -88,7 +94,7 @@ export class MealMenuService {
    * whose building was the largest cost of a menu read after the database.
    */
   private answered(stored: StoredMenu): MealMenu {
-    const menu = this.model.applyDefaults(stored) as StoredMenu;
+    const menu = this.withDefaults(stored);
     return Object.assign(menu, { id: menu._id.toHexString() });
   }
 

@@ -3,7 +3,7 @@ import { Paginated } from '../shared/pagination.js';
 import { MealMenu } from './meal-menu.model.js';
 
 /** One page of `mealMenus`. */
-@ObjectType({ description: 'A page of meal menus.' })
+@ObjectType({ description: 'A page of meal menus.', simpleResolvers: true })
 export class MealMenuPage extends Paginated(MealMenu) {}
 
 /** How a delete went: soft keeps the record with `deletedAt` set; hard removes it. */

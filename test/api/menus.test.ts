@@ -164,6 +164,53 @@ const unknownId = () => new ObjectId().toHexString();
 /** A stored time well before any test runs. */
 const LONG_AGO = new Date('2020-01-01T00:00:00Z');
 
+/**
+ * A legacy record that stores only the required fields: no deletedAt, no
+ * description, an item without description or allergens (or, with
+ * `withoutItems`, no items at all). Read back, each missing field answers
+ * its declared default (null, [] ...), as a record created here would.
+ */
+const SPARSE_DAY = '2019-07-07';
+const SPARSE_CREATED = new Date('2019-07-01T08:05:03.007Z');
+const SPARSE_UPDATED = new Date('2019-07-02T00:00:00.000Z');
+async function plantSparseMenu({ withoutItems = false } = {}): Promise<string> {
+  const _id = new ObjectId();
+  const record: Document = {
+    _id,
+    name: 'Sparse import',
+    date: SPARSE_DAY,
+    mealType: 'breakfast',
+    items: [{ name: 'Porridge' }],
+    estimatedPortions: 5,
+    tenant_id: TENANT,
+    createdBy: admin.id,
+    updatedBy: admin.id,
+    createdAt: SPARSE_CREATED,
+    updatedAt: SPARSE_UPDATED,
+  };
+  if (withoutItems) delete record.items;
+  await menus().insertOne(record);
+  return _id.toHexString();
+}
+
+/** The whole answer for a sparse record: every default filled, dates as ISO 8601 UTC with milliseconds. */
+const sparseAnswer = (id: string, items: unknown[]) => ({
+  id,
+  name: 'Sparse import',
+  description: null,
+  date: SPARSE_DAY,
+  mealType: 'breakfast',
+  items,
+  estimatedPortions: 5,
+  tenant_id: TENANT,
+  createdBy: admin.id,
+  updatedBy: admin.id,
+  deletedAt: null,
+  createdAt: '2019-07-01T08:05:03.007Z',
+  updatedAt: '2019-07-02T00:00:00.000Z',
+});
+const PORRIDGE = [{ name: 'Porridge', description: null, allergens: [] }];
+
 /** Fixture for "bad input changes nothing": the menu and its stored state before. */
 async function menuWithSnapshot(): Promise<{ id: string; before: Document | null }> {
   const id = await createMenu();
@@ -347,6 +394,33 @@ runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', cl
     expect: { status: 200, data: (menu: Menu, id) => expect(menu).toMatchObject({ id, name: 'Imported dinner' }) },
   }),
   apiCase({
+    name: 'answers text beyond ASCII as it was stored (accents, emoji, a quote)',
+    arrange: () => createMenu(admin, { name: 'Crème brûlée 🍮 "du chef"', items: [{ name: 'Smørrebrød', allergens: ['gluten'] }] }),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: {
+      status: 200,
+      data: (menu: Menu & Record<string, unknown>) => {
+        expect(menu.name).toBe('Crème brûlée 🍮 "du chef"');
+        expect(menu.items).toEqual([{ name: 'Smørrebrød', description: null, allergens: ['gluten'] }]);
+      },
+    },
+  }),
+  apiCase({
+    name: "answers a stored record's missing fields with their defaults (deletedAt, description, allergens)",
+    arrange: () => plantSparseMenu(),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: { status: 200, data: (menu: Menu, id) => expect(menu).toEqual(sparseAnswer(id, PORRIDGE)) },
+  }),
+  apiCase({
+    name: 'answers a stored record without items with an empty list',
+    arrange: () => plantSparseMenu({ withoutItems: true }),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: { status: 200, data: (menu: Menu, id) => expect(menu).toEqual(sparseAnswer(id, [])) },
+  }),
+  apiCase({
     name: 'answers a masked 500, not a 400, when a stored record holds a value the schema cannot represent',
     // A tenant of its own: the broken record must not reach the other cases' lists.
     arrange: () => plantLegacyMenu('tenant-broken-data', { mealType: 'brunch' }),
@@ -460,6 +534,42 @@ runCases('Listing meal menus (GET /restaurant/meal-menus, mealMenus)', client, [
         expect(page.items).toHaveLength(1);
         expect(page.nextCursor).toBeNull();
         expect(first.items.map((m) => m.id)).not.toContain(page.items[0]?.id);
+      },
+    },
+  }),
+  apiCase({
+    name: "answers listed records' missing fields with their defaults, as a read of one does",
+    arrange: async () => ({ sparse: await plantSparseMenu(), bare: await plantSparseMenu({ withoutItems: true }) }),
+    caller: () => member,
+    operation: () => op.list({ date: SPARSE_DAY, limit: 100 }),
+    expect: {
+      status: 200,
+      data: (page: MenuPage, { sparse, bare }) => {
+        expect(page.items.find((menu) => menu.id === sparse)).toEqual(sparseAnswer(sparse, PORRIDGE));
+        expect(page.items.find((menu) => menu.id === bare)).toEqual(sparseAnswer(bare, []));
+      },
+    },
+  }),
+  apiCase({
+    name: 'walks every page once: the cursors of limit 1 reach each menu in id order, then null',
+    caller: () => listMember,
+    operation: () => op.list({ limit: 100 }),
+    expect: {
+      status: 200,
+      data: async (whole: MenuPage) => {
+        for (const surface of ['rest', 'graphql'] as const) {
+          const walked: string[] = [];
+          let cursor: string | undefined;
+          for (let page = 0; page < 10; page += 1) {
+            const outcome = await callOperation(app, surface, op.list({ limit: 1, ...(cursor ? { cursor } : {}) }), listMember);
+            const { items, nextCursor } = outcome.data as MenuPage;
+            walked.push(...items.map((menu) => menu.id));
+            if (!nextCursor) break;
+            cursor = nextCursor;
+          }
+          expect(walked).toEqual(whole.items.map((menu) => menu.id));
+        }
+        expect(whole.items.map((menu) => menu.id)).toEqual(whole.items.map((menu) => menu.id).sort());
       },
     },
   }),
