@@ -21,6 +21,8 @@ export class CollectionData {
   /** Insertion-ordered: iteration is the collection's natural order (mongod's record order). */
   private readonly docs = new Map<string, Buffer>();
   private readonly indexes = new Map<string, IndexRuntime>();
+  /** Each document's record number (natural order): the durable storage stores it with every version of the document. */
+  private readonly recordOf = new Map<string, number>();
   /** The next insert's record number (natural order, kept by the durable storage across restarts). */
   private nextRecord = 1;
 
@@ -52,6 +54,7 @@ export class CollectionData {
     const order = loaded.map((_, i) => i).sort((a, b) => (records[a] ?? 0) - (records[b] ?? 0));
     for (const i of order) {
       this.docs.set(loaded[i]![0], loaded[i]![1]);
+      this.recordOf.set(loaded[i]![0], records[i] ?? 0);
       this.nextRecord = Math.max(this.nextRecord, (records[i] ?? 0) + 1);
     }
     for (const index of this.indexes.values()) index.build(this.ns, decoded, false);
@@ -91,11 +94,16 @@ export class CollectionData {
     for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
     for (const [name, k] of keys) this.index(name).add(k, idKey);
-    return [idKey, bytes, this.nextRecord++];
+    const record = this.nextRecord++;
+    this.recordOf.set(idKey, record);
+    return [idKey, bytes, record];
   }
 
-  /** `previous`: the stored document as just read (see Storage.replace); saves decoding its bytes again. */
-  replace(doc: Document, previous?: Document): [string, Buffer] {
+  /**
+   * `previous`: the stored document as just read (see Storage.replace); saves decoding its bytes again.
+   * Returns the stored key and bytes, and the document's unchanged record number.
+   */
+  replace(doc: Document, previous?: Document): [string, Buffer, number] {
     const idKey = idKeyOf(doc._id);
     const oldBytes = this.docs.get(idKey);
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
@@ -113,7 +121,7 @@ export class CollectionData {
       index.remove(before, idKey);
       index.add(after, idKey);
     }
-    return [idKey, bytes];
+    return [idKey, bytes, this.recordOf.get(idKey) ?? 0];
   }
 
   remove(idKey: string): boolean {
@@ -122,6 +130,7 @@ export class CollectionData {
     const keys = this.keysFor(decodeStoredDocument(bytes), false);
     for (const [name, k] of keys) this.index(name).remove(k, idKey);
     this.docs.delete(idKey);
+    this.recordOf.delete(idKey);
     return true;
   }
 

@@ -76,11 +76,21 @@ export class IndexRuntime {
     if (this.covers && !this.covers(doc)) return undefined;
     if (strict) this.geoCheck?.(doc);
     if (strict) this.checkText?.(doc);
-    const shared = this.paths.length > 1 ? this.sharedArrayPrefix(doc, strict) : undefined;
+    // Walked once per path: both the parallel-array check and the multikey flag need it.
+    const prefixes = this.paths.map((p) => arrayPrefixLength(doc, p));
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
-    const first = distinct(perField[0]!, this.collation);
     const tuples = new Map<string, unknown[]>();
-    const multikey = this.multikey && this.paths.some((p) => arrayPrefixLength(doc, p) !== undefined);
+    if (prefixes.every((length) => length === undefined) && perField.every((values) => values.length === 1)) {
+      // No key field meets an array (the common case): one value per field, one tuple.
+      if (this.uniqueKeys || this.paths.length > 1) {
+        const tuple = perField.map((values) => values[0]);
+        tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
+      }
+      return { first: perField[0]!, tuples, multikey: false };
+    }
+    const shared = this.paths.length > 1 ? this.sharedArrayPrefix(prefixes, strict) : undefined;
+    const first = distinct(perField[0]!, this.collation);
+    const multikey = this.multikey && prefixes.some((length) => length !== undefined);
     if (this.uniqueKeys || this.paths.length > 1) {
       const add = (tuple: unknown[]) => tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
       if (shared) {
@@ -114,12 +124,12 @@ export class IndexRuntime {
    * meets an array; throws CannotIndexParallelArrays (171) when they meet
    * different ones.
    */
-  private sharedArrayPrefix(doc: Document, strict: boolean): { length: number; fields: Set<number> } | undefined {
+  private sharedArrayPrefix(prefixes: ReadonlyArray<number | undefined>, strict: boolean): { length: number; fields: Set<number> } | undefined {
     let found: { length: number; fields: Set<number> } | undefined;
     for (let i = 0; i < this.paths.length; i++) {
       // A geo field's coordinates are an array but not a multikey path.
       if (isGeoKeyField(this.spec, this.fields[i]!)) continue;
-      const length = arrayPrefixLength(doc, this.paths[i]!);
+      const length = prefixes[i];
       if (length === undefined) continue;
       if (!found) {
         found = { length, fields: new Set([i]) };

@@ -167,8 +167,8 @@ export class LiveStorage implements Storage {
 
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
     const state = this.required(db, coll);
-    const [idKey, bytes] = state.data.replace(doc, previous);
-    this.journal?.documentSaved(state.info, idKey, bytes);
+    const [idKey, bytes, record] = state.data.replace(doc, previous);
+    this.journal?.documentSaved(state.info, idKey, bytes, record);
   }
 
   remove(db: string, coll: string, id: unknown): boolean {

@@ -14,9 +14,13 @@ import type { CollectionInfo, IndexSpec, Storage } from './types.js';
  *
  * Layout (one lmdb environment, two sub-databases, values are raw BSON):
  *   catalog: <collection uuid hex>            -> {db, name, uuid, options, indexes}
- *   docs:    [<collection uuid hex>, <_id key>] -> the document
- *   records: [<collection uuid hex>, <_id key>] -> its record number (natural
- *            order: insertion order survives a restart, as mongod's RecordIds)
+ *   docs:    [<collection uuid hex>, <_id key>] -> the document, then its
+ *            record number as an 8-byte double (natural order: insertion
+ *            order survives a restart, as mongod's RecordIds)
+ *   records: [<collection uuid hex>, <_id key>] -> a record number, as stores
+ *            written before the number moved into `docs` kept it; startup
+ *            moves such numbers into `docs` and removes them here
+ * One put per written document: the record number rides in the same value.
  * Keying documents by the collection's uuid makes a dropped-then-recreated
  * collection a different key space, and lets startup discard documents
  * whose collection is gone.
@@ -49,6 +53,24 @@ function docKey(uuidHex: string, idKey: string): [string, string] {
 
 const uuidHexOf = (info: CollectionInfo): string => info.uuid.toString('hex');
 
+/** A stored value: the document's BSON, then its record number (little-endian double). */
+function withRecord(bytes: Buffer, record: number): Buffer {
+  const value = Buffer.allocUnsafe(bytes.length + 8);
+  bytes.copy(value, 0);
+  value.writeDoubleLE(record, bytes.length);
+  return value;
+}
+
+/**
+ * Splits a stored value. A value that is exactly its BSON (its first four
+ * bytes give the length) comes from an older store: no record number in it.
+ */
+function splitStored(value: Buffer): { bytes: Buffer; record?: number } {
+  const length = value.readInt32LE(0);
+  if (value.length === length + 8) return { bytes: value.subarray(0, length), record: value.readDoubleLE(length) };
+  return { bytes: value };
+}
+
 class LmdbJournal implements StorageJournal {
   private last: Promise<unknown> = Promise.resolve();
   private failure: unknown;
@@ -73,25 +95,19 @@ class LmdbJournal implements StorageJournal {
     this.track(this.catalog.put(uuidHexOf(info), Buffer.from(BSON.serialize(record, { checkKeys: false, ignoreUndefined: true }))));
   }
 
+  // `records` holds no entry for a live document once startup has moved them into `docs`.
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void {
     const hex = uuidHexOf(info);
     this.track(this.catalog.remove(hex));
-    for (const idKey of idKeys) {
-      this.track(this.docs.remove(docKey(hex, idKey)));
-      this.track(this.records.remove(docKey(hex, idKey)));
-    }
+    for (const idKey of idKeys) this.track(this.docs.remove(docKey(hex, idKey)));
   }
 
-  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record?: number): void {
-    const key = docKey(uuidHexOf(info), idKey);
-    this.track(this.docs.put(key, bytes));
-    if (record !== undefined) this.track(this.records.put(key, record));
+  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record: number): void {
+    this.track(this.docs.put(docKey(uuidHexOf(info), idKey), withRecord(bytes, record)));
   }
 
   documentRemoved(info: CollectionInfo, idKey: string): void {
-    const key = docKey(uuidHexOf(info), idKey);
-    this.track(this.docs.remove(key));
-    this.track(this.records.remove(key));
+    this.track(this.docs.remove(docKey(uuidHexOf(info), idKey)));
   }
 
   async flush(): Promise<void> {
@@ -126,27 +142,33 @@ function restore(
     byUuid.set(key, storage.attach(info));
   }
 
-  const recordOf = new Map<string, number>();
-  for (const { key, value } of records.getRange()) recordOf.set(`${key[0]}/${key[1]}`, value);
+  // Record numbers of stores written before they moved into `docs`.
+  const legacyRecord = new Map<string, number>();
+  for (const { key, value } of records.getRange()) legacyRecord.set(`${key[0]}/${key[1]}`, value);
 
   let currentHex: string | undefined;
   let batch: Buffer[] = [];
+  let batchRecords: Array<number | undefined> = [];
   let batchKeys: Array<[string, string]> = [];
+  /** Per document: [its value lacks the record number, a `records` entry exists for it]. */
+  let batchLegacy: Array<[boolean, boolean]> = [];
   const finish = (): void => {
     const state = currentHex === undefined ? undefined : byUuid.get(currentHex);
     if (state) {
-      const batchRecords = batchKeys.map((k) => recordOf.get(`${k[0]}/${k[1]}`));
       const loaded = state.data.restore(batch, batchRecords);
-      // A stored key that no longer matches the _id key function is rewritten (with its record number).
       loaded.forEach(([idKey, bytes], i) => {
         const wanted = docKey(currentHex!, idKey);
         const actual = batchKeys[i]!;
+        const record = batchRecords[i] ?? 0;
+        // A stored key that no longer matches the _id key function is rewritten (with its record number).
         if (wanted[1] !== actual[1]) {
           void docs.remove(actual);
-          void docs.put(wanted, bytes);
-          void records.remove(actual);
-          if (batchRecords[i] !== undefined) void records.put(wanted, batchRecords[i]!);
+          void docs.put(wanted, withRecord(bytes, record));
+        } else if (batchLegacy[i]![0]) {
+          void docs.put(wanted, withRecord(bytes, record));
         }
+        // After the put: lmdb applies writes in call order, so a crash in between keeps the number somewhere.
+        if (batchLegacy[i]![1]) void records.remove(actual);
       });
     } else {
       // Documents of a dropped collection whose removal did not reach the disk.
@@ -156,16 +178,28 @@ function restore(
       }
     }
     batch = [];
+    batchRecords = [];
     batchKeys = [];
+    batchLegacy = [];
   };
   for (const { key, value } of docs.getRange()) {
     if (key[0] !== currentHex) {
       if (currentHex !== undefined) finish();
       currentHex = key[0];
     }
-    batch.push(value);
+    const { bytes, record } = splitStored(value);
+    const legacy = legacyRecord.get(`${key[0]}/${key[1]}`);
+    batch.push(bytes);
+    // A number inside the value is the newer one (a legacy entry may outlive its move by a crash).
+    batchRecords.push(record ?? legacy);
     batchKeys.push(key);
+    batchLegacy.push([record === undefined, legacy !== undefined]);
+    legacyRecord.delete(`${key[0]}/${key[1]}`);
   }
   if (currentHex !== undefined) finish();
+  // Numbers whose document is gone (removed before the move, or never moved).
+  for (const legacyKey of legacyRecord.keys()) {
+    const slash = legacyKey.indexOf('/');
+    void records.remove([legacyKey.slice(0, slash), legacyKey.slice(slash + 1)]);
+  }
 }
-

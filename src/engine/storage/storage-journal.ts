@@ -9,8 +9,8 @@ export interface StorageJournal {
   collectionSaved(info: CollectionInfo): void;
   /** `idKeys`: the documents the collection held. */
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void;
-  /** `record`: the natural-order number of a newly inserted document (absent for a replacement). */
-  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record?: number): void;
+  /** `record`: the document's natural-order number (given on insert, kept by a replacement). */
+  documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record: number): void;
   documentRemoved(info: CollectionInfo, idKey: string): void;
   /** Resolves when every change reported so far is durable. */
   flush(): Promise<void>;

@@ -1,3 +1,4 @@
+import { ObjectId } from 'mongodb';
 import type { Document } from 'mongodb';
 import { describeCompat, type CompatCase } from './compat-cases.js';
 
@@ -64,6 +65,18 @@ const cases: CompatCase[] = [
     seed: shuffled,
     run: async (c) => ids(await c.find({ _id: { $gte: 2 } }).toArray()),
     expected: [2, 3, 4],
+  },
+  {
+    name: 'a sort on ObjectId _id answers in byte order',
+    seed: [
+      { _id: new ObjectId('ff0000000000000000000000') },
+      { _id: new ObjectId('000000000000000000000002') },
+      { _id: new ObjectId('00000000000000ff00000000') },
+      { _id: new ObjectId('000000000000000000000001') },
+      { _id: new ObjectId('7fffffffffffffffffffffff') },
+    ],
+    run: async (c) => (await c.find().sort({ _id: -1 }).toArray()).map((d) => (d._id as ObjectId).toHexString()),
+    expected: ['ff0000000000000000000000', '7fffffffffffffffffffffff', '00000000000000ff00000000', '000000000000000000000002', '000000000000000000000001'],
   },
   {
     name: 'hint {n: -1} answers in that index order',
