@@ -80,8 +80,9 @@ export function liveAt(at: Date): Record<string, unknown> {
  * An API key (service description 2.1, plus `tenant_id`, `revokedAt`,
  * `revokedBy`). One class is the stored record (typegoose `@prop`) and the
  * GraphQL type (`@Field`). `secrets` (SHA-256 hashes only) and `rateWindow`
- * have no `@Field` and are `select: false`: they never leave the database
- * unless a query asks for them (the credential store does). `status` is not
+ * have no `@Field` and are `select: false`: mongoose reads them only when a
+ * query asks for them (the credential store does; the whole-record read of
+ * one key goes through the driver and drops them before answering). `status` is not
  * stored: the resolver computes it whenever it is read (`apiKeyStatusAt`).
  */
 @ObjectType({ description: 'An API key; never carries its secret or a hash of it.' })

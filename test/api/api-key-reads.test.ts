@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyStore } from '../../src/api-keys/index.js';
+import { ObjectId } from 'mongodb';
+import { ApiKeyModel, createApiKeyStore, DEFAULT_RATE_LIMIT } from '../../src/api-keys/index.js';
 import type { ApiKeyUse } from '../../src/auth/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -54,6 +55,18 @@ beforeAll(async () => {
   revokedId = other.body.id;
   expect((await app.rest('PATCH', `/api-keys/${revokedId}/revoke`, { token: admin.token })).status).toBe(200);
 });
+
+/** The key as REST answers it and as GraphQL answers the full selection; both must agree. */
+async function readOnBothSurfaces(id: string) {
+  const rest = await app.rest('GET', `/api-keys/${id}`, { token: admin.token });
+  expect(rest.status).toBe(200);
+  const data = await gql(`query($id: ID!) { apiKey(id: $id) { ${FULL} usageLogs { ${USAGE} } } }`, { id });
+  expect(data.apiKey).toEqual(rest.body);
+  return rest.body;
+}
+
+/** Every field an answer carries: the selection's, nothing stored beside it (no hashes, window or version key). */
+const ANSWERED = [...FULL.split(/\s+/), 'usageLogs'].sort();
 
 afterAll(async () => {
   await app?.close();
@@ -127,5 +140,69 @@ describe('reading an API key, whatever the selection', () => {
     expect(page.body.items[0]).toEqual({ at: expect.any(String), ip: '192.0.2.7', origin: null, method: 'GET', path: '/api/v1/api-keys', operation: 'Op0', status: 200 });
     const viaGraphql = (await gql(`query($id: ID!) { apiKeyUsageLogs(id: $id, limit: 100) { items { ${USAGE} } nextCursor } }`, { id: key.id })).apiKeyUsageLogs;
     expect(viaGraphql).toEqual(page.body);
+  });
+
+  it('answers a revoked key whole on both surfaces, its status, revocation and nothing stored beside', async () => {
+    const answered = await readOnBothSurfaces(revokedId);
+    expect(answered).toMatchObject({ id: revokedId, name: 'gone', status: 'revoked', revokedBy: admin.id, revokedAt: expect.any(String), usageLogs: null });
+    expect(Object.keys(answered).sort()).toEqual(ANSWERED);
+  });
+
+  it('answers a rolled key (two stored secrets) without any of its hashes', async () => {
+    const made = await app.rest('POST', '/api-keys', { token: admin.token, body: { name: 'rolled', scopes: ['menus:read'] } });
+    const rolled = await app.rest('POST', `/api-keys/${made.body.id}/roll`, { token: admin.token, body: { gracePeriodSeconds: 600 } });
+    expect(rolled.status).toBe(200);
+    const stored = await ApiKeyModel.collection.findOne({ _id: new ObjectId(made.body.id) });
+    expect(stored?.secrets).toHaveLength(2);
+    const answered = await readOnBothSurfaces(made.body.id);
+    expect(Object.keys(answered).sort()).toEqual(ANSWERED);
+    expect(JSON.stringify(answered)).not.toMatch(/secrets|rateWindow|hash|__v/);
+    for (const secret of stored?.secrets ?? []) expect(JSON.stringify(answered)).not.toContain(secret.hash);
+  });
+
+  it("answers a stored record lacking the fields with defaults as the schema's defaults, on every read", async () => {
+    // As an older record may be stored: only the required fields and the timestamps.
+    const _id = new ObjectId();
+    const at = new Date('2025-01-02T03:04:05.000Z');
+    await ApiKeyModel.collection.insertOne({
+      _id,
+      keyId: 'OldRecord000',
+      name: 'old',
+      createdBy: admin.id,
+      updatedBy: admin.id,
+      tenant_id: 'tenant-key-reads',
+      createdAt: at,
+      updatedAt: at,
+    });
+    const id = _id.toHexString();
+    const answered = await readOnBothSurfaces(id);
+    expect(answered).toEqual({
+      _id: id,
+      id,
+      keyId: 'OldRecord000',
+      name: 'old',
+      description: null,
+      status: 'active',
+      scopes: [],
+      allowedOrigins: [],
+      allowedIPs: [],
+      expiresAt: null,
+      lastUsedAt: null,
+      usageCount: 0,
+      rateLimit: DEFAULT_RATE_LIMIT,
+      createdBy: admin.id,
+      updatedBy: admin.id,
+      metadata: {},
+      createdAt: at.toISOString(),
+      updatedAt: at.toISOString(),
+      tenant_id: 'tenant-key-reads',
+      revokedAt: null,
+      revokedBy: null,
+      usageLogs: null,
+    });
+    const partial = (await gql(`query($id: ID!) { apiKey(id: $id) { metadata scopes rateLimit status } }`, { id })).apiKey;
+    expect(partial).toEqual({ metadata: {}, scopes: [], rateLimit: DEFAULT_RATE_LIMIT, status: 'active' });
+    const page = await app.rest('GET', '/api-keys?limit=100', { token: admin.token });
+    expect(page.body.items.find((item: { id: string }) => item.id === id)).toEqual(answered);
   });
 });
