@@ -207,14 +207,17 @@ export class ApiKeyService {
    * documents (lean): building one was about a fifth of a key read's own CPU.
    */
   private answered(stored: StoredKey): ApiKey {
+    // The hashes and the window leave first, so that nothing (defaults included, whose
+    // errors quote values) ever handles them on the way to an answer.
+    const { secrets: _secrets, rateWindow: _rateWindow, ...key } = stored;
     // applyDefaults only fills absent paths: a record holding every answered field needs no schema walk.
-    const complete = this.holdsAnswered(stored) ? stored : (this.model.applyDefaults(stored) as StoredKey);
-    const { secrets: _secrets, rateWindow: _rateWindow, ...key } = complete;
-    return Object.assign(key, { id: key._id.toHexString() }) as ApiKey;
+    if (this.holdsAnswered(key)) return Object.assign(key, { id: key._id.toHexString() }) as ApiKey;
+    const { secrets: _added, rateWindow: _addedWindow, ...completed } = this.model.applyDefaults(key) as StoredKey;
+    return Object.assign(completed, { id: completed._id.toHexString() }) as ApiKey;
   }
 
   /** Whether every answered field is in the record (undefined counts as absent, as it does for applyDefaults). */
-  private holdsAnswered(stored: StoredKey): boolean {
+  private holdsAnswered(stored: Omit<StoredKey, 'secrets' | 'rateWindow'>): boolean {
     const record = stored as unknown as Record<string, unknown>;
     for (const field of this.answeredFields) if (record[field] === undefined) return false;
     return true;

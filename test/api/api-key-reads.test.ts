@@ -205,4 +205,26 @@ describe('reading an API key, whatever the selection', () => {
     const page = await app.rest('GET', '/api-keys?limit=100', { token: admin.token });
     expect(page.body.items.find((item: { id: string }) => item.id === id)).toEqual(answered);
   });
+
+  it('never hands stored hashes to the defaults: a record lacking fields, with a malformed secret, still answers without it', async () => {
+    // A secret entry that is no object made mongoose's defaults throw, quoting the hash into the error.
+    const _id = new ObjectId();
+    const hash = 'deadbeef'.repeat(8);
+    await ApiKeyModel.collection.insertOne({
+      _id,
+      keyId: 'OddSecret000',
+      name: 'odd',
+      createdBy: admin.id,
+      updatedBy: admin.id,
+      tenant_id: 'tenant-key-reads',
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      secrets: [hash],
+      rateWindow: { start: new Date(), count: 3 },
+    });
+    const answered = await readOnBothSurfaces(_id.toHexString());
+    expect(answered).toMatchObject({ id: _id.toHexString(), name: 'odd', scopes: [], metadata: {}, status: 'active' });
+    expect(Object.keys(answered).sort()).toEqual(ANSWERED);
+    expect(JSON.stringify(answered)).not.toContain(hash);
+  });
 });
