@@ -18,6 +18,7 @@ export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'>;
  */
 export class AuditEventService {
   private readonly inserts: GroupInsert<Record<string, unknown>>;
+  private readonly recording = new Set<Promise<void>>();
 
   constructor(
     private readonly model: ReturnModelType<typeof AuditEvent> = AuditEventModel,
@@ -38,14 +39,26 @@ export class AuditEventService {
    * refuses this record, whatever becomes of the others. Only inserts,
    * which the append-only rules allow.
    */
-  async record(event: NewAuditEvent): Promise<void> {
+  record(event: NewAuditEvent): Promise<void> {
+    const recording = this.validatedAndQueued(event);
+    // Tracked from the call on, so that a drain also waits for records still being validated.
+    this.recording.add(recording);
+    return recording.finally(() => this.recording.delete(recording));
+  }
+
+  private async validatedAndQueued(event: NewAuditEvent): Promise<void> {
     const record = this.model.applyDefaults(await this.model.validate({ ...event, at: new Date() })) as Record<string, unknown>;
     await this.inserts.insert({ _id: new Types.ObjectId(), ...record });
   }
 
-  /** Writes the records still queued (shutdown, before the database closes). */
-  drain(): Promise<void> {
-    return this.inserts.drain();
+  /** Writes every record asked for so far, queued or still being validated (shutdown, before the database closes). */
+  async drain(): Promise<void> {
+    while (this.recording.size > 0) {
+      const validating = [...this.recording];
+      await this.inserts.drain();
+      await Promise.allSettled(validating);
+    }
+    await this.inserts.drain();
   }
 
   async list(actor: Actor, args: AuditEventsArgs): Promise<Page<AuditEventDocument>> {
