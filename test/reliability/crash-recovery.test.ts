@@ -160,7 +160,7 @@ describe(`SIGKILL of a standalone engine under a running service (MONGODB_URI), 
       // The service answers errors (or holds requests) while the engine is away; it must not die.
       await delay(300);
       engine = await startEngineProcess(cli, dbPath(), port);
-      await waitUntilReady(service.baseUrl);
+      await waitUntilReady(service, engine);
       await load.stop();
 
       expect(service.child.exitCode).toBeNull();
@@ -176,11 +176,14 @@ describe(`SIGKILL of a standalone engine under a running service (MONGODB_URI), 
 });
 
 /** Polls /readyz (a database ping) until it answers 200. */
-async function waitUntilReady(baseUrl: string): Promise<void> {
+async function waitUntilReady(service: ServiceProcess, engine: EngineProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if ((await tryCall(baseUrl, 'GET', '/readyz'))?.status === 200) return;
+    if ((await tryCall(service.baseUrl, 'GET', '/readyz'))?.status === 200) return;
     await delay(200);
   }
-  throw new Error('the service did not become ready again after the engine restarted');
+  const healthz = await tryCall(service.baseUrl, 'GET', '/healthz');
+  throw new Error(
+    `the service did not become ready again after the engine restarted (/healthz: ${healthz?.status ?? 'no answer'}); its last output:\n${service.output().slice(-4000)}\nthe engine's (exit code ${engine.child.exitCode}):\n${engine.output().slice(-3000)}`,
+  );
 }

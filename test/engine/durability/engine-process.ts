@@ -18,6 +18,8 @@ export interface EngineProcess {
   uri: string;
   /** The port it listens on: a restart after a crash can take it again. */
   port: number;
+  /** Everything it wrote so far, stdout and stderr (for a failing test's message). */
+  output(): string;
 }
 
 /** Starts `cli.js --port <port> --dbpath <dbPath>` and resolves with the URI it prints. */
@@ -25,16 +27,17 @@ export function startEngineProcess(cli: string, dbPath: string, port = 0): Promi
   const child = spawn(process.execPath, [cli, '--port', String(port), '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
+    let listening = false;
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const uri = /mongodb:\/\/\S+/.exec(output)?.[0];
-      if (uri) {
-        child.stdout!.off('data', onData);
-        resolve({ child, uri, port: Number(new URL(uri).port) });
+      if (uri && !listening) {
+        listening = true;
+        resolve({ child, uri, port: Number(new URL(uri).port), output: () => output });
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`engine exited with ${code} before listening: ${output}`)));
   });
 }
