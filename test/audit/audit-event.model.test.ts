@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AppendOnlyViolation,
   AUDIT_EVENT_COLLECTION,
@@ -7,22 +7,11 @@ import {
   AuditEventModel,
   AuditOutcome,
 } from '../../src/audit/index.js';
-import { connectMongoose, startEmbeddedEngine } from '../../src/database.js';
+import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /** The audit model itself: records go in and are read, and nothing through it changes or removes one. */
 
-type RunningEngine = Awaited<ReturnType<typeof startEmbeddedEngine>>;
-let engine: RunningEngine;
-
-beforeAll(async () => {
-  engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
-  await connectMongoose(engine.uri, 'audit_model_test');
-});
-
-afterAll(async () => {
-  await mongoose.disconnect();
-  await engine?.close();
-});
+serviceModelsOnEngine('audit_model_test');
 
 const event = (overrides: Record<string, unknown> = {}) => ({
   actor: { type: AuditActorType.user, id: '65f0c0ffee0000000000cafe' },

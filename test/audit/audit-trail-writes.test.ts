@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AUDIT_EVENT_COLLECTION, AuditActorType, AuditEventModel, AuditEventService, AuditOutcome } from '../../src/audit/index.js';
-import { connectMongoose, startEmbeddedEngine } from '../../src/database.js';
+import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /**
  * How the trail writes: every record checked by the model's schema, each
@@ -9,18 +9,7 @@ import { connectMongoose, startEmbeddedEngine } from '../../src/database.js';
  * drain (shutdown).
  */
 
-type RunningEngine = Awaited<ReturnType<typeof startEmbeddedEngine>>;
-let engine: RunningEngine;
-
-beforeAll(async () => {
-  engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
-  await connectMongoose(engine.uri, 'audit_trail_writes_test');
-});
-
-afterAll(async () => {
-  await mongoose.disconnect();
-  await engine?.close();
-});
+serviceModelsOnEngine('audit_trail_writes_test');
 
 const raw = () => mongoose.connection.db!.collection(AUDIT_EVENT_COLLECTION);
 

@@ -1,7 +1,6 @@
-import mongoose from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/index.js';
-import { connectMongoose, startEmbeddedEngine } from '../../src/database.js';
+import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 import { MealMenuModel, MealMenuService, MealType } from '../../src/menus/index.js';
 
 /**
@@ -11,18 +10,7 @@ import { MealMenuModel, MealMenuService, MealType } from '../../src/menus/index.
  * is called directly to show the schema still has the last word.
  */
 
-type RunningEngine = Awaited<ReturnType<typeof startEmbeddedEngine>>;
-let engine: RunningEngine;
-
-beforeAll(async () => {
-  engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
-  await connectMongoose(engine.uri, 'meal_menu_service_test');
-});
-
-afterAll(async () => {
-  await mongoose.disconnect();
-  await engine?.close();
-});
+serviceModelsOnEngine('meal_menu_service_test');
 
 const actor: Actor = { userId: 'u1', tenantId: 't1', permissions: new Set(['*']), roles: [], via: { kind: 'jwt' } };
 
