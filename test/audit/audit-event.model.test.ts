@@ -3,27 +3,17 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AppendOnlyViolation,
   AUDIT_EVENT_COLLECTION,
-  AuditActorType,
   AuditEventModel,
   AuditOutcome,
 } from '../../src/audit/index.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
+import { auditEvent } from './audit-event-fixture.js';
 
 /** The audit model itself: records go in and are read, and nothing through it changes or removes one. */
 
 serviceModelsOnEngine('audit_model_test');
 
-const event = (overrides: Record<string, unknown> = {}) => ({
-  actor: { type: AuditActorType.user, id: '65f0c0ffee0000000000cafe' },
-  tenant_id: 't1',
-  action: 'menus.create',
-  target: { type: 'MealMenu', id: '65f0c0ffee0000000000beef' },
-  changes: ['name'],
-  requestId: 'req-1',
-  ip: '127.0.0.1',
-  outcome: AuditOutcome.success,
-  ...overrides,
-});
+const event = auditEvent;
 
 const raw = () => mongoose.connection.db!.collection(AUDIT_EVENT_COLLECTION);
 

@@ -1,7 +1,8 @@
 import mongoose from 'mongoose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUDIT_EVENT_COLLECTION, AuditActorType, AuditEventModel, AuditEventService, AuditOutcome } from '../../src/audit/index.js';
+import { AUDIT_EVENT_COLLECTION, AuditEventService } from '../../src/audit/index.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
+import { auditEvent } from './audit-event-fixture.js';
 
 /**
  * How the trail writes: every record checked by the model's schema, each
@@ -18,18 +19,8 @@ beforeEach(async () => {
   await raw().deleteMany({});
 });
 
-const event = (overrides: Record<string, unknown> = {}) =>
-  ({
-    actor: { type: AuditActorType.user, id: '65f0c0ffee0000000000cafe' },
-    tenant_id: 't1',
-    action: 'menus.update',
-    target: { type: 'MealMenu', id: '65f0c0ffee0000000000beef' },
-    changes: ['portions'],
-    requestId: 'req-1',
-    ip: '127.0.0.1',
-    outcome: AuditOutcome.success,
-    ...overrides,
-  }) as never;
+/** The record as the service takes it (its type is the model's, the fixture's values are plain). */
+const event = (overrides: Record<string, unknown> = {}) => auditEvent(overrides) as never;
 
 describe('AuditEventService.record', () => {
   it('stores each record of a burst, with its defaults and time', async () => {
