@@ -67,9 +67,10 @@ const openApi = {
 };
 
 /**
- * The HTTP application of the whole service. `stop()` also writes the audit
- * records and the API key usage still queued and gives back the uses granted to this instance
- * and not used, so call it before closing the database.
+ * The HTTP application of the whole service. `stop()` also waits for the
+ * audit records still being written, writes the API key usage still queued
+ * and gives back the uses granted to this instance and not used, so call it
+ * before closing the database.
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);

@@ -28,13 +28,13 @@ export class AuditEventService {
    * insert, which the append-only rules allow.
    */
   record(event: NewAuditEvent): Promise<void> {
-    const recording = this.validatedAndQueued(event);
+    const recording = this.validatedAndInserted(event);
     // Tracked from the call on, so that a drain also waits for records still being validated.
     this.recording.add(recording);
     return recording.finally(() => this.recording.delete(recording));
   }
 
-  private async validatedAndQueued(event: NewAuditEvent): Promise<void> {
+  private async validatedAndInserted(event: NewAuditEvent): Promise<void> {
     const record = this.model.applyDefaults(await this.model.validate({ ...event, at: new Date() })) as Record<string, unknown>;
     await this.model.collection.insertOne({ _id: new Types.ObjectId(), ...record });
   }

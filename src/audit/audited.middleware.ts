@@ -12,7 +12,7 @@ type Args = Record<string, unknown>;
 
 const trail = new AuditEventService();
 
-/** Writes the audit records still queued; call when the HTTP server has stopped, before the database closes. */
+/** Waits for the audit records still being written; call when the HTTP server has stopped, before the database closes. */
 export function drainAuditTrail(): Promise<void> {
   return trail.drain();
 }
