@@ -77,12 +77,13 @@ export type Execute = (args: ExecutionArgs) => Promise<ExecutionResult>;
 const COMPILED_LIMIT = 500;
 
 export function createCompiledExecute(schema: GraphQLSchema): Execute {
-  // Compiled operations (null: graphql-js runs it) by document, then operation name.
-  const compiled = new LRUCache<DocumentNode, Map<string, CompiledOperation | null>>({ max: COMPILED_LIMIT });
+  // Compiled operations (null: graphql-js runs it) by document, then operation name
+  // (null: none given, which is not "": that names no operation and graphql-js refuses it).
+  const compiled = new LRUCache<DocumentNode, Map<string | null, CompiledOperation | null>>({ max: COMPILED_LIMIT });
   // The operation names each document was run with once: compiled when seen again.
-  const seen = new WeakMap<DocumentNode, Set<string>>();
+  const seen = new WeakMap<DocumentNode, Set<string | null>>();
   const compiledFor = (args: ExecutionArgs): CompiledOperation | null => {
-    const name = args.operationName ?? '';
+    const name = args.operationName ?? null;
     const known = compiled.get(args.document)?.get(name);
     if (known !== undefined) return known;
     let names = seen.get(args.document);
@@ -92,7 +93,7 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
       return null;
     }
     const operation = compileOperation(schema, args.document, args.operationName);
-    const byName = compiled.get(args.document) ?? new Map<string, CompiledOperation | null>();
+    const byName = compiled.get(args.document) ?? new Map<string | null, CompiledOperation | null>();
     compiled.set(args.document, byName.set(name, operation));
     return operation;
   };

@@ -303,3 +303,26 @@ describe('/graphql queries answered with several errors', () => {
     expect((await findsFor('dinner')).finds).toBe(compiled.finds);
   });
 });
+
+describe('/graphql operation names of a compiled document', () => {
+  // No operation name and "" are not the same request: "" names no operation, and is refused
+  // however often the document ran (and was compiled) without one.
+  const byName = (query: string, operationName?: string) =>
+    app.http('POST', '/graphql', { token: admin.token, body: { query, ...(operationName === undefined ? {} : { operationName }) } });
+
+  it('"" is refused with 400 before and after the unnamed document is compiled', async () => {
+    const query = '{ mealMenus(limit: 1, mealType: breakfast) { items { id } } }';
+    const refusals = [await byName(query, '')];
+    for (let run = 0; run < 3; run += 1) {
+      const unnamed = await byName(query);
+      expect(unnamed.status).toBe(200);
+      expect(unnamed.body).toEqual({ data: { mealMenus: { items: [] } } });
+      refusals.push(await byName(query, ''), await byName(query, 'Other'));
+    }
+    for (const refusal of refusals) {
+      expect(refusal.status).toBe(400);
+      expect(refusal.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
+      expect(refusal.body.errors[0].message).toMatch(/^Unknown operation named "(|Other)"\.$/);
+    }
+  });
+});
