@@ -67,14 +67,15 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
         afterResponse: (listener) => res.once('close', () => listener(res.statusCode)),
       };
       const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge) };
-      admitCaller?.(scope.context, () => (isGraphQL ? graphqlOperations(schema, req) : restOperation(readRestArguments, req)));
+      // REST: the route is found once, here; the admission, the argument reading and SOFA (sofa.ts) all use it.
+      const restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
+      admitCaller?.(scope.context, () => (isGraphQL ? graphqlOperations(schema, req) : restRoute && [restRoute.operation]));
       if (!isGraphQL) {
-        scope.restVariables = readRestArguments.read({
-          method: req.method,
-          path: req.path,
-          query: req.query as Record<string, unknown>,
-          body: req.body,
-        });
+        scope.restRoute = restRoute;
+        scope.restVariables = readRestArguments.read(
+          { method: req.method, path: req.path, query: req.query as Record<string, unknown>, body: req.body },
+          restRoute,
+        );
       }
       requestScope.run(scope, next);
     } catch (err) {
@@ -97,9 +98,4 @@ function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string
   // A batch (an array) or a request without a document: Apollo's own 400 says what is wrong.
   if (!params || Array.isArray(params) || typeof params.query !== 'string') return undefined;
   return calledOperations(schema, params.query);
-}
-
-function restOperation(reader: RestArgumentReader, req: Request): readonly string[] | undefined {
-  const operation = reader.operationOf({ method: req.method, path: req.path });
-  return operation === undefined ? undefined : [operation];
 }

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../logger.js';
+import type { RestRouteMatch } from './rest-arguments.js';
 
 /**
  * What the request edge learned about one API request, reachable from code
@@ -15,6 +16,8 @@ export interface RequestScope<TContext = unknown> {
   context: TContext;
   /** REST only: the JSON body's fields, checked, to pass as operation variables. */
   restVariables?: Record<string, unknown>;
+  /** REST only: the route the method and path matched (undefined: none). */
+  restRoute?: RestRouteMatch;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -38,16 +38,35 @@ export interface RestCall {
   body: unknown;
 }
 
+/** The route a call's method and path match, found once per request by the request edge. */
+export interface RestRouteMatch {
+  /** The operation it runs (`Mutation.createMealMenu`). */
+  readonly operation: string;
+  /** The path parameters as the path spells them (percent-escapes not yet decoded). */
+  readonly params: Readonly<Record<string, string | undefined>>;
+  /**
+   * Matched on a plain path (PLAIN_PATH), which the URL parser leaves as it
+   * is: SOFA's router would find this same route and these same parameters.
+   */
+  readonly plain: boolean;
+}
+
 export interface RestArgumentReader {
-  /** The operation a call runs (`Mutation.createMealMenu`), found from its method and path alone; undefined when no route matches. */
-  operationOf(call: Pick<RestCall, 'method' | 'path'>): string | undefined;
+  /** The route of a call, from its method and path alone; undefined when none matches. */
+  match(call: Pick<RestCall, 'method' | 'path'>): RestRouteMatch | undefined;
   /**
    * Reads a REST call's arguments as strictly as GraphQL reads variables, and
    * answers the body fields to pass as variables (path parameters win over a
    * body field of the same name). Throws one 400 naming every failing field:
    * when a value fails to read, also every rule the other arguments break.
+   * `matched` is this reader's own match of the call (found again when not given).
    */
-  read(call: RestCall): Record<string, unknown>;
+  read(call: RestCall, matched?: RestRouteMatch): Record<string, unknown>;
+}
+
+/** A match as this module makes it: the route's argument table rides along, unseen by callers. */
+interface Matched extends RestRouteMatch {
+  readonly route: RouteArguments;
 }
 
 /** Methods whose arguments come from the path and a JSON body (never the query string). */
@@ -74,9 +93,9 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     table.push({ operation, method: route.method ?? 'GET', pattern, plain: plainPattern(`${basePath}${route.path}`), operationType, field, args: field.args });
   }
 
-  const operationOf: RestArgumentReader['operationOf'] = ({ method, path }) => matchRoute(table, method, path)?.route.operation;
-  const read: RestArgumentReader['read'] = ({ method, path, query, body }) => {
-    const matched = matchRoute(table, method, path);
+  const match: RestArgumentReader['match'] = ({ method, path }) => matchRoute(table, method, path);
+  const read: RestArgumentReader['read'] = ({ method, path, query, body }, given) => {
+    const matched = (given as Matched | undefined) ?? matchRoute(table, method, path);
     if (!matched) return {};
     const { route, params } = matched;
     if (body !== undefined && !isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
@@ -87,7 +106,7 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     if (refusals[0]) throw refusals[0];
     return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
   };
-  return { operationOf, read };
+  return { match, read };
 }
 
 /**
@@ -97,19 +116,19 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
  * goes through URLPattern, whose URL canonicalisation (dot segments,
  * escaping) SOFA's router also applies.
  */
-function matchRoute(table: readonly RouteArguments[], method: string, path: string) {
+function matchRoute(table: readonly RouteArguments[], method: string, path: string): Matched | undefined {
   const plain = PLAIN_PATH.test(path);
   for (const route of table) {
     if (route.method !== method) continue;
     if (plain) {
       const match = route.plain.exec(path);
-      if (match) return { route, params: { ...match.groups } };
+      if (match) return { operation: route.operation, route, params: { ...match.groups }, plain };
     } else {
       const match = route.pattern.exec({ pathname: path });
-      if (match) return { route, params: match.pathname.groups };
+      if (match) return { operation: route.operation, route, params: match.pathname.groups, plain };
     }
   }
-  return null;
+  return undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { createDocumentGuard } from '../graphql/limits.js';
 import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
 import { currentScope, requestScope } from './request-scope.js';
+import type { RestRouteMatch } from './rest-arguments.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig, SofaResponse } from './sofa-types.js';
 
@@ -50,11 +51,16 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
   });
 
   describeRestInputs(router.openAPIDocument, schema, routes);
+  const handlers = sofaRouteHandlers(router, routes);
 
   return async (req, res, next) => {
     if (!req.path.startsWith(`${basePath}/`) || isWebhookPath(req.path, basePath)) return next();
     try {
-      const response: Response | undefined = await router.fetch(routedUrl(req.originalUrl), { method: req.method }, { req, res });
+      const route = requestScope.getStore()?.restRoute;
+      const handler = route?.plain ? handlers.get(route.operation) : undefined;
+      const response: Response | undefined = handler
+        ? await handler(sofaRequest(req.method, req.originalUrl, route!.params), { req, res })
+        : await router.fetch(routedUrl(req.originalUrl), { method: req.method }, { req, res });
       // No such route (fets answers nothing, or a bare 404): the app's 404 problem.
       if (!response) return next();
       const isOurAnswer = response.status !== 404 || response.headers.get('content-type')?.startsWith(PROBLEM_CONTENT_TYPE);
@@ -89,6 +95,46 @@ export function createRestExecute(schema: GraphQLSchema): Execute {
     guard.assertWithinLimits(args.document);
     return execute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
   };
+}
+
+type SofaRouter = ReturnType<typeof useSofa>;
+/** SOFA's handler of one route: what fets' router calls once it has matched the request. */
+export type SofaRouteHandler = (request: Request, serverContext: object) => Promise<Response | undefined> | Response | undefined;
+
+/**
+ * SOFA's own handler of each operation in the route table, by operation
+ * (`Query.mealMenu`), taken from the routes fets keeps for `router.use()`
+ * (`__routes`, in fets' typings). The request edge has matched the route
+ * already (rest-arguments.ts), so a plain path goes straight to it: fets'
+ * router tried each URLPattern of the method in turn, building a URL and a
+ * Request on the way, about 10% of a REST read's CPU. Those plugins of fets
+ * that run between match and handler (typebox validation) find no TypeBox
+ * schema in SOFA's plain JSON schemas and do nothing. An operation missing
+ * here (another fets) still goes through router.fetch;
+ * test/http/sofa-dispatch.test.ts fails if any does.
+ */
+export function sofaRouteHandlers(router: SofaRouter, routes: RestRoutes): Map<string, SofaRouteHandler> {
+  const handlers = new Map<string, SofaRouteHandler>();
+  const registered = (router as { __routes?: Array<{ method?: string; path: string; handler: unknown }> }).__routes ?? [];
+  for (const [operation, { method = 'GET', path }] of Object.entries(routes)) {
+    const route = registered.find((candidate) => candidate.method === method && candidate.path === path);
+    if (typeof route?.handler === 'function') handlers.set(operation, route.handler as SofaRouteHandler);
+  }
+  return handlers;
+}
+
+/**
+ * The request SOFA's handler reads (sofa-api router.js, useHandler): `body`
+ * (none: the edge read it), `url` (its query string: arguments not in the
+ * path) and `params`, decoded when read as fets' router decodes them (a bad
+ * escape throws there, inside SOFA's try, as it did behind fets).
+ */
+function sofaRequest(method: string, originalUrl: string, rawParams: RestRouteMatch['params']): Request {
+  const params: Record<string, string | undefined> = {};
+  for (const [name, raw] of Object.entries(rawParams)) {
+    Object.defineProperty(params, name, { enumerable: true, get: () => (raw == null ? raw : decodeURIComponent(raw)) });
+  }
+  return { method, url: routedUrl(originalUrl).href, params, body: null } as unknown as Request;
 }
 
 /** SOFA always adds /webhook routes (subscriptions over webhooks); the service has no subscriptions. */

@@ -210,3 +210,38 @@ describe('REST bodies are read like GraphQL variables', () => {
     expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'colour', 'unknown']);
   });
 });
+
+describe('REST path parameters reach the operation as SOFA\'s router reads them', () => {
+  // A plain path goes straight to SOFA's handler of the route the request edge matched (sofa.ts);
+  // any other goes through fets' router. Both must hand the operation the same decoded value.
+  it('decodes a percent-escaped path parameter of a plain path', async () => {
+    expect((await call('GET', '/things/a%20b%2Fc')).body.id).toBe('a b/c');
+  });
+
+  it('reads a path parameter of a path that is not plain (fets\' router) the same way', async () => {
+    // `|` is no character of a plain path (rest-arguments.ts PLAIN_PATH); fetch sends it as it is.
+    expect((await call('GET', '/things/a|b%20c')).body.id).toBe('a|b c');
+  });
+
+  it('refuses an escape that is no UTF-8 (%FF) with 400, as behind fets\' router', async () => {
+    const response = await call('GET', '/things/%FF');
+    expect([response.status, response.body.code, response.body.detail]).toEqual([400, 'BAD_USER_INPUT', 'URI malformed']);
+  });
+
+  it('takes a query argument beside path parameters on a plain path', async () => {
+    const response = await call('GET', '/things?limit=2&mine=false');
+    expect(response.body[0].id).toBe('2/false');
+  });
+});
+
+describe('SOFA route handlers by operation', () => {
+  it('finds SOFA\'s handler for every operation of the service\'s route table (else those calls take fets\' router)', async () => {
+    const { buildServiceSchema, restRoutes } = await import('../../src/service.js');
+    const { useSofa } = await import('sofa-api');
+    const { sofaRouteHandlers } = await import('../../src/http/sofa.js');
+    const serviceSchema = await buildServiceSchema();
+    const router = useSofa({ schema: serviceSchema, basePath: '/api/v1', routes: restRoutes });
+    const handlers = sofaRouteHandlers(router, restRoutes);
+    expect([...handlers.keys()].sort()).toEqual(Object.keys(restRoutes).sort());
+  });
+});
