@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -68,17 +68,9 @@ export async function createApp<TContext>(
   const openApiPath = `${REST_BASE_PATH}${OPENAPI_ENDPOINT}`;
   const docsPath = `${REST_BASE_PATH}/docs`;
   const sandboxPath = config.nodeEnv === 'production' ? undefined : GRAPHQL_PATH;
-  const pipeline = [
-    useSecurityHeaders({
-      // Every API answer, errors included; the public documents (OpenAPI, Swagger UI) may be cached.
-      isCredentialed: (path) =>
-        isUnder(path, GRAPHQL_PATH) || (isUnder(path, REST_BASE_PATH) && path !== openApiPath && !isUnder(path, docsPath)),
-      selfPolicedPagePath: sandboxPath,
-    }),
-    useRequestLogging({ logger }),
-    useCors({ origins: config.corsOrigins }),
+  const pages = express.Router();
+  pages.use(
     useHealth(),
-    // Static pages, before the request edge: they need no credential (the IDE's operations carry the user's own header).
     useLandingPage({
       // Apollo Sandbox is off in production: no link to it there.
       graphqlPath: sandboxPath,
@@ -89,6 +81,19 @@ export async function createApp<TContext>(
     }),
     useDocs({ basePath: REST_BASE_PATH, openApiPath }),
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),
+  );
+  const pipeline = [
+    useSecurityHeaders({
+      // Every API answer, errors included; the public documents (OpenAPI, Swagger UI) may be cached.
+      isCredentialed: (path) =>
+        isUnder(path, GRAPHQL_PATH) || (isUnder(path, REST_BASE_PATH) && path !== openApiPath && !isUnder(path, docsPath)),
+      selfPolicedPagePath: sandboxPath,
+    }),
+    useRequestLogging({ logger }),
+    useCors({ origins: config.corsOrigins }),
+    // Health and the static pages, before the request edge: they need no credential (the IDE's
+    // operations carry the user's own header). No API call can match them, so API calls skip them.
+    skipForApiCalls(pages, (path) => isApiCall(path, docsPath)),
     useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
     useRequestEdge({
       schema,
@@ -116,6 +121,24 @@ export async function createApp<TContext>(
   ];
   for (const piece of pipeline) app.use(piece);
   return { app, stop: () => apollo.stop() };
+}
+
+/**
+ * A call of the API: /graphql and below, and /api/v1 and below except the
+ * Swagger UI pages, compared in lower case because express routes match
+ * case-insensitively (/api/v1/DOCS/ is the docs page). The OpenAPI document
+ * counts as a call (SOFA serves it).
+ */
+function isApiCall(path: string, docsPath: string): boolean {
+  return isUnder(path, GRAPHQL_PATH) || (isUnder(path, REST_BASE_PATH) && !isUnder(path.toLowerCase(), docsPath));
+}
+
+/**
+ * `handler` for every request but those `skip` names: each express router a
+ * request enters walks its whole stack, and no page route matches an API call.
+ */
+function skipForApiCalls(handler: RequestHandler, skip: (path: string) => boolean): RequestHandler {
+  return (req, res, next) => (skip(req.path) ? next() : handler(req, res, next));
 }
 
 /** The path itself or anything below it (`/api/v1`, `/api/v1/x`; not `/api/v10`). */

@@ -68,4 +68,11 @@ describe('Swagger UI', () => {
     const response = await app.http('GET', '/api/v1/docs/swagger-initializer.js');
     expect(String(response.body)).toContain('"/api/v1/openapi.json"');
   });
+
+  // API calls skip the page routers (app.ts); express matches page routes case-insensitively,
+  // so a docs path in another casing must still reach them.
+  it('serves its files under the REST base whatever the casing of docs, as express routes match', async () => {
+    const response = await app.http('GET', '/api/v1/DOCS/swagger-initializer.js');
+    expect([response.status, String(response.body).includes('"/api/v1/openapi.json"')]).toEqual([200, true]);
+  });
 });
