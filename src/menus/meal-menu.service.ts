@@ -3,6 +3,7 @@ import { trusted, type Types } from 'mongoose';
 import { hasPermission, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { leanDefaults } from '../shared/lean-defaults.js';
+import { pathValidator } from '../shared/path-validator.js';
 import { toObjectId } from '../shared/object-id.js';
 import { findPage, type Page } from '../shared/pagination.js';
 import { tenantForCreate, tenantScope } from '../auth/index.js';
@@ -32,9 +33,12 @@ const notFound = (id: string) => errors.notFound('Meal menu', id);
 export class MealMenuService {
   /** The schema's defaults on a lean record (mongoose's applyDefaults, its plan made once). */
   private readonly withDefaults: (stored: StoredMenu) => StoredMenu;
+  /** The schema's rules for `estimatedPortions`, as `runValidators` would apply them. */
+  private readonly checkPortions: (portions: number) => Promise<void>;
 
   constructor(private readonly model: ReturnModelType<typeof MealMenu> = MealMenuModel) {
     this.withDefaults = leanDefaults<StoredMenu>(model.schema);
+    this.checkPortions = pathValidator(model, 'estimatedPortions');
   }
 
   async list(actor: Actor, args: MealMenusArgs): Promise<Page<MealMenu>> {
@@ -76,14 +80,15 @@ export class MealMenuService {
 
   /**
    * The schema's rules for the one field (the same check `runValidators`
-   * makes), then one driver findOneAndUpdate that also sets what the
-   * schema's timestamps would: mongoose's query building, casting and update
-   * validation around a one-field `$set` were about 5% of the service's CPU
-   * on this write. Filter values are the validated ObjectId and the caller's
-   * own tenant, never client text used as an operator.
+   * makes, run on that path alone: path-validator.ts), then one driver
+   * findOneAndUpdate that also sets what the schema's timestamps would:
+   * mongoose's query building, casting and update validation around a
+   * one-field `$set` were about 5% of the service's CPU on this write. Filter
+   * values are the validated ObjectId and the caller's own tenant, never
+   * client text used as an operator.
    */
   async updateEstimatedPortions(actor: Actor, id: string, portions: number): Promise<MealMenu> {
-    await this.model.validate({ estimatedPortions: portions }, ['estimatedPortions']);
+    await this.checkPortions(portions);
     const menu = (await this.model.collection.findOneAndUpdate(
       { _id: toObjectId(id), ...tenantScope(actor), ...LIVE },
       { $set: { estimatedPortions: portions, updatedBy: actor.userId, updatedAt: new Date() } },
