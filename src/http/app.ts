@@ -6,6 +6,7 @@ import { createApolloMount } from './apollo.js';
 import { useDocs } from './docs.js';
 import { useGraphiQL } from './graphiql.js';
 import { useHealth } from './health.js';
+import { trackInFlight } from './in-flight.js';
 import { useLandingPage } from './landing.js';
 import { OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './openapi.js';
 import { createRestArgumentReader } from './rest-arguments.js';
@@ -23,6 +24,9 @@ export const REST_BASE_PATH = '/api/v1';
 /** The offline GraphQL IDE; not under /graphql, whose mount also takes /graphql/* paths. */
 export const GRAPHIQL_PATH = '/graphiql';
 
+/** How long stop() waits for requests still being handled (within the 30 s shutdown of src/index.ts). */
+const IN_FLIGHT_WAIT_MS = 10_000;
+
 export interface AppOptions<TContext> {
   /** The REST route of each operation (every area's table, joined). */
   routes: RestRoutes;
@@ -37,7 +41,7 @@ export interface AppOptions<TContext> {
 
 export interface AppHandle {
   app: Express;
-  /** Stops the GraphQL server (call after the HTTP server stopped accepting). */
+  /** Waits for requests still being handled, then stops the GraphQL server (call after the HTTP server stopped accepting). */
   stop(): Promise<void>;
 }
 
@@ -82,7 +86,9 @@ export async function createApp<TContext>(
     useDocs({ basePath: REST_BASE_PATH, openApiPath }),
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),
   );
+  const inFlight = trackInFlight();
   const pipeline = [
+    inFlight.track,
     useSecurityHeaders({
       // Every API answer, errors included; the public documents (OpenAPI, Swagger UI) may be cached.
       isCredentialed: (path) =>
@@ -120,7 +126,16 @@ export async function createApp<TContext>(
     useErrorAnswers({ exposeDetails: development, logger, graphqlPath: GRAPHQL_PATH }),
   ];
   for (const piece of pipeline) app.use(piece);
-  return { app, stop: () => apollo.stop() };
+  return {
+    app,
+    async stop() {
+      // Requests whose clients left are still handled after the server closed: let them finish
+      // writing before Apollo stops and the caller closes the database.
+      const left = await inFlight.settled(IN_FLIGHT_WAIT_MS);
+      if (left > 0) logger.warn({ requests: left }, `stopping with ${left} request(s) still being handled`);
+      await apollo.stop();
+    },
+  };
 }
 
 /**
