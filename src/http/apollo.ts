@@ -4,12 +4,13 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { createCompiledExecute } from '../graphql/compiled-execution.js';
+import { createCompiledExecute, type Execute } from '../graphql/compiled-execution.js';
 import { errors, normalizeError, settleError, toGraphQLError } from '../errors/index.js';
-import { everyFailingField } from '../graphql/every-failing-field.plugin.js';
+import { assertOperationInput, everyFailingField } from '../graphql/every-failing-field.plugin.js';
 import { GRAPHQL_LIMITS, limitedParseOptions, limitRules } from '../graphql/limits.js';
 import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
+import { knownDocuments, type RunnableOperation } from './apollo-known-documents.js';
 import { currentScope, requestScope } from './request-scope.js';
 
 export interface ApolloMountOptions {
@@ -34,8 +35,9 @@ export interface ApolloMount {
  */
 export async function createApolloMount(options: ApolloMountOptions): Promise<ApolloMount> {
   const { schema, production, exposeErrorDetails, logger, localIdePath } = options;
+  const known = knownDocuments({ schema, execute: createCompiledExecute(schema), assertRunnable });
   const server = new ApolloServer({
-    gateway: compiledExecution(schema),
+    gateway: compiledExecution(schema, known.executor),
     introspection: !production,
     includeStacktraceInErrorResponses: false,
     // The limits of src/graphql/limits.ts, as SOFA applies them: tokens while parsing, then depth,
@@ -71,12 +73,21 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       httpHeadFromErrors(),
       queryCostLimit(),
       everyFailingField(),
+      known.plugin,
     ],
   });
   await server.start();
+  const apollo = expressHandler(server);
+  // Once stopping, every request meets Apollo's own refusal.
+  let stopping = false;
   return {
-    handler: refusedBatches(expressHandler(server)),
-    stop: () => server.stop(),
+    handler: refusedBatches(async (req, res, next) => {
+      if (stopping || !(await known.answer(req, res))) await apollo(req, res, next);
+    }),
+    stop: () => {
+      stopping = true;
+      return server.stop();
+    },
   };
 }
 
@@ -92,8 +103,7 @@ type Gateway = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
  * and after it: variable coercion errors as BAD_USER_INPUT (graphql-js
  * reports those, see compiled-execution.ts), formatError, the HTTP head.
  */
-function compiledExecution(schema: GraphQLSchema): Gateway {
-  const execute = createCompiledExecute(schema);
+function compiledExecution(schema: GraphQLSchema, execute: Execute): Gateway {
   return {
     // Apollo listens before load() and needs the schema at once; it never changes.
     onSchemaLoadOrUpdate(callback) {
@@ -215,6 +225,15 @@ function queryCostLimit(): ApolloServerPlugin {
       };
     },
   };
+}
+
+/**
+ * What the plugins check once Apollo has resolved the operation (queryCostLimit,
+ * everyFailingField), for a request answered without Apollo (apollo-known-documents.ts).
+ */
+function assertRunnable({ schema, document, operation, operationName, variables }: RunnableOperation): void {
+  assertQueryCost({ schema, document, operation, variables }, GRAPHQL_LIMITS.cost);
+  assertOperationInput({ schema, document, operationName, variables });
 }
 
 /** Sets the response status to the most severe error's, and the headers the errors imply. */
