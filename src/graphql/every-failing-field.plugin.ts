@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
-import { operationInputRefusal } from './input-refusal.js';
+import { operationInputRefusal, type OperationInput } from './input-refusal.js';
 
 /**
  * /graphql's side of "every failing field at once" (input-refusal.ts): a
@@ -28,11 +28,15 @@ export function everyFailingField(): ApolloServerPlugin {
           };
         },
         async didResolveOperation({ schema, document, request }) {
-          // Before execution, where graphql-js would stop at the variables and type-graphql's rules never run.
-          const refusal = operationInputRefusal({ schema, document, operationName: request.operationName, variables: request.variables });
-          if (refusal) throw refusal;
+          assertOperationInput({ schema, document, operationName: request.operationName, variables: request.variables });
         },
       };
     },
   };
+}
+
+/** Before execution, where graphql-js would stop at the variables and type-graphql's rules never run: throws the one refusal. */
+export function assertOperationInput(input: Omit<OperationInput, 'validationErrors'>): void {
+  const refusal = operationInputRefusal(input);
+  if (refusal) throw refusal;
 }
