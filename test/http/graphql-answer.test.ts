@@ -65,4 +65,12 @@ describe('the HTTP answer of /graphql', () => {
     expect([first.status, first.bytes.toString('utf8')]).toEqual([200, '{"data":{"__typename":"Query"}}\n']);
     expect(first.headers.get('etag')).toMatch(/^W\/"/);
   });
+
+  it('GET: reads a query string sent with raw braces as the escaped one', async () => {
+    const headers = { 'apollo-require-preflight': 'true' };
+    const rawBraces = await raw('/graphql?query={__typename}', { headers });
+    const escaped = await raw(`/graphql?query=${encodeURIComponent('{__typename}')}`, { headers });
+    expect([rawBraces.status, rawBraces.bytes.toString('utf8')]).toEqual([200, '{"data":{"__typename":"Query"}}\n']);
+    expect(rawBraces.bytes.toString('utf8')).toBe(escaped.bytes.toString('utf8'));
+  });
 });
