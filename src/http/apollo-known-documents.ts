@@ -48,8 +48,14 @@ export interface RunnableOperation {
   variables?: Record<string, unknown>;
 }
 
-/** The text of remembered documents, at most: Apollo's own document store is bounded by size too. */
-const KNOWN_TEXT_CHARS = 4 * 1024 * 1024;
+/**
+ * Heap a remembered document holds per character of its text: a parsed
+ * document keeps its token list (`loc`), about 100 bytes per character
+ * measured. The text alone would let a 4 Mi-character bound hold ~400 MB.
+ */
+const HEAP_BYTES_PER_CHAR = 100;
+/** The heap remembered documents may hold, at most (Apollo's own parsed-document cache is 30 MiB). */
+const KNOWN_DOCUMENTS_BYTES = 32 * 1024 * 1024;
 /** The fields a request body may have to be answered here (`extensions` goes to Apollo). */
 const BODY_FIELDS = new Set(['query', 'variables', 'operationName']);
 /** Accept headers for which Apollo answers `application/json; charset=utf-8` (none sent: the same). */
@@ -59,7 +65,10 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 type Outcome = { result: ExecutionResult } | { thrown: unknown };
 
 export function knownDocuments({ schema, execute, assertRunnable }: KnownDocumentsOptions): KnownDocuments {
-  const documents = new LRUCache<string, DocumentNode>({ maxSize: KNOWN_TEXT_CHARS, sizeCalculation: (_document, text) => Math.max(text.length, 1) });
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: KNOWN_DOCUMENTS_BYTES,
+    sizeCalculation: (_document, text) => Math.max(text.length, 1) * HEAP_BYTES_PER_CHAR,
+  });
   // Outcomes for Apollo to answer, by the request's scope (the executor runs inside it).
   const settled = new WeakMap<RequestScope, Outcome>();
 

@@ -1,5 +1,9 @@
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
@@ -69,6 +73,9 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       // No cache hints are declared, and Apollo's automatic cache-control plugin wraps every field's
       // resolver to collect them (7% of a list page's CPU); `Cache-Control: no-store` is ours.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo would report usage to GraphOS when APOLLO_KEY is set; requests answered on the
+      // short way (apollo-known-documents.ts) would go unreported, so none is, whatever the environment.
+      ApolloServerPluginUsageReportingDisabled(),
       httpHeadFromErrors(),
       queryCostLimit(),
       everyFailingField(),

@@ -86,7 +86,7 @@ export async function createApp<TContext>(
     useDocs({ basePath: REST_BASE_PATH, openApiPath }),
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),
   );
-  const inFlight = trackInFlight();
+  const inFlight = trackInFlight((path) => isApiCall(path, docsPath));
   const pipeline = [
     inFlight.track,
     useSecurityHeaders({

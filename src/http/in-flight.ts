@@ -18,14 +18,21 @@ export interface InFlight {
 /** How long a request whose client went away is waited for at most (a handler that never ends its response is not held forever). */
 const ABANDONED_LIMIT_MS = 60_000;
 
-export function trackInFlight(): InFlight {
+/**
+ * `counts`: the requests to wait for, by path: API calls, which write. A
+ * page or file download whose client left may never end its response
+ * (express.static stops its stream), and has nothing to finish anyway.
+ */
+export function trackInFlight(counts: (path: string) => boolean): InFlight {
   const open = new Set<ServerResponse>();
-  let onEmpty: (() => void) | undefined;
+  const waiting = new Set<() => void>();
   const done = (res: ServerResponse) => {
-    if (open.delete(res) && open.size === 0) onEmpty?.();
+    if (!open.delete(res) || open.size > 0) return;
+    for (const wake of waiting) wake();
   };
 
-  const track: RequestHandler = (_req, res, next) => {
+  const track: RequestHandler = (req, res, next) => {
+    if (!counts(req.path)) return next();
     open.add(res);
     // 'close' comes for every response: after it is sent, or when the client left first.
     res.once('close', () => {
@@ -46,15 +53,16 @@ export function trackInFlight(): InFlight {
   const settled = (timeoutMs: number) =>
     new Promise<number>((resolve) => {
       if (open.size === 0) return resolve(0);
-      const timer = setTimeout(() => {
-        onEmpty = undefined;
-        resolve(open.size);
-      }, timeoutMs);
-      onEmpty = () => {
+      const wake = () => {
         clearTimeout(timer);
-        onEmpty = undefined;
+        waiting.delete(wake);
         resolve(0);
       };
+      const timer = setTimeout(() => {
+        waiting.delete(wake);
+        resolve(open.size);
+      }, timeoutMs);
+      waiting.add(wake);
     });
 
   return { track, settled };

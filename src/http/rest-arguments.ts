@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
 import { readArguments, refusalFor } from '../graphql/input-refusal.js';
-import type { RestRoutes } from './rest-routes.js';
+import { routeMethod, type RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {
   /** The operation, as the route table names it (`Mutation.createMealMenu`). */
@@ -90,8 +90,17 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     const field = schema.getRootType(operationType)?.getFields()[fieldName];
     if (!field || !route.path) continue;
     const pattern = new URLPattern({ pathname: `${basePath}${route.path}` });
-    table.push({ operation, method: route.method ?? 'GET', pattern, plain: plainPattern(`${basePath}${route.path}`), operationType, field, args: field.args });
+    table.push({ operation, method: routeMethod(operation, route), pattern, plain: plainPattern(`${basePath}${route.path}`), operationType, field, args: field.args });
   }
+  // The order fets' router tries SOFA's routes in, so that both find the same one: a path
+  // without parameters first (fets looks those up exactly), then the patterns in the order SOFA
+  // registers them (the query type's fields, then the mutation type's).
+  const registered = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
+    type ? Object.keys(type.getFields()).map((field) => `${type === schema.getQueryType() ? 'Query' : 'Mutation'}.${field}`) : [],
+  );
+  // fets' own test of a path (define-routes.js): a ':' or a '*' makes it a pattern.
+  const hasParameters = (route: RouteArguments) => /[:*]/.test(route.pattern.pathname);
+  table.sort((a, b) => Number(hasParameters(a)) - Number(hasParameters(b)) || registered.indexOf(a.operation) - registered.indexOf(b.operation));
 
   const match: RestArgumentReader['match'] = ({ method, path }) => matchRoute(table, method, path);
   const read: RestArgumentReader['read'] = ({ method, path, query, body }, given) => {

@@ -7,3 +7,8 @@ import type { RouteConfig } from './sofa-types.js';
  * (src/service.ts) joins them, and a test checks every operation has a route.
  */
 export type RestRoutes = Record<`${'Query' | 'Mutation'}.${string}`, RouteConfig>;
+
+/** The method SOFA gives an operation's route: the table's, else GET for a query and POST for a mutation (sofa-api's defaults). */
+export function routeMethod(operation: string, route: RouteConfig): string {
+  return route.method ?? (operation.startsWith('Query.') ? 'GET' : 'POST');
+}

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
 import { currentScope, requestScope } from './request-scope.js';
 import type { RestRouteMatch } from './rest-arguments.js';
-import type { RestRoutes } from './rest-routes.js';
+import { routeMethod, type RestRoutes } from './rest-routes.js';
 import type { SofaConfig, SofaResponse } from './sofa-types.js';
 
 export interface SofaRestOptions {
@@ -111,13 +111,14 @@ export type SofaRouteHandler = (request: Request, serverContext: object) => Prom
  * that run between match and handler (typebox validation) find no TypeBox
  * schema in SOFA's plain JSON schemas and do nothing. An operation missing
  * here (another fets) still goes through router.fetch;
- * test/http/sofa-dispatch.test.ts fails if any does.
+ * test/http/sofa-rest.test.ts (SOFA route handlers by operation) fails if any does.
  */
 export function sofaRouteHandlers(router: SofaRouter, routes: RestRoutes): Map<string, SofaRouteHandler> {
   const handlers = new Map<string, SofaRouteHandler>();
   const registered = (router as { __routes?: Array<{ method?: string; path: string; handler: unknown }> }).__routes ?? [];
-  for (const [operation, { method = 'GET', path }] of Object.entries(routes)) {
-    const route = registered.find((candidate) => candidate.method === method && candidate.path === path);
+  for (const [operation, config] of Object.entries(routes)) {
+    const method = routeMethod(operation, config);
+    const route = registered.find((candidate) => candidate.method === method && candidate.path === config.path);
     if (typeof route?.handler === 'function') handlers.set(operation, route.handler as SofaRouteHandler);
   }
   return handlers;

@@ -50,11 +50,11 @@ const pending = <T>(promise: Promise<T>, ms = 100) => Promise.race([promise.then
 
 describe('trackInFlight', () => {
   it('is settled at once when nothing is being handled', async () => {
-    expect(await trackInFlight().settled(10_000)).toBe(0);
+    expect(await trackInFlight(() => true).settled(10_000)).toBe(0);
   });
 
   it('waits for a request whose client left until its handler ends the response', async () => {
-    const inFlight = trackInFlight();
+    const inFlight = trackInFlight(() => true);
     const held = heldHandler();
     const app = express().use(inFlight.track).get('/slow', async (_req, res) => {
       held.arrived();
@@ -71,7 +71,7 @@ describe('trackInFlight', () => {
   });
 
   it('waits for an answered request to finish, then is settled', async () => {
-    const inFlight = trackInFlight();
+    const inFlight = trackInFlight(() => true);
     const held = heldHandler();
     const app = express().use(inFlight.track).get('/slow', async (_req, res) => {
       held.arrived();
@@ -87,12 +87,38 @@ describe('trackInFlight', () => {
   });
 
   it('stops waiting after the timeout and says how many were left', async () => {
-    const inFlight = trackInFlight();
+    const inFlight = trackInFlight(() => true);
     const held = heldHandler();
     const app = express().use(inFlight.track).get('/never', () => held.arrived());
     send(`${await listen(app)}/never`);
     await held.reached;
     expect(await inFlight.settled(50)).toBe(1);
+  });
+  it('settles every caller waiting at once when the last request ends', async () => {
+    const inFlight = trackInFlight(() => true);
+    const held = heldHandler();
+    const app = express().use(inFlight.track).get('/slow', async (_req, res) => {
+      held.arrived();
+      await held.released;
+      res.end('done');
+    });
+    const client = send(`${await listen(app)}/slow`);
+    await held.reached;
+    client.leave();
+    const first = inFlight.settled(10_000);
+    const second = inFlight.settled(10_000);
+    held.release();
+    expect(await Promise.all([first, second])).toEqual([0, 0]);
+  });
+
+  it('does not wait for a request it does not count (a page whose client left may never end)', async () => {
+    const inFlight = trackInFlight((path) => path.startsWith('/api/'));
+    const held = heldHandler();
+    const app = express().use(inFlight.track).get('/page', () => held.arrived());
+    const client = send(`${await listen(app)}/page`);
+    await held.reached;
+    client.leave();
+    expect(await inFlight.settled(10_000)).toBe(0);
   });
 });
 

@@ -245,3 +245,45 @@ describe('SOFA route handlers by operation', () => {
     expect([...handlers.keys()].sort()).toEqual(Object.keys(restRoutes).sort());
   });
 });
+
+describe('the route a REST call runs, as SOFA\'s router chooses it', () => {
+  // The request edge finds the route (rest-arguments.ts) and SOFA's handler of it is called
+  // directly (sofa.ts): where several routes match, both must pick the one fets' router picks.
+  const overlapping = makeExecutableSchema({
+    typeDefs: 'type Query { first(a: String!): String!, second(b: String!): String!, fixed: String! } type Mutation { touch(a: String!): String! }',
+    resolvers: { Query: { first: () => 'first', second: () => 'second', fixed: () => 'fixed' }, Mutation: { touch: () => 'touch' } },
+  });
+  // Listed out of the schema's order on purpose; no method for the mutation (SOFA's default: POST).
+  const overlappingRoutes = {
+    'Query.second': { method: 'GET' as const, path: '/x/:b' },
+    'Query.first': { method: 'GET' as const, path: '/x/:a' },
+    'Query.fixed': { method: 'GET' as const, path: '/x/fixed' },
+    'Mutation.touch': { path: '/x/:a' },
+  };
+
+  it.each([
+    ['GET', '/x/1', 'Query.first', 'first'],
+    ['GET', '/x/fixed', 'Query.fixed', 'fixed'],
+    ['POST', '/x/1', 'Mutation.touch', 'touch'],
+  ])('%s %s runs %s, on the edge and in SOFA alike', async (method, path, operation, answer) => {
+    const { createRestArgumentReader } = await import('../../src/http/rest-arguments.js');
+    expect(createRestArgumentReader(overlapping, overlappingRoutes, '/api/v1').match({ method, path: `/api/v1${path}` })?.operation).toBe(operation);
+    const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'k'.repeat(40) });
+    const app = await createApp(config, overlapping, {
+      routes: overlappingRoutes,
+      createContext: async () => ({}),
+      openApi: { title: 'Overlapping', description: 'Routes that overlap', version: '0.0.1', securitySchemes: {} },
+      logger: pino({ level: 'silent' }),
+    });
+    const listening = app.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/api/v1${path}`, { method });
+      expect(await response.json()).toBe(answer);
+    } finally {
+      listening.closeAllConnections();
+      await new Promise((resolve) => listening.close(resolve));
+      await app.stop();
+    }
+  });
+});
