@@ -109,14 +109,16 @@ export class CollectionData {
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeStoredDocument(doc);
-    const newKeys = this.keysFor(doc);
     const before = previous !== undefined && idKeyOf(previous._id) === idKey ? previous : decodeStoredDocument(oldBytes);
-    const oldKeys = this.keysFor(before, false);
+    // Indexes whose key fields the change left alone keep their entries: no keys to extract, check or move.
+    const changed = [...this.indexes.values()].filter((index) => !index.sameKeysBetween(before, doc));
+    const newKeys = this.keysFor(doc, true, changed);
+    const oldKeys = this.keysFor(before, false, changed);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
-    for (const [name, index] of this.indexes) {
-      const before = oldKeys.get(name);
-      const after = newKeys.get(name);
+    for (const index of changed) {
+      const before = oldKeys.get(index.name);
+      const after = newKeys.get(index.name);
       if (sameKeys(before, after)) continue;
       index.remove(before, idKey);
       index.add(after, idKey);
@@ -188,9 +190,9 @@ export class CollectionData {
   }
 
   /** `strict: false` for a stored document: one kept from before a rule existed must stay removable. */
-  private keysFor(doc: Document, strict = true): Map<string, DocKeys | undefined> {
+  private keysFor(doc: Document, strict = true, indexes: Iterable<IndexRuntime> = this.indexes.values()): Map<string, DocKeys | undefined> {
     const out = new Map<string, DocKeys | undefined>();
-    for (const [name, index] of this.indexes) out.set(name, index.keysOf(doc, strict));
+    for (const index of indexes) out.set(index.name, index.keysOf(doc, strict));
     return out;
   }
 }

@@ -1,6 +1,6 @@
 import { mongoError } from '../errors.js';
 import { geoKeyCheck, isGeoKeyField } from '../query/geo/index.js';
-import { checkTextLanguages, getIndexKeyValues, getPath, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
+import { checkTextLanguages, getIndexKeyValues, getPath, identical, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
@@ -43,6 +43,12 @@ export class IndexRuntime {
   private readonly checkText?: (doc: Document) => void;
   /** Documents whose keys run through an array: while any exist the index cannot give a sort order. */
   private arrayDocs = 0;
+  /**
+   * An ascending/descending index on top-level fields only, with no partial
+   * filter: its keys are a function of those fields' values alone, so equal
+   * values mean equal keys (sameKeysBetween).
+   */
+  private readonly keyedByTopLevelFields: boolean;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -58,6 +64,27 @@ export class IndexRuntime {
       const info = textIndexInfo(spec);
       this.checkText = (doc) => checkTextLanguages(info, doc);
     }
+    this.keyedByTopLevelFields =
+      !spec.partialFilterExpression &&
+      this.fields.every((f) => !f.includes('.') && !f.includes('$') && (spec.key[f] === 1 || spec.key[f] === -1));
+  }
+
+  /**
+   * Whether `a` and `b` certainly give this index the same keys (and the
+   * same coverage, sparse included): each key field is present in both or
+   * in neither, with identical values. An update that leaves the key fields
+   * alone then needs no key extraction, check or entry change here.
+   * False means "not known", never "different".
+   */
+  sameKeysBetween(a: Document, b: Document): boolean {
+    if (!this.keyedByTopLevelFields) return false;
+    for (const field of this.fields) {
+      const inA = Object.hasOwn(a, field);
+      if (inA !== Object.hasOwn(b, field)) return false;
+      // An array keeps the full path: the new document's parallel-array check (171) must run.
+      if (inA && (Array.isArray(b[field]) || !identical(a[field], b[field]))) return false;
+    }
+    return true;
   }
 
   get name(): string {

@@ -79,3 +79,21 @@ describe('collection data: a replacement given the pre-image it read', () => {
     expect(data.scan({ index: 'email_1', equals: ['c'] })).toEqual([idKeyOf(1)]);
   });
 });
+
+describe('collection data: a replacement that leaves an index key alone', () => {
+  const byAB = { v: 2, key: { a: 1, b: -1 }, name: 'a_1_b_-1' };
+  const sparseC = { v: 2, key: { c: 1 }, name: 'c_1', sparse: true };
+
+  it('keeps the entries of unchanged keys and moves the changed ones', () => {
+    const data = new CollectionData('app.c', [ID_INDEX, byAB, sparseC]);
+    data.insert({ _id: 1, a: 1, b: 2, x: 'old' });
+    data.replace({ _id: 1, a: 1, b: 2, x: 'new' }, decodeStoredDocument(data.get(idKeyOf(1))!));
+    expect(data.scan({ index: 'a_1_b_-1', equals: [1] })).toEqual([idKeyOf(1)]);
+    expect(data.countKeys({ index: 'c_1' })).toBe(0);
+    // Missing -> null is a key change for a sparse index.
+    data.replace({ _id: 1, a: 2, b: 2, x: 'new', c: null }, decodeStoredDocument(data.get(idKeyOf(1))!));
+    expect(data.scan({ index: 'a_1_b_-1', equals: [1] })).toEqual([]);
+    expect(data.scan({ index: 'a_1_b_-1', equals: [2] })).toEqual([idKeyOf(1)]);
+    expect(data.countKeys({ index: 'c_1' })).toBe(1);
+  });
+});
