@@ -237,6 +237,7 @@ export class IndexRuntime {
 
   /** Document keys inside compound bounds, in key order or (`backward`) its reverse, deduplicated. */
   within(bounds: KeyBounds, backward = false): string[] {
+    if (!this.hasArrayKeys) return this.sorted.idKeysWithin(bounds, backward);
     const entries = this.sorted.within(bounds);
     // Reverse before de-duplicating: a multikey document comes first where the scan first meets it.
     return this.ids(backward ? entries.reverse() : entries);
@@ -248,8 +249,12 @@ export class IndexRuntime {
   }
 
   private ids(entries: readonly IndexEntry[]): string[] {
-    // Only a document with an array key has several entries: without one there is nothing to de-duplicate.
-    return this.multikey && this.arrayDocs > 0 ? dedupe(entries) : entries.map((e) => e.idKey);
+    return this.hasArrayKeys ? dedupe(entries) : entries.map((e) => e.idKey);
+  }
+
+  /** Only a document with an array key has several entries: without one there is nothing to de-duplicate. */
+  private get hasArrayKeys(): boolean {
+    return this.multikey && this.arrayDocs > 0;
   }
 
   get entryCount(): number {
