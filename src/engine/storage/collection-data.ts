@@ -5,7 +5,7 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
-import { IndexRuntime } from './index-runtime.js';
+import { IndexRuntime, sameDocKeys } from './index-runtime.js';
 import type { DocKeys } from './index-runtime.js';
 import type { CollectionSizes, IndexSpec, ScanPlan } from './types.js';
 
@@ -119,7 +119,7 @@ export class CollectionData {
     for (const index of changed) {
       const before = oldKeys.get(index.name);
       const after = newKeys.get(index.name);
-      if (sameKeys(before, after)) continue;
+      if (sameDocKeys(before, after)) continue;
       index.remove(before, idKey);
       index.add(after, idKey);
     }
@@ -242,11 +242,4 @@ function hasOwnKey(doc: Document): boolean {
 function checkIdValue(id: unknown): void {
   if (Array.isArray(id)) throw mongoError('InvalidIdField', "can't use an array for _id");
   if (id instanceof RegExp || bsonType(id) === 'BSONRegExp') throw mongoError('InvalidIdField', "can't use a regex for _id");
-}
-
-function sameKeys(a: DocKeys | undefined, b: DocKeys | undefined): boolean {
-  if (!a || !b) return a === b;
-  if (a.multikey !== b.multikey || a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
-  for (const k of a.tuples.keys()) if (!b.tuples.has(k)) return false;
-  return a.first.every((v, i) => canonicalKey(v) === canonicalKey(b.first[i]));
 }

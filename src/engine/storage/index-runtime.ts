@@ -9,6 +9,31 @@ import type { IndexEntry, KeyBounds, RangeBounds } from './index-sorted-entries.
 import { compilePartialFilter } from './partial-filter.js';
 import type { IndexSpec } from './types.js';
 
+/**
+ * The map key of the single tuple of a non-unique compound index's document
+ * whose key paths meet no array (never a canonical key, which is not empty):
+ * nothing looks that tuple up, so no canonical key is built for it.
+ */
+const UNKEYED_TUPLE = '';
+
+/**
+ * Whether two documents' keys for one index are the same (a replacement
+ * then leaves its entries alone). False may also mean "not known": the
+ * entries are then moved, which is always correct.
+ */
+export function sameDocKeys(a: DocKeys | undefined, b: DocKeys | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.multikey !== b.multikey || a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
+  for (const k of a.tuples.keys()) if (!b.tuples.has(k)) return false;
+  const unkeyed = a.tuples.get(UNKEYED_TUPLE);
+  if (unkeyed && !sameValues(unkeyed, b.tuples.get(UNKEYED_TUPLE)!)) return false;
+  return sameValues(a.first, b.first);
+}
+
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => canonicalKey(v) === canonicalKey(b[i]));
+}
+
 /** The keys one document contributes to one index. */
 export interface DocKeys {
   /** Distinct values of the first key field (one sorted entry each). */
@@ -103,18 +128,18 @@ export class IndexRuntime {
     if (this.covers && !this.covers(doc)) return undefined;
     if (strict) this.geoCheck?.(doc);
     if (strict) this.checkText?.(doc);
+    const tuples = new Map<string, unknown[]>();
+    const plain = this.plainTuple(doc);
+    if (plain) {
+      // No key field meets an array (the common case): one value per field, one tuple. Only a
+      // unique index looks tuples up by their canonical key; the others are not worth building one.
+      if (this.uniqueKeys) tuples.set(canonicalTupleKey(plain, this.collation), plain);
+      else if (this.paths.length > 1) tuples.set(UNKEYED_TUPLE, plain);
+      return { first: [plain[0]], tuples, multikey: false };
+    }
     // Walked once per path: both the parallel-array check and the multikey flag need it.
     const prefixes = this.paths.map((p) => arrayPrefixLength(doc, p));
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
-    const tuples = new Map<string, unknown[]>();
-    if (prefixes.every((length) => length === undefined) && perField.every((values) => values.length === 1)) {
-      // No key field meets an array (the common case): one value per field, one tuple.
-      if (this.uniqueKeys || this.paths.length > 1) {
-        const tuple = perField.map((values) => values[0]);
-        tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
-      }
-      return { first: perField[0]!, tuples, multikey: false };
-    }
     const shared = this.paths.length > 1 ? this.sharedArrayPrefix(prefixes, strict) : undefined;
     const first = distinct(perField[0]!, this.collation);
     const multikey = this.multikey && prefixes.some((length) => length !== undefined);
@@ -133,6 +158,25 @@ export class IndexRuntime {
       }
     }
     return { first, tuples, multikey };
+  }
+
+  /**
+   * The one key tuple of a document none of whose key paths meets an array
+   * (each value as getIndexKeyValues gives it then: missing is null);
+   * undefined when some path does meet one.
+   */
+  private plainTuple(doc: Document): unknown[] | undefined {
+    const tuple = new Array<unknown>(this.paths.length);
+    for (let p = 0; p < this.paths.length; p++) {
+      const path = this.paths[p]!;
+      let cur: unknown = doc;
+      for (let i = 0; i < path.length && cur !== undefined; i++) {
+        cur = isPlainObject(cur) ? ownField(cur, path[i]!) : undefined;
+        if (Array.isArray(cur)) return undefined;
+      }
+      tuple[p] = cur === undefined ? null : cur;
+    }
+    return tuple;
   }
 
   /** Whether some indexed document has an array on a key path (mongod's isMultiKey). */
