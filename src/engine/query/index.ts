@@ -8,6 +8,7 @@
 export * from './types.js';
 export * from './values.js';
 export { assertCommandDepth } from './nesting-depth.js';
+export { identical } from './identical.js';
 export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8, typeRank, TypeRank, isSimpleCollation } from './compare.js';
 export { getPath, getPathValues, getMatchCandidates, getIndexKeyValues, pathExists, splitPath, isArrayIndex } from './path.js';
 export { bsonTypeName, BSON_TYPE_NUMBERS } from './type-names.js';

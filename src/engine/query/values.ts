@@ -68,9 +68,53 @@ export function fromBson(value: unknown): unknown {
   return out;
 }
 
-/** Converts a deserialized document into the value model. */
+/**
+ * Converts a document `BSON.deserialize` has just built into the value model
+ * by changing it in place: the same result as fromBson, without copying every
+ * sub-document and array a second time (each read of a stored document and
+ * each incoming command goes through here). The caller gives up the object:
+ * nothing else may hold it or its parts.
+ */
 export function fromBsonDocument(doc: Document): Document {
-  return fromBson(doc) as Document;
+  convertFieldsInPlace(doc);
+  return doc;
+}
+
+function convertFieldsInPlace(doc: Document): void {
+  for (const key in doc) {
+    if (!Object.hasOwn(doc, key)) continue;
+    const value = doc[key];
+    if (value !== null && typeof value === 'object') {
+      const converted = convertInPlace(value);
+      // setField: a field named __proto__ stays an own field.
+      if (converted !== value) setField(doc, key, converted);
+    }
+  }
+}
+
+function convertInPlace(value: object): unknown {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      if (element !== null && typeof element === 'object') value[i] = convertInPlace(element);
+    }
+    return value;
+  }
+  switch (bsonType(value)) {
+    case 'Int32':
+      return (value as { value: number }).value;
+    case 'Double': {
+      // An integral double (or -0) keeps its wrapper (makeDouble): the deserialized one will do.
+      const n = (value as { value: number }).value;
+      return Number.isInteger(n) || Object.is(n, -0) ? value : n;
+    }
+    case undefined:
+      break;
+    default:
+      return value;
+  }
+  if (isPlainObject(value)) convertFieldsInPlace(value);
+  return value;
 }
 
 /**

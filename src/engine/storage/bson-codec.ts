@@ -65,29 +65,116 @@ export function fieldNames(fields: ReadonlySet<string>): Buffer[] {
 }
 
 /**
- * The document with only the named top-level fields: bson's element walk
- * skips the others unread, and the chosen elements, copied into one small
+ * The document with only the named top-level fields: an element walk
+ * (chosenElements) skips the others unread, and the chosen elements, copied into one small
  * document, decode as a whole one would (same options, same value model).
  */
 function decodeTopLevelFields(bytes: Uint8Array, names: readonly Buffer[]): Document {
-  const chosen: Array<[number, number]> = [];
+  // [start, end) of each chosen element: its type byte, the name, its zero, the value.
+  const chosen = chosenElements(bytes, names);
   let size = 5;
-  for (const [, nameOffset, nameLength, offset, length] of BSON.onDemand.parseToElements(bytes)) {
-    if (!names.some((name) => name.length === nameLength && equalAt(bytes, nameOffset, name))) continue;
-    // An element: its type byte (before the name), the name, its zero, the value.
-    chosen.push([nameOffset - 1, offset + length]);
-    size += offset + length - (nameOffset - 1);
-  }
+  for (let i = 0; i < chosen.length; i += 2) size += chosen[i + 1]! - chosen[i]!;
   const partial = Buffer.allocUnsafe(size);
   partial.writeInt32LE(size, 0);
   let at = 4;
-  for (const [start, end] of chosen) {
-    partial.set(bytes.subarray(start, end), at);
-    at += end - start;
+  for (let i = 0; i < chosen.length; i += 2) {
+    partial.set(bytes.subarray(chosen[i]!, chosen[i + 1]!), at);
+    at += chosen[i + 1]! - chosen[i]!;
   }
   partial[at] = 0;
   return decodeStoredDocument(partial);
 }
+
+/**
+ * Start and end offsets (flat pairs) of the top-level elements named in
+ * `names`, found by stepping over the stored BSON element by element
+ * without materialising the others. The bytes are the engine's own (written
+ * by BSON.serialize); a type it does not know hands over to bson's walk.
+ */
+function chosenElements(bytes: Uint8Array, names: readonly Buffer[]): number[] {
+  const chosen: number[] = [];
+  const last = bytes.length - 1;
+  let at = 4;
+  while (at < last) {
+    const type = bytes[at]!;
+    const nameStart = at + 1;
+    const nameEnd = zeroAt(bytes, nameStart);
+    const end = nameEnd < 0 ? -1 : valueEnd(bytes, type, nameEnd + 1);
+    if (end <= nameEnd || end > last) return chosenByBson(bytes, names);
+    const nameLength = nameEnd - nameStart;
+    for (const name of names) {
+      if (name.length === nameLength && equalAt(bytes, nameStart, name)) {
+        chosen.push(at, end);
+        break;
+      }
+    }
+    at = end;
+  }
+  return chosen;
+}
+
+/** Where a value of BSON `type` starting at `at` ends; -1 for a type not known here. */
+function valueEnd(bytes: Uint8Array, type: number, at: number): number {
+  switch (type) {
+    case 0x01: // double
+    case 0x09: // date
+    case 0x11: // timestamp
+    case 0x12: // int64
+      return at + 8;
+    case 0x02: // string
+    case 0x0d: // code
+    case 0x0e: // symbol
+      return at + 4 + int32At(bytes, at);
+    case 0x03: // document
+    case 0x04: // array
+    case 0x0f: // code with scope
+      return at + int32At(bytes, at);
+    case 0x05: // binary: length, subtype, bytes
+      return at + 5 + int32At(bytes, at);
+    case 0x06: // undefined
+    case 0x0a: // null
+    case 0x7f: // maxKey
+    case 0xff: // minKey
+      return at;
+    case 0x07: // ObjectId
+      return at + 12;
+    case 0x08: // bool
+      return at + 1;
+    case 0x0b: {
+      // regex: pattern and options, two cstrings
+      const patternEnd = zeroAt(bytes, at);
+      const optionsEnd = patternEnd < 0 ? -1 : zeroAt(bytes, patternEnd + 1);
+      return optionsEnd < 0 ? -1 : optionsEnd + 1;
+    }
+    case 0x0c: // DBPointer: string, ObjectId
+      return at + 4 + int32At(bytes, at) + 12;
+    case 0x10: // int32
+      return at + 4;
+    case 0x13: // decimal128
+      return at + 16;
+    default:
+      return -1;
+  }
+}
+
+/** The offset of the zero ending a cstring that starts at `at`; -1 when there is none. */
+function zeroAt(bytes: Uint8Array, at: number): number {
+  for (let i = at; i < bytes.length; i++) if (bytes[i] === 0) return i;
+  return -1;
+}
+
+function int32At(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+function chosenByBson(bytes: Uint8Array, names: readonly Buffer[]): number[] {
+  const chosen: number[] = [];
+  for (const [, nameOffset, nameLength, offset, length] of BSON.onDemand.parseToElements(bytes)) {
+    if (names.some((name) => name.length === nameLength && equalAt(bytes, nameOffset, name))) chosen.push(nameOffset - 1, offset + length);
+  }
+  return chosen;
+}
+
 
 function equalAt(bytes: Uint8Array, at: number, name: Buffer): boolean {
   for (let i = 0; i < name.length; i++) if (bytes[at + i] !== name[i]) return false;

@@ -5,7 +5,7 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
-import { IndexRuntime } from './index-runtime.js';
+import { IndexRuntime, sameDocKeys } from './index-runtime.js';
 import type { DocKeys } from './index-runtime.js';
 import type { CollectionSizes, IndexSpec, ScanPlan } from './types.js';
 
@@ -109,15 +109,17 @@ export class CollectionData {
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeStoredDocument(doc);
-    const newKeys = this.keysFor(doc);
     const before = previous !== undefined && idKeyOf(previous._id) === idKey ? previous : decodeStoredDocument(oldBytes);
-    const oldKeys = this.keysFor(before, false);
+    // Indexes whose key fields the change left alone keep their entries: no keys to extract, check or move.
+    const changed = [...this.indexes.values()].filter((index) => !index.sameKeysBetween(before, doc));
+    const newKeys = this.keysFor(doc, true, changed);
+    const oldKeys = this.keysFor(before, false, changed);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes);
-    for (const [name, index] of this.indexes) {
-      const before = oldKeys.get(name);
-      const after = newKeys.get(name);
-      if (sameKeys(before, after)) continue;
+    for (const index of changed) {
+      const before = oldKeys.get(index.name);
+      const after = newKeys.get(index.name);
+      if (sameDocKeys(before, after)) continue;
       index.remove(before, idKey);
       index.add(after, idKey);
     }
@@ -188,9 +190,9 @@ export class CollectionData {
   }
 
   /** `strict: false` for a stored document: one kept from before a rule existed must stay removable. */
-  private keysFor(doc: Document, strict = true): Map<string, DocKeys | undefined> {
+  private keysFor(doc: Document, strict = true, indexes: Iterable<IndexRuntime> = this.indexes.values()): Map<string, DocKeys | undefined> {
     const out = new Map<string, DocKeys | undefined>();
-    for (const [name, index] of this.indexes) out.set(name, index.keysOf(doc, strict));
+    for (const index of indexes) out.set(index.name, index.keysOf(doc, strict));
     return out;
   }
 }
@@ -240,11 +242,4 @@ function hasOwnKey(doc: Document): boolean {
 function checkIdValue(id: unknown): void {
   if (Array.isArray(id)) throw mongoError('InvalidIdField', "can't use an array for _id");
   if (id instanceof RegExp || bsonType(id) === 'BSONRegExp') throw mongoError('InvalidIdField', "can't use a regex for _id");
-}
-
-function sameKeys(a: DocKeys | undefined, b: DocKeys | undefined): boolean {
-  if (!a || !b) return a === b;
-  if (a.multikey !== b.multikey || a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
-  for (const k of a.tuples.keys()) if (!b.tuples.has(k)) return false;
-  return a.first.every((v, i) => canonicalKey(v) === canonicalKey(b.first[i]));
 }

@@ -1,6 +1,6 @@
 import { mongoError } from '../errors.js';
 import { geoKeyCheck, isGeoKeyField } from '../query/geo/index.js';
-import { checkTextLanguages, getIndexKeyValues, getPath, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
+import { checkTextLanguages, getIndexKeyValues, getPath, identical, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
@@ -8,6 +8,31 @@ import { SortedEntries } from './index-sorted-entries.js';
 import type { IndexEntry, KeyBounds, RangeBounds } from './index-sorted-entries.js';
 import { compilePartialFilter } from './partial-filter.js';
 import type { IndexSpec } from './types.js';
+
+/**
+ * The map key of the single tuple of a non-unique compound index's document
+ * whose key paths meet no array (never a canonical key, which is not empty):
+ * nothing looks that tuple up, so no canonical key is built for it.
+ */
+const UNKEYED_TUPLE = '';
+
+/**
+ * Whether two documents' keys for one index are the same (a replacement
+ * then leaves its entries alone). False may also mean "not known": the
+ * entries are then moved, which is always correct.
+ */
+export function sameDocKeys(a: DocKeys | undefined, b: DocKeys | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.multikey !== b.multikey || a.tuples.size !== b.tuples.size || a.first.length !== b.first.length) return false;
+  for (const k of a.tuples.keys()) if (!b.tuples.has(k)) return false;
+  const unkeyed = a.tuples.get(UNKEYED_TUPLE);
+  if (unkeyed && !sameValues(unkeyed, b.tuples.get(UNKEYED_TUPLE)!)) return false;
+  return sameValues(a.first, b.first);
+}
+
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => canonicalKey(v) === canonicalKey(b[i]));
+}
 
 /** The keys one document contributes to one index. */
 export interface DocKeys {
@@ -43,6 +68,12 @@ export class IndexRuntime {
   private readonly checkText?: (doc: Document) => void;
   /** Documents whose keys run through an array: while any exist the index cannot give a sort order. */
   private arrayDocs = 0;
+  /**
+   * An ascending/descending index on top-level fields only, with no partial
+   * filter: its keys are a function of those fields' values alone, so equal
+   * values mean equal keys (sameKeysBetween).
+   */
+  private readonly keyedByTopLevelFields: boolean;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -58,6 +89,27 @@ export class IndexRuntime {
       const info = textIndexInfo(spec);
       this.checkText = (doc) => checkTextLanguages(info, doc);
     }
+    this.keyedByTopLevelFields =
+      !spec.partialFilterExpression &&
+      this.fields.every((f) => !f.includes('.') && !f.includes('$') && (spec.key[f] === 1 || spec.key[f] === -1));
+  }
+
+  /**
+   * Whether `a` and `b` certainly give this index the same keys (and the
+   * same coverage, sparse included): each key field is present in both or
+   * in neither, with identical values. An update that leaves the key fields
+   * alone then needs no key extraction, check or entry change here.
+   * False means "not known", never "different".
+   */
+  sameKeysBetween(a: Document, b: Document): boolean {
+    if (!this.keyedByTopLevelFields) return false;
+    for (const field of this.fields) {
+      const inA = Object.hasOwn(a, field);
+      if (inA !== Object.hasOwn(b, field)) return false;
+      // An array keeps the full path: the new document's parallel-array check (171) must run.
+      if (inA && (Array.isArray(b[field]) || !identical(a[field], b[field]))) return false;
+    }
+    return true;
   }
 
   get name(): string {
@@ -76,18 +128,18 @@ export class IndexRuntime {
     if (this.covers && !this.covers(doc)) return undefined;
     if (strict) this.geoCheck?.(doc);
     if (strict) this.checkText?.(doc);
+    const tuples = new Map<string, unknown[]>();
+    const plain = this.plainTuple(doc);
+    if (plain) {
+      // No key field meets an array (the common case): one value per field, one tuple. Only a
+      // unique index looks tuples up by their canonical key; the others are not worth building one.
+      if (this.uniqueKeys) tuples.set(canonicalTupleKey(plain, this.collation), plain);
+      else if (this.paths.length > 1) tuples.set(UNKEYED_TUPLE, plain);
+      return { first: [plain[0]], tuples, multikey: false };
+    }
     // Walked once per path: both the parallel-array check and the multikey flag need it.
     const prefixes = this.paths.map((p) => arrayPrefixLength(doc, p));
     const perField = this.paths.map((p) => getIndexKeyValues(doc, p));
-    const tuples = new Map<string, unknown[]>();
-    if (prefixes.every((length) => length === undefined) && perField.every((values) => values.length === 1)) {
-      // No key field meets an array (the common case): one value per field, one tuple.
-      if (this.uniqueKeys || this.paths.length > 1) {
-        const tuple = perField.map((values) => values[0]);
-        tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
-      }
-      return { first: perField[0]!, tuples, multikey: false };
-    }
     const shared = this.paths.length > 1 ? this.sharedArrayPrefix(prefixes, strict) : undefined;
     const first = distinct(perField[0]!, this.collation);
     const multikey = this.multikey && prefixes.some((length) => length !== undefined);
@@ -106,6 +158,25 @@ export class IndexRuntime {
       }
     }
     return { first, tuples, multikey };
+  }
+
+  /**
+   * The one key tuple of a document none of whose key paths meets an array
+   * (each value as getIndexKeyValues gives it then: missing is null);
+   * undefined when some path does meet one.
+   */
+  private plainTuple(doc: Document): unknown[] | undefined {
+    const tuple = new Array<unknown>(this.paths.length);
+    for (let p = 0; p < this.paths.length; p++) {
+      const path = this.paths[p]!;
+      let cur: unknown = doc;
+      for (let i = 0; i < path.length && cur !== undefined; i++) {
+        cur = isPlainObject(cur) ? ownField(cur, path[i]!) : undefined;
+        if (Array.isArray(cur)) return undefined;
+      }
+      tuple[p] = cur === undefined ? null : cur;
+    }
+    return tuple;
   }
 
   /** Whether some indexed document has an array on a key path (mongod's isMultiKey). */
@@ -210,6 +281,7 @@ export class IndexRuntime {
 
   /** Document keys inside compound bounds, in key order or (`backward`) its reverse, deduplicated. */
   within(bounds: KeyBounds, backward = false): string[] {
+    if (!this.hasArrayKeys) return this.sorted.idKeysWithin(bounds, backward);
     const entries = this.sorted.within(bounds);
     // Reverse before de-duplicating: a multikey document comes first where the scan first meets it.
     return this.ids(backward ? entries.reverse() : entries);
@@ -221,8 +293,12 @@ export class IndexRuntime {
   }
 
   private ids(entries: readonly IndexEntry[]): string[] {
-    // Only a document with an array key has several entries: without one there is nothing to de-duplicate.
-    return this.multikey && this.arrayDocs > 0 ? dedupe(entries) : entries.map((e) => e.idKey);
+    return this.hasArrayKeys ? dedupe(entries) : entries.map((e) => e.idKey);
+  }
+
+  /** Only a document with an array key has several entries: without one there is nothing to de-duplicate. */
+  private get hasArrayKeys(): boolean {
+    return this.multikey && this.arrayDocs > 0;
   }
 
   get entryCount(): number {

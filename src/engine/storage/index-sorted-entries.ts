@@ -185,6 +185,30 @@ export class SortedEntries {
     return out;
   }
 
+  /**
+   * The documents of the entries `within(bounds)` holds, in order or
+   * (`backward`) reversed, collected straight into one array: a bounded
+   * scan of a large run for a small page builds no list of entries first.
+   */
+  idKeysWithin(bounds: KeyBounds, backward = false): string[] {
+    const [start, end] = this.runOf(bounds);
+    const out: string[] = [];
+    if (!backward) {
+      for (let ci = start[0]; ci <= end[0] && ci < this.chunks.length; ci++) {
+        const chunk = this.chunks[ci]!;
+        const to = ci === end[0] ? end[1] : chunk.length;
+        for (let i = ci === start[0] ? start[1] : 0; i < to; i++) out.push(chunk[i]!.idKey);
+      }
+      return out;
+    }
+    for (let ci = Math.min(end[0], this.chunks.length - 1); ci >= start[0]; ci--) {
+      const chunk = this.chunks[ci]!;
+      const from = ci === start[0] ? start[1] : 0;
+      for (let i = (ci === end[0] ? end[1] : chunk.length) - 1; i >= from; i--) out.push(chunk[i]!.idKey);
+    }
+    return out;
+  }
+
   /** How many entries `within(bounds)` holds, without collecting them (planning). */
   countWithin(bounds: KeyBounds): number {
     const [start, end] = this.runOf(bounds);

@@ -79,3 +79,40 @@ describe('collection data: a replacement given the pre-image it read', () => {
     expect(data.scan({ index: 'email_1', equals: ['c'] })).toEqual([idKeyOf(1)]);
   });
 });
+
+describe('collection data: a replacement that leaves an index key alone', () => {
+  const byAB = { v: 2, key: { a: 1, b: -1 }, name: 'a_1_b_-1' };
+  const sparseC = { v: 2, key: { c: 1 }, name: 'c_1', sparse: true };
+
+  it('keeps the entries of unchanged keys and moves the changed ones', () => {
+    const data = new CollectionData('app.c', [ID_INDEX, byAB, sparseC]);
+    data.insert({ _id: 1, a: 1, b: 2, x: 'old' });
+    data.replace({ _id: 1, a: 1, b: 2, x: 'new' }, decodeStoredDocument(data.get(idKeyOf(1))!));
+    expect(data.scan({ index: 'a_1_b_-1', equals: [1] })).toEqual([idKeyOf(1)]);
+    expect(data.countKeys({ index: 'c_1' })).toBe(0);
+    // Missing -> null is a key change for a sparse index.
+    data.replace({ _id: 1, a: 2, b: 2, x: 'new', c: null }, decodeStoredDocument(data.get(idKeyOf(1))!));
+    expect(data.scan({ index: 'a_1_b_-1', equals: [1] })).toEqual([]);
+    expect(data.scan({ index: 'a_1_b_-1', equals: [2] })).toEqual([idKeyOf(1)]);
+    expect(data.countKeys({ index: 'c_1' })).toBe(1);
+  });
+});
+
+describe('collection data: compound keys of a non-unique index (no canonical key for a plain tuple)', () => {
+  const dotted = { v: 2, key: { 'a.b': 1, c: 1 }, name: 'a.b_1_c_1' };
+
+  it.each([
+    ['a nested key value changes', { a: { b: 1 }, c: 1 }, { a: { b: 2 }, c: 1 }, [[2, 1]]],
+    ['a plain tuple becomes an array one', { a: { b: 1 }, c: 1 }, { a: [{ b: 4 }, { b: 3 }], c: 1 }, [[3, 1], [4, 1]]],
+    ['an array tuple becomes a plain one', { a: [{ b: 1 }, { b: 3 }], c: 1 }, { a: { b: 3 }, c: 1 }, [[3, 1]]],
+    ['the nested value becomes missing (null)', { a: { b: 1 }, c: 1 }, { a: {}, c: 1 }, [[null, 1]]],
+    ['nothing changes in the keys', { a: { b: 1 }, c: 1, x: 1 }, { a: { b: 1 }, c: 1, x: 2 }, [[1, 1]]],
+  ])('gives the new keys exactly when %s', (_name, before, after, keys) => {
+    const data = new CollectionData('app.c', [ID_INDEX, dotted]);
+    data.insert({ _id: 1, ...before });
+    data.replace({ _id: 1, ...after }, decodeStoredDocument(data.get(idKeyOf(1))!));
+    for (const key of keys) expect(data.scan({ index: 'a.b_1_c_1', keyBounds: { equals: key } })).toEqual([idKeyOf(1)]);
+    expect(data.sizes().indexEntries['a.b_1_c_1']).toBe(keys.length);
+    if (!keys.some(([b]) => b === 1)) expect(data.scan({ index: 'a.b_1_c_1', keyBounds: { equals: [1, 1] } })).toEqual([]);
+  });
+});

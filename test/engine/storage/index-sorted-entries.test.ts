@@ -63,6 +63,20 @@ describe('SortedEntries (the ordered part of every index)', () => {
     expect(idsOf(bulk.all())).toEqual(idsOf(one.all()));
   });
 
+  // idKeysWithin collects the documents of a bounded run without an entry list in between.
+  it.each([
+    ['one value', { equals: [123] }],
+    ['a range inside one chunk', { equals: [], range: { min: 100, max: 101 } }],
+    ['a range over many chunks', { equals: [], range: { min: 10, minInclusive: false, max: 600 } }],
+    ['everything', { equals: [] }],
+    ['nothing', { equals: [999] }],
+  ])('idKeysWithin gives within()\'s documents for %s, forwards and backwards', (_name, bounds) => {
+    const sorted = filled();
+    const run = idsOf(sorted.within(bounds));
+    expect(sorted.idKeysWithin(bounds)).toEqual(run);
+    expect(sorted.idKeysWithin(bounds, true)).toEqual([...run].reverse());
+  });
+
   it('reports removing an absent entry as false', () => {
     expect(filled().remove({ value: 1, idKey: 'nope' })).toBe(false);
   });

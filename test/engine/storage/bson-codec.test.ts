@@ -1,0 +1,45 @@
+import { Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { describe, expect, it } from 'vitest';
+import { decodeScannedDocument, decodeStoredDocument, encodeStoredDocument, fieldNames } from '../../../src/engine/storage/bson-codec.js';
+
+// A partial decode steps over the stored elements itself: every BSON type must be skipped by its exact size.
+describe('decodeScannedDocument with chosen top-level fields', () => {
+  const doc = {
+    _id: new ObjectId('64b7f0c2a1b2c3d4e5f60718'),
+    double: 2.5,
+    integral: new Double(3),
+    string: 'héllo',
+    document: { a: new Int32(1), b: [1, 2] },
+    array: [new Int32(1), 'x', { y: null }],
+    binary: new Binary(Buffer.from([1, 2, 3]), 4),
+    oid: new ObjectId(),
+    bool: true,
+    date: new Date(1234),
+    null: null,
+    regex: new BSONRegExp('a.c', 'imx'),
+    code: new Code('function () {}'),
+    symbol: new BSONSymbol('sym'),
+    codeWithScope: new Code('x', { x: new Int32(1) }),
+    int32: new Int32(7),
+    timestamp: new Timestamp({ t: 5, i: 6 }),
+    int64: Long.fromNumber(8),
+    decimal: Decimal128.fromString('9.5'),
+    minKey: new MinKey(),
+    maxKey: new MaxKey(),
+    'ünïcode': 'name in UTF-8',
+  };
+  const bytes = encodeStoredDocument(doc);
+  const whole = decodeStoredDocument(bytes);
+
+  it.each(Object.keys(doc))('decodes %s (with _id) as the whole document has it', (name) => {
+    const partial = decodeScannedDocument(bytes, fieldNames(new Set([name, '_id'])));
+    const expected = name === '_id' ? { _id: whole._id } : { _id: whole._id, [name]: whole[name] };
+    expect(partial).toEqual(expected);
+    expect(Object.keys(partial)).toEqual(Object.keys(expected));
+  });
+
+  it('gives an empty document when no field is named, and all fields when all are', () => {
+    expect(decodeScannedDocument(bytes, fieldNames(new Set(['absent'])))).toEqual({});
+    expect(decodeScannedDocument(bytes, fieldNames(new Set(Object.keys(doc))))).toEqual(whole);
+  });
+});
