@@ -91,8 +91,7 @@ export async function createApp<TContext>(
     inFlight.track,
     useSecurityHeaders({
       // Every API answer, errors included; the public documents (OpenAPI, Swagger UI) may be cached.
-      isCredentialed: (path) =>
-        isUnder(path, GRAPHQL_PATH) || (isUnder(path, REST_BASE_PATH) && path !== openApiPath && !isUnder(path, docsPath)),
+      isCredentialed: (path) => isApiCall(path, docsPath) && path !== openApiPath,
       selfPolicedPagePath: sandboxPath,
     }),
     useRequestLogging({ logger }),
