@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
-import { trackInFlight } from '../../src/http/in-flight.js';
+import { trackInFlight, type InFlight } from '../../src/http/in-flight.js';
 
 /**
  * Shutdown waits for requests still being handled, also those whose client
@@ -38,6 +38,18 @@ async function listen(app: express.Express): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** An app tracked by `inFlight` whose handler at `path` waits until `held.release()` and then ends its response (`ends: false`: never ends it). */
+async function heldApp(inFlight: InFlight, path: string, ends = true) {
+  const held = heldHandler();
+  const app = express().use(inFlight.track).get(path, async (_req, res) => {
+    held.arrived();
+    if (!ends) return;
+    await held.released;
+    res.end('done');
+  });
+  return { url: `${await listen(app)}${path}`, held };
+}
+
 /** Sends a request and answers a way to drop it (the client leaves without reading an answer). */
 function send(url: string, method = 'GET', body?: string) {
   const req = request(url, { method, agent: false, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} });
@@ -55,13 +67,8 @@ describe('trackInFlight', () => {
 
   it('waits for a request whose client left until its handler ends the response', async () => {
     const inFlight = trackInFlight(() => true);
-    const held = heldHandler();
-    const app = express().use(inFlight.track).get('/slow', async (_req, res) => {
-      held.arrived();
-      await held.released;
-      res.end('done');
-    });
-    const client = send(`${await listen(app)}/slow`);
+    const { url, held } = await heldApp(inFlight, '/slow');
+    const client = send(url);
     await held.reached;
     client.leave();
     const settled = inFlight.settled(10_000);
@@ -72,13 +79,8 @@ describe('trackInFlight', () => {
 
   it('waits for an answered request to finish, then is settled', async () => {
     const inFlight = trackInFlight(() => true);
-    const held = heldHandler();
-    const app = express().use(inFlight.track).get('/slow', async (_req, res) => {
-      held.arrived();
-      await held.released;
-      res.end('done');
-    });
-    send(`${await listen(app)}/slow`);
+    const { url, held } = await heldApp(inFlight, '/slow');
+    send(url);
     await held.reached;
     const settled = inFlight.settled(10_000);
     expect(await pending(settled)).toBe('pending');
@@ -88,21 +90,16 @@ describe('trackInFlight', () => {
 
   it('stops waiting after the timeout and says how many were left', async () => {
     const inFlight = trackInFlight(() => true);
-    const held = heldHandler();
-    const app = express().use(inFlight.track).get('/never', () => held.arrived());
-    send(`${await listen(app)}/never`);
+    const { url, held } = await heldApp(inFlight, '/never', false);
+    send(url);
     await held.reached;
     expect(await inFlight.settled(50)).toBe(1);
   });
+
   it('settles every caller waiting at once when the last request ends', async () => {
     const inFlight = trackInFlight(() => true);
-    const held = heldHandler();
-    const app = express().use(inFlight.track).get('/slow', async (_req, res) => {
-      held.arrived();
-      await held.released;
-      res.end('done');
-    });
-    const client = send(`${await listen(app)}/slow`);
+    const { url, held } = await heldApp(inFlight, '/slow');
+    const client = send(url);
     await held.reached;
     client.leave();
     const first = inFlight.settled(10_000);
@@ -113,9 +110,8 @@ describe('trackInFlight', () => {
 
   it('does not wait for a request it does not count (a page whose client left may never end)', async () => {
     const inFlight = trackInFlight((path) => path.startsWith('/api/'));
-    const held = heldHandler();
-    const app = express().use(inFlight.track).get('/page', () => held.arrived());
-    const client = send(`${await listen(app)}/page`);
+    const { url, held } = await heldApp(inFlight, '/page', false);
+    const client = send(url);
     await held.reached;
     client.leave();
     expect(await inFlight.settled(10_000)).toBe(0);
