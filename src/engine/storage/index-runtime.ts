@@ -4,7 +4,7 @@ import { checkTextLanguages, getIndexKeyValues, getPath, identical, isPlainObjec
 import type { Collation, Document } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
-import { SortedEntries } from './index-sorted-entries.js';
+import { indexEntry, SortedEntries } from './index-sorted-entries.js';
 import type { IndexEntry, KeyBounds, RangeBounds } from './index-sorted-entries.js';
 import { compilePartialFilter } from './partial-filter.js';
 import type { IndexSpec } from './types.js';
@@ -187,7 +187,7 @@ export class IndexRuntime {
   /** The sorted entries one document contributes: per first-field value, or per key tuple (compound). */
   private entriesOf(keys: DocKeys, idKey: string): IndexEntry[] {
     if (this.paths.length === 1) return keys.first.map((value) => ({ value, idKey }));
-    return [...keys.tuples.values()].map((t) => ({ value: t[0], rest: t.slice(1), idKey }));
+    return [...keys.tuples.values()].map((t) => indexEntry(t, idKey));
   }
 
   /**
@@ -230,7 +230,16 @@ export class IndexRuntime {
     if (!keys) return;
     for (const entry of this.entriesOf(keys, idKey)) this.sorted.insert(entry);
     if (keys.multikey) this.arrayDocs++;
-    if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.uniqueKeys.set(key, idKey);
+    if (this.uniqueKeys) this.claimKeys(keys, idKey);
+  }
+
+  /**
+   * The `_id` index's key of a document is its `idKey` (both canonical keys of
+   * the `_id`, without a collation): the map then holds the document map's
+   * string, not an equal copy per document.
+   */
+  private claimKeys(keys: DocKeys, idKey: string): void {
+    for (const key of keys.tuples.keys()) this.uniqueKeys!.set(key === idKey ? idKey : key, idKey);
   }
 
   remove(keys: DocKeys | undefined, idKey: string): void {
@@ -256,7 +265,7 @@ export class IndexRuntime {
       if (enforceUnique) this.check(ns, keys, idKey);
       entries.push(...this.entriesOf(keys, idKey));
       if (keys.multikey) this.arrayDocs++;
-      if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.uniqueKeys.set(key, idKey);
+      if (this.uniqueKeys) this.claimKeys(keys, idKey);
     }
     this.sorted.load(entries);
   }

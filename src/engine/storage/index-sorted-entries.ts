@@ -2,13 +2,62 @@ import { compareValues } from '../query/index.js';
 import type { Collation } from '../query/index.js';
 
 /**
- * One index entry: a value of the index's first field, for a compound index
- * the values of its other key fields (`rest`), and the document it points to.
+ * One index entry: the document it points to and its key values, the first
+ * one in `value`, the next three (a compound index) inline in `k1`..`k3`, any
+ * further ones in `more`. Inline rather than an array because the garbage
+ * collector walks every entry of every index: one object per entry instead
+ * of an object, an array and its elements (three) halves an index's share of
+ * the engine's heap walk.
+ * Read the key values with keyAt; build entries with indexEntry (one object
+ * shape per key width).
  */
 export interface IndexEntry {
   value: unknown;
-  rest?: unknown[];
   idKey: string;
+  k1?: unknown;
+  k2?: unknown;
+  k3?: unknown;
+  more?: unknown[];
+}
+
+/** The entry of one key tuple (`values`, in index field order) of document `idKey`. */
+export function indexEntry(values: readonly unknown[], idKey: string): IndexEntry {
+  switch (values.length) {
+    case 1:
+      return { value: values[0], idKey };
+    case 2:
+      return { value: values[0], idKey, k1: values[1] };
+    case 3:
+      return { value: values[0], idKey, k1: values[1], k2: values[2] };
+    case 4:
+      return { value: values[0], idKey, k1: values[1], k2: values[2], k3: values[3] };
+    default:
+      return { value: values[0], idKey, k1: values[1], k2: values[2], k3: values[3], more: values.slice(4) };
+  }
+}
+
+/** Key value `i` (0: the first field) of an entry. */
+export function keyAt(e: IndexEntry, i: number): unknown {
+  switch (i) {
+    case 0:
+      return e.value;
+    case 1:
+      return e.k1;
+    case 2:
+      return e.k2;
+    case 3:
+      return e.k3;
+    default:
+      return e.more?.[i - 4];
+  }
+}
+
+function setKeyAt(e: IndexEntry, i: number, v: unknown): void {
+  if (i === 0) e.value = v;
+  else if (i === 1) e.k1 = v;
+  else if (i === 2) e.k2 = v;
+  else if (i === 3) e.k3 = v;
+  else e.more![i - 4] = v;
 }
 
 /**
@@ -40,6 +89,8 @@ const CHUNK = 512;
 export class SortedEntries {
   private chunks: IndexEntry[][] = [];
   private count = 0;
+  /** Key values per entry: 1 for a single-field index, the field count for a compound one. */
+  private readonly width: number;
 
   /**
    * `signs`: the direction of each key field after the first relative to the
@@ -49,7 +100,9 @@ export class SortedEntries {
   constructor(
     private readonly collation?: Collation,
     private readonly signs: readonly number[] = [],
-  ) {}
+  ) {
+    this.width = signs.length + 1;
+  }
 
   get size(): number {
     return this.count;
@@ -58,11 +111,9 @@ export class SortedEntries {
   private compare(a: IndexEntry, b: IndexEntry): number {
     const c = compareValues(a.value, b.value, this.collation);
     if (c !== 0) return c;
-    if (a.rest && b.rest) {
-      for (let i = 0; i < a.rest.length; i++) {
-        const r = compareValues(a.rest[i], b.rest[i], this.collation);
-        if (r !== 0) return r * (this.signs[i] ?? 1);
-      }
+    for (let i = 1; i < this.width; i++) {
+      const r = compareValues(keyAt(a, i), keyAt(b, i), this.collation);
+      if (r !== 0) return r * this.signs[i - 1]!;
     }
     return a.idKey < b.idKey ? -1 : a.idKey > b.idKey ? 1 : 0;
   }
@@ -70,9 +121,26 @@ export class SortedEntries {
   /** Replaces the content in one sort (index builds and restores). */
   load(entries: IndexEntry[]): void {
     entries.sort((a, b) => this.compare(a, b));
+    for (let i = 1; i < entries.length; i++) this.shareStrings(entries[i]!, entries[i - 1]!);
     this.chunks = [];
     for (let i = 0; i < entries.length; i += CHUNK / 2) this.chunks.push(entries.slice(i, i + CHUNK / 2));
     this.count = entries.length;
+  }
+
+  /**
+   * Points `entry`'s string key values at its sorted neighbour's equal ones
+   * (same tenant, same action...), so that an index holds one string per run
+   * of equal values, not one per entry; the entry's own copies (decoded from
+   * its document) become garbage at once. Sorted neighbours share their
+   * leading values, so this finds most repeats at no search cost.
+   */
+  private shareStrings(entry: IndexEntry, neighbour: IndexEntry): void {
+    for (let i = 0; i < this.width; i++) {
+      const mine = keyAt(entry, i);
+      if (typeof mine !== 'string') continue;
+      const theirs = keyAt(neighbour, i);
+      if (mine === theirs) setKeyAt(entry, i, theirs);
+    }
   }
 
   /** Index of the first chunk whose last entry is >= `cmp` target (clamped to the last chunk). */
@@ -108,7 +176,11 @@ export class SortedEntries {
     const isBefore = (e: IndexEntry): boolean => this.compare(e, entry) < 0;
     const ci = this.chunkFor(isBefore);
     const chunk = this.chunks[ci]!;
-    chunk.splice(SortedEntries.position(chunk, isBefore), 0, entry);
+    const pos = SortedEntries.position(chunk, isBefore);
+    // Either neighbour may be the one sharing values (an entry can open or close its run).
+    if (pos > 0) this.shareStrings(entry, chunk[pos - 1]!);
+    if (pos < chunk.length) this.shareStrings(entry, chunk[pos]!);
+    chunk.splice(pos, 0, entry);
     this.count++;
     if (chunk.length > CHUNK) this.chunks.splice(ci + 1, 0, chunk.splice(CHUNK / 2));
   }
@@ -225,7 +297,7 @@ export class SortedEntries {
     const k = bounds.equals.length;
     const sign = k === 0 ? 1 : (this.signs[k - 1] ?? 1);
     const range = bounds.range;
-    const field = (e: IndexEntry, i: number): unknown => (i === 0 ? e.value : e.rest?.[i - 1]);
+    const field = keyAt;
     const prefix = (e: IndexEntry): number => {
       for (let i = 0; i < k; i++) {
         const c = compareValues(field(e, i), bounds.equals[i], this.collation) * (i === 0 ? 1 : (this.signs[i - 1] ?? 1));

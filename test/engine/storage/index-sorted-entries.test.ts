@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SortedEntries } from '../../../src/engine/storage/index-sorted-entries.js';
+import { indexEntry, keyAt } from '../../../src/engine/storage/index-sorted-entries.js';
 import type { IndexEntry } from '../../../src/engine/storage/index-sorted-entries.js';
 
 /** Deterministic pseudo-random ints (no flaky seeds). */
@@ -79,5 +80,43 @@ describe('SortedEntries (the ordered part of every index)', () => {
 
   it('reports removing an absent entry as false', () => {
     expect(filled().remove({ value: 1, idKey: 'nope' })).toBe(false);
+  });
+
+  // Compound entries hold their key values inline (k1..k3, then `more`): every width must sort
+  // by each field in turn, in its direction, and read back the values it was built from.
+  describe.each([2, 3, 4, 6])('compound entries of %i key fields', (width) => {
+    const signs = Array.from({ length: width - 1 }, (_, i) => (i % 2 === 0 ? -1 : 1));
+    const r = lcg(width);
+    // Strings built apart (not one shared instance) with many repeats: neighbours share them.
+    const tuples = Array.from({ length: 3000 }, () => Array.from({ length: width }, (_, f) => (f === 1 ? `user-${r.next().value! % 7}` : r.next().value! % 4)));
+    const made = tuples.map((t, i) => indexEntry(t, `id${String(i).padStart(5, '0')}`));
+    const reference = (list: readonly IndexEntry[]): string[] =>
+      [...list]
+        .sort((a, b) => {
+          for (let f = 0; f < width; f++) {
+            const x = keyAt(a, f) as number | string;
+            const y = keyAt(b, f) as number | string;
+            if (x !== y) return (x < y ? -1 : 1) * (f === 0 ? 1 : signs[f - 1]!);
+          }
+          return a.idKey < b.idKey ? -1 : 1;
+        })
+        .map((e) => e.idKey);
+
+    it('reads back every key value it was built from', () => {
+      made.forEach((e, i) => expect(Array.from({ length: width }, (_, f) => keyAt(e, f))).toEqual(tuples[i]));
+    });
+
+    it('keeps index order after inserts and removals, and when bulk-loaded', () => {
+      const one = new SortedEntries(undefined, signs);
+      for (const e of made) one.insert(e);
+      for (const e of made.filter((_, i) => i % 4 === 0)) expect(one.remove(indexEntry(tuples[made.indexOf(e)]!, e.idKey))).toBe(true);
+      const left = made.filter((_, i) => i % 4 !== 0);
+      expect(idsOf(one.all())).toEqual(reference(left));
+      const bulk = new SortedEntries(undefined, signs);
+      bulk.load([...left]);
+      expect(idsOf(bulk.all())).toEqual(idsOf(one.all()));
+      const bounds = { equals: [2, 'user-3'] };
+      expect(idsOf(one.within(bounds))).toEqual(reference(left.filter((e) => keyAt(e, 0) === 2 && keyAt(e, 1) === 'user-3')));
+    });
   });
 });
