@@ -264,19 +264,21 @@ export class SortedEntries {
    */
   idKeysWithin(bounds: KeyBounds, backward = false): string[] {
     const [start, end] = this.runOf(bounds);
-    const out: string[] = [];
+    // Sized once: a run of thousands grown by push allocates about twice its size on the way.
+    const out = new Array<string>(this.entriesBetween(start, end));
+    let n = 0;
     if (!backward) {
       for (let ci = start[0]; ci <= end[0] && ci < this.chunks.length; ci++) {
         const chunk = this.chunks[ci]!;
         const to = ci === end[0] ? end[1] : chunk.length;
-        for (let i = ci === start[0] ? start[1] : 0; i < to; i++) out.push(chunk[i]!.idKey);
+        for (let i = ci === start[0] ? start[1] : 0; i < to; i++) out[n++] = chunk[i]!.idKey;
       }
       return out;
     }
     for (let ci = Math.min(end[0], this.chunks.length - 1); ci >= start[0]; ci--) {
       const chunk = this.chunks[ci]!;
       const from = ci === start[0] ? start[1] : 0;
-      for (let i = (ci === end[0] ? end[1] : chunk.length) - 1; i >= from; i--) out.push(chunk[i]!.idKey);
+      for (let i = (ci === end[0] ? end[1] : chunk.length) - 1; i >= from; i--) out[n++] = chunk[i]!.idKey;
     }
     return out;
   }
@@ -284,6 +286,11 @@ export class SortedEntries {
   /** How many entries `within(bounds)` holds, without collecting them (planning). */
   countWithin(bounds: KeyBounds): number {
     const [start, end] = this.runOf(bounds);
+    return this.entriesBetween(start, end);
+  }
+
+  /** How many entries lie from `start` up to (not including) `end`. */
+  private entriesBetween(start: readonly [number, number], end: readonly [number, number]): number {
     if (start[0] > end[0]) return 0;
     if (start[0] === end[0]) return Math.max(0, end[1] - start[1]);
     let n = this.chunks[start[0]]!.length - start[1] + end[1];
