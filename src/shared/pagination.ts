@@ -1,6 +1,7 @@
 import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
 import type { Collection, Document } from 'mongodb';
 import { trusted } from 'mongoose';
+import { decodeDocument } from './bson-documents.js';
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { toObjectId } from './object-id.js';
 
@@ -114,7 +115,11 @@ export function collectionPages<TDoc>(collection: Collection<Document>): Pageabl
   return {
     find: (filter) => ({
       sort: (sort) => ({
-        limit: (limit) => collection.find(filter, { sort, limit }).toArray() as Promise<TDoc[]>,
+        limit: async (limit) => {
+          // Raw: each record's bytes, decoded by decodeDocument (its comment says why).
+          const found = (await collection.find(filter, { sort, limit, raw: true }).toArray()) as unknown as Uint8Array[];
+          return found.map((bytes) => decodeDocument(bytes) as TDoc);
+        },
       }),
     }),
   };
