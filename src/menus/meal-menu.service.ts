@@ -41,7 +41,7 @@ export class MealMenuService {
   constructor(private readonly model: ReturnModelType<typeof MealMenu> = MealMenuModel) {
     this.withDefaults = leanDefaults<StoredMenu>(model.schema);
     this.checkPortions = pathValidator(model, 'estimatedPortions');
-    this.pages = collectionPages<StoredMenu>(model.collection);
+    this.pages = collectionPages<StoredMenu>(model);
   }
 
   async list(actor: Actor, args: MealMenusArgs): Promise<Page<MealMenu>> {
