@@ -94,8 +94,8 @@ export class PageArgs {
 
 /**
  * What `findPage` needs of a model: `find(filter).sort(..).limit(..)`,
- * awaited. A mongoose model is one; `collectionPages` makes one of the
- * driver's collection.
+ * awaited. A mongoose model is one; `collectionPages` makes one that runs
+ * the driver's find command.
  */
 export interface PageableModel<TDoc> {
   find(filter: Record<string, unknown>): {
@@ -116,8 +116,10 @@ export interface PageableModel<TDoc> {
  * decodeDocument (its comment says why). The driver's cursor parsed every
  * record into an element table only to hand its bytes on, and opened and
  * closed a cursor object around them: together about 4% of a page's CPU.
- * A first batch holds the whole page (at most 101 records) unless it would
- * pass the reply's 16 MiB; then getMore fetches the rest, as a cursor would.
+ * A first batch holds the whole page (the server's default first batch is
+ * 101 records: a page of 100 and the one that tells another follows) unless
+ * it would pass the reply's 16 MiB; then getMore fetches the rest, as a
+ * cursor would.
  */
 export function collectionPages<TDoc>(model: Pick<Model<unknown>, 'db' | 'collection'>): PageableModel<TDoc> {
   return {
