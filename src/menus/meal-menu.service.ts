@@ -5,7 +5,7 @@ import { errors } from '../errors/index.js';
 import { leanDefaults } from '../shared/lean-defaults.js';
 import { pathValidator } from '../shared/path-validator.js';
 import { toObjectId } from '../shared/object-id.js';
-import { findPage, type Page } from '../shared/pagination.js';
+import { collectionPages, findPage, type Page, type PageableModel } from '../shared/pagination.js';
 import { tenantForCreate, tenantScope } from '../auth/index.js';
 import type { CreateMealMenuArgs, MealMenusArgs } from './meal-menu.inputs.js';
 import { MealMenu, MealMenuModel } from './meal-menu.model.js';
@@ -35,10 +35,13 @@ export class MealMenuService {
   private readonly withDefaults: (stored: StoredMenu) => StoredMenu;
   /** The schema's rules for `estimatedPortions`, as `runValidators` would apply them. */
   private readonly checkPortions: (portions: number) => Promise<void>;
+  /** Pages read with the driver's find: the filter holds only validated values (see `list`). */
+  private readonly pages: PageableModel<StoredMenu>;
 
   constructor(private readonly model: ReturnModelType<typeof MealMenu> = MealMenuModel) {
     this.withDefaults = leanDefaults<StoredMenu>(model.schema);
     this.checkPortions = pathValidator(model, 'estimatedPortions');
+    this.pages = collectionPages<StoredMenu>(model);
   }
 
   async list(actor: Actor, args: MealMenusArgs): Promise<Page<MealMenu>> {
@@ -51,7 +54,7 @@ export class MealMenuService {
       ...(args.date ? { date: args.date } : {}),
       ...(args.mealType ? { mealType: args.mealType } : {}),
     };
-    const page = await findPage({ find: (pageFilter) => this.model.find(pageFilter).lean<StoredMenu[]>() }, filter, args);
+    const page = await findPage(this.pages, filter, args);
     return { ...page, items: page.items.map((menu) => this.answered(menu)) };
   }
 

@@ -624,6 +624,29 @@ runCases('Listing meal menus (GET /restaurant/meal-menus, mealMenus)', client, [
       expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field, rule }] },
     }),
   ),
+  // The list reads with the driver's find, which neither casts nor sanitizes its filter: a
+  // value that is not of the argument's type must be refused before it, as any wrong type is.
+  ...(
+    [
+      ['date', { $ne: '2026-04-01' }],
+      ['mealType', { $in: ['lunch'] }],
+      ['cursor', { $gt: '' }],
+    ] as const
+  ).map(([field, value]) =>
+    apiCase({
+      name: `refuses an operator object as ${field} (400)`,
+      caller: () => listMember,
+      operation: () => {
+        const [[operator, operand]] = Object.entries(value);
+        const list = op.list();
+        return {
+          rest: { ...list.rest, path: `${list.rest.path}?${field}[${operator}]=${encodeURIComponent(String(operand))}` },
+          graphql: { ...list.graphql, variables: { [field]: value } },
+        };
+      },
+      expect: { status: 400, code: 'BAD_USER_INPUT' },
+    }),
+  ),
   apiCase({
     name: 'refuses a caller without menus:read (403)',
     caller: () => roleless,

@@ -1,0 +1,69 @@
+import mongoose, { Schema, Types } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { collectionPages, findPage, type Page, type PageableModel, type PageOrder } from '../../src/shared/pagination.js';
+import { serviceModelsOnEngine } from '../support/models-on-engine.js';
+
+/**
+ * collectionPages runs the find command itself and decodes the raw records:
+ * its pages must be mongoose's (`find().sort().limit().lean()`), record for
+ * record, and a page the server cannot send in one reply (16 MiB) must still
+ * come whole.
+ */
+
+serviceModelsOnEngine('collection_pages_test');
+
+const Note = mongoose.model(
+  'CollectionPagesNote',
+  new Schema({ group: String, n: Number, text: String, at: Date, tags: [String], nested: { deep: Number } }, { collection: 'collection_pages_notes' }),
+);
+
+beforeAll(async () => {
+  await Note.insertMany(
+    Array.from({ length: 12 }, (_, n) => ({
+      group: n % 3 === 0 ? 'a' : 'b',
+      n,
+      text: `note ${n} · ünïcode`,
+      at: new Date(Date.UTC(2026, 0, 1 + n)),
+      tags: n % 2 ? ['odd'] : [],
+      nested: { deep: n * 1.5 },
+    })),
+  );
+});
+
+type Stored = { _id: Types.ObjectId };
+
+async function walk(pages: PageableModel<Stored>, filter: Record<string, unknown>, limit: number, order: PageOrder) {
+  const walked: unknown[][] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<Stored> = await findPage(pages, filter, { limit, cursor }, { order });
+    walked.push(page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return walked;
+}
+
+describe('collectionPages', () => {
+  it.each([
+    ['every record, oldest first', {}, 5, 'asc'],
+    ['a filter, newest first', { group: 'b' }, 3, 'desc'],
+    ['a filter that matches nothing', { group: 'none' }, 4, 'asc'],
+  ] as const)('pages as mongoose does: %s', async (_why, filter, limit, order) => {
+    const ours = await walk(collectionPages<Stored>(Note), filter, limit, order);
+    const theirs = await walk({ find: (f) => Note.find(f).lean<Stored[]>() }, filter, limit, order);
+    expect(ours).toStrictEqual(theirs);
+    expect(ours.flat().length).toBe(await Note.countDocuments(filter));
+  });
+
+  it('answers a page larger than one reply whole, in order (getMore for the rest)', async () => {
+    // Three records of 6 MiB: the first reply holds two (16 MiB at most).
+    const big = 'x'.repeat(6 * 1024 * 1024);
+    const ids = [new Types.ObjectId(), new Types.ObjectId(), new Types.ObjectId()];
+    await Note.collection.insertMany(ids.map((_id, n) => ({ _id, group: 'big', n, text: big })));
+    const page = await findPage(collectionPages<{ _id: Types.ObjectId; n: number; text: string }>(Note), { group: 'big' }, { limit: 5 });
+    expect(page.items.map((note) => [note._id.toHexString(), note.n, note.text.length])).toEqual(
+      ids.map((id, n) => [id.toHexString(), n, big.length]),
+    );
+    expect(page.nextCursor).toBeNull();
+  });
+});
