@@ -140,15 +140,22 @@ async function findRecords(model: Pick<Model<unknown>, 'db' | 'collection'>, que
   const db = model.db.db;
   if (!db) throw new Error('findRecords: the database is not connected');
   const collection = model.collection.collectionName;
+  // One session for the find and its getMores: MongoDB refuses a getMore from another session than
+  // the cursor's, and each command run alone would take an implicit session of its own.
+  const session = model.db.getClient().startSession();
   // promoteLongs off: a cursor id must go back to getMore as the int64 it came as.
-  const options = { fieldsAsRaw: { firstBatch: true, nextBatch: true }, promoteLongs: false };
-  let { cursor } = (await db.command({ find: collection, ...query }, options)) as CursorReply;
-  const records = (cursor.firstBatch ?? []).map(decodeDocument);
-  while (typeof cursor.id === 'number' ? cursor.id !== 0 : !cursor.id.isZero()) {
-    ({ cursor } = (await db.command({ getMore: cursor.id, collection }, options)) as CursorReply);
-    for (const bytes of cursor.nextBatch ?? []) records.push(decodeDocument(bytes));
+  const options = { fieldsAsRaw: { firstBatch: true, nextBatch: true }, promoteLongs: false, session };
+  try {
+    let { cursor } = (await db.command({ find: collection, ...query }, options)) as CursorReply;
+    const records = (cursor.firstBatch ?? []).map(decodeDocument);
+    while (typeof cursor.id === 'number' ? cursor.id !== 0 : !cursor.id.isZero()) {
+      ({ cursor } = (await db.command({ getMore: cursor.id, collection }, options)) as CursorReply);
+      for (const bytes of cursor.nextBatch ?? []) records.push(decodeDocument(bytes));
+    }
+    return records;
+  } finally {
+    await session.endSession();
   }
-  return records;
 }
 
 /** `asc`: oldest first (the default); `desc`: newest first. */

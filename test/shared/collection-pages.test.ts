@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import mongoose, { Schema, Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectionPages, findPage, type Page, type PageableModel, type PageOrder } from '../../src/shared/pagination.js';
@@ -65,5 +66,33 @@ describe('collectionPages', () => {
       ids.map((id, n) => [id.toHexString(), n, big.length]),
     );
     expect(page.nextCursor).toBeNull();
+  });
+
+  it('runs each find and its getMores in one session, pages read side by side (MongoDB refuses a getMore from another session)', async () => {
+    await Note.collection.insertMany(Array.from({ length: 160 }, (_, n) => ({ group: 'many', n })));
+    const uri = `mongodb://${Note.db.getClient().options.hosts[0]!.toString()}`;
+    const monitored = await mongoose.createConnection(uri, { dbName: Note.db.name, monitorCommands: true }).asPromise();
+    try {
+      const lsidOf = (command: Document): string => (command.lsid as { id: { toString(f: string): string } }).id.toString('hex');
+      const findSession = new Map<number, string>();
+      const cursorSession = new Map<string, string>();
+      const getMores: Array<[string, string]> = [];
+      const client = monitored.getClient();
+      client.on('commandStarted', (event) => {
+        if (event.commandName === 'find') findSession.set(event.requestId, lsidOf(event.command));
+        if (event.commandName === 'getMore') getMores.push([String(event.command.getMore), lsidOf(event.command)]);
+      });
+      client.on('commandSucceeded', (event) => {
+        if (event.commandName === 'find') cursorSession.set(String((event.reply as { cursor: { id: unknown } }).cursor.id), findSession.get(event.requestId)!);
+      });
+      const pages = collectionPages<{ _id: Types.ObjectId }>(monitored.model('CollectionPagesNote', Note.schema));
+      // 150 records: the server's first batch holds 101, a getMore the rest.
+      const read = await Promise.all(Array.from({ length: 8 }, () => findPage(pages, { group: 'many' }, { limit: 150 })));
+      expect(read.map((page) => page.items.length)).toEqual(Array(8).fill(150));
+      expect(getMores).toHaveLength(8);
+      for (const [cursorId, lsid] of getMores) expect(lsid).toBe(cursorSession.get(cursorId));
+    } finally {
+      await monitored.close();
+    }
   });
 });
