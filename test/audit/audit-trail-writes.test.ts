@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import mongoose from 'mongoose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUDIT_EVENT_COLLECTION, AuditEventService } from '../../src/audit/index.js';
+import { AUDIT_EVENT_COLLECTION, AuditEventModel, AuditEventService } from '../../src/audit/index.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 import { auditEvent } from './audit-event-fixture.js';
 
@@ -58,5 +59,41 @@ describe('AuditEventService.record', () => {
     await trail.drain();
     expect(await raw().countDocuments({})).toBe(5);
     await Promise.all(pending);
+  });
+
+  it('stores what Model.validate and applyDefaults made of a record of the middleware (all but _id and at), and refuses what it refuses', async () => {
+    const trail = new AuditEventService();
+    const name = fc.oneof(fc.constant(''), fc.string({ minLength: 1, maxLength: 10 }));
+    const record = fc.record({
+      actor: fc.record({ type: fc.constantFrom('user', 'apiKey', 'robot'), id: name }),
+      tenant_id: fc.option(name),
+      action: name,
+      target: fc.record({ type: name, id: fc.option(name) }),
+      changes: fc.array(name, { maxLength: 3 }),
+      requestId: name,
+      ip: fc.option(name, { nil: undefined }),
+      outcome: fc.constantFrom('success', 'failure', 'maybe'),
+    });
+    await fc.assert(
+      fc.asyncProperty(record, async (value) => {
+        await raw().deleteMany({});
+        const expected = await AuditEventModel.validate({ ...value, at: new Date() }).then(
+          (valid) => ({ stored: JSON.parse(JSON.stringify(AuditEventModel.applyDefaults(valid))) as Record<string, unknown> }),
+          (err: Error) => ({ refused: err.message }),
+        );
+        const got = await trail.record(value as never).then(
+          async () => ({ stored: JSON.parse(JSON.stringify(await raw().findOne({}, { projection: { _id: 0 } }))) as Record<string, unknown> }),
+          (err: Error) => ({ refused: err.message }),
+        );
+        if ('stored' in expected && 'stored' in got) {
+          expect(typeof got.stored['at']).toBe('string');
+          // applyDefaults gives an _id of its own; both store one made at the insert.
+          for (const own of ['at', '_id']) delete expected.stored[own];
+          delete got.stored['at'];
+        }
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -2,13 +2,15 @@ import fc from 'fast-check';
 import mongoose, { Schema } from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { MealMenuModel } from '../../src/menus/meal-menu.model.js';
-import { pathValidator } from '../../src/shared/path-validator.js';
+import { AuditEventModel } from '../../src/audit/index.js';
+import { pathValidator, recordValidator } from '../../src/shared/path-validator.js';
 
 /**
- * pathValidator must refuse exactly what mongoose's own Model.validate
- * refuses for that one path, with the same error: the portions of the real
- * menu model, and a path of a schema of its own with an async validator
- * that reads its context.
+ * pathValidator and recordValidator must refuse exactly what mongoose's own
+ * Model.validate refuses, with the same error (paths in the same order): the
+ * portions of the real menu model, the audit record, and schemas of their
+ * own with an async validator that reads its context, a nested path and
+ * array elements with rules of their own.
  */
 
 const Shapes = mongoose.model(
@@ -67,5 +69,72 @@ describe('pathValidator', () => {
   it('takes only a top-level path the schema has', () => {
     expect(() => pathValidator(MealMenuModel, 'items.name')).toThrow('top-level');
     expect(() => pathValidator(MealMenuModel, 'nothing')).toThrow('no path nothing');
+  });
+});
+
+const Records = mongoose.model(
+  'RecordValidatorShapes',
+  new Schema({
+    code: {
+      type: String,
+      required: true,
+      maxlength: 6,
+      validate: { validator: async function (this: { code?: string }, v: string) { return v === this.code && v !== 'nope'; }, message: 'not allowed' },
+    },
+    nested: { kind: { type: String, enum: ['a', 'b'], required: true }, note: String },
+    tags: [{ type: String, enum: ['x', 'y'] }],
+    count: { type: Number, min: 0 },
+  }),
+);
+
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof(arb, fc.constant(undefined), fc.constant(null));
+
+describe('recordValidator', () => {
+  it('refuses and admits records of a schema with nested paths, array elements and an async validator as Model.validate does', async () => {
+    const check = recordValidator(Records);
+    const record = fc.record({
+      code: maybe(fc.oneof(fc.constantFrom('ok', 'nope', 'toolong!', ''), fc.string({ maxLength: 8 }))),
+      nested: maybe(fc.record({ kind: maybe(fc.constantFrom('a', 'b', 'c')), note: fc.option(fc.string(), { nil: undefined }) })),
+      tags: fc.option(fc.array(maybe(fc.constantFrom('x', 'y', 'z')), { maxLength: 4 }), { nil: undefined }),
+      count: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(record, async (value) => {
+        expect(await outcome(() => check(value))).toEqual(await outcome(() => Records.validate(value)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refuses and admits audit records as the audit model's Model.validate does", async () => {
+    const check = recordValidator(AuditEventModel);
+    const text = fc.oneof(fc.constant(''), fc.string({ minLength: 1, maxLength: 12 }));
+    const record = fc.record(
+      {
+        actor: fc.option(fc.record({ type: fc.option(fc.constantFrom('user', 'apiKey', 'robot'), { nil: undefined }), id: fc.option(text, { nil: undefined }) }), { nil: undefined }),
+        tenant_id: fc.option(text),
+        action: fc.option(text, { nil: undefined }),
+        target: fc.option(fc.record({ type: fc.option(text, { nil: undefined }), id: fc.option(text) }), { nil: undefined }),
+        changes: fc.option(fc.array(text, { maxLength: 3 }), { nil: undefined }),
+        requestId: fc.option(text, { nil: undefined }),
+        ip: fc.option(text, { nil: undefined }),
+        at: fc.option(fc.date({ noInvalidDate: true }), { nil: undefined }),
+        outcome: fc.option(fc.constantFrom('success', 'failure', 'maybe'), { nil: undefined }),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(record, async (value) => {
+        expect(await outcome(() => check(value))).toEqual(await outcome(() => AuditEventModel.validate(value)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes only paths of plain values, nested objects and arrays of them', () => {
+    const WithSubdocument = mongoose.model('RecordValidatorSubdocument', new Schema({ inner: new Schema({ a: String }), list: [[String]] }));
+    expect(() => recordValidator(WithSubdocument, ['inner'])).toThrow('sub-documents');
+    expect(() => recordValidator(WithSubdocument, ['list'])).toThrow('arrays of arrays');
+    expect(() => recordValidator(Records, ['nothing'])).toThrow('no path nothing');
   });
 });
