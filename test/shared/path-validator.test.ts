@@ -13,17 +13,15 @@ import { pathValidator, recordValidator } from '../../src/shared/path-validator.
  * array elements with rules of their own.
  */
 
-const Shapes = mongoose.model(
-  'PathValidatorShapes',
-  new Schema({
-    code: {
-      type: String,
-      required: true,
-      maxlength: 6,
-      validate: { validator: async function (this: { code?: string }, v: string) { return v === this.code && v !== 'nope'; }, message: 'not allowed' },
-    },
-  }),
-);
+/** A required, bounded path with an async validator that reads its context (both schemas below). */
+const CODE_PATH = {
+  type: String,
+  required: true,
+  maxlength: 6,
+  validate: { validator: async function (this: { code?: string }, v: string) { return v === this.code && v !== 'nope'; }, message: 'not allowed' },
+};
+
+const Shapes = mongoose.model('PathValidatorShapes', new Schema({ code: CODE_PATH }));
 
 /** What a caller sees of a validation outcome: nothing, or the error's message and each path's kind, message and value. */
 async function outcome(check: () => Promise<unknown>) {
@@ -75,12 +73,7 @@ describe('pathValidator', () => {
 const Records = mongoose.model(
   'RecordValidatorShapes',
   new Schema({
-    code: {
-      type: String,
-      required: true,
-      maxlength: 6,
-      validate: { validator: async function (this: { code?: string }, v: string) { return v === this.code && v !== 'nope'; }, message: 'not allowed' },
-    },
+    code: CODE_PATH,
     nested: { kind: { type: String, enum: ['a', 'b'], required: true }, note: String },
     tags: [{ type: String, enum: ['x', 'y'] }],
     count: { type: Number, min: 0 },
