@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
-import type { Document, Long } from 'mongodb';
+import type { Collection as DriverCollection, Document, Long } from 'mongodb';
 import { trusted, type Model } from 'mongoose';
 import { decodeDocument } from './bson-documents.js';
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
@@ -104,28 +104,28 @@ export interface PageableModel<TDoc> {
 }
 
 /**
- * The pages of a model's collection read with the driver's `find` command,
- * as stored (no schema defaults: apply them to the items). mongoose's query
+ * The pages of a model's collection read with the driver's `find`, as
+ * stored (no schema defaults: apply them to the items). mongoose's query
  * building, filter casting and sanitizing around a find were about 5% of a
  * menu page's CPU; without them nothing casts or sanitizes the filter, so
  * its values must already have the stored types and be no client objects
  * (e.g. arguments validated as strings or enums, ids from `toObjectId`).
  *
- * The command is run as such, not through a driver cursor: its reply comes
- * back with each record's bytes left raw (`fieldsAsRaw`) and decoded by
- * decodeDocument (its comment says why). The driver's cursor parsed every
- * record into an element table only to hand its bytes on, and opened and
- * closed a cursor object around them: together about 4% of a page's CPU.
- * A first batch holds the whole page (the server's default first batch is
- * 101 records: a page of 100 and the one that tells another follows) unless
- * it would pass the reply's 16 MiB; then getMore fetches the rest, as a
- * cursor would.
+ * Each record comes as its bytes, decoded by decodeDocument (its comment
+ * says why). A page one reply holds, read with the default read preference
+ * and read concern, is one find command run as such: the driver's cursor
+ * around it cost about a third more of the page's CPU (it parses every
+ * record into an element table to hand its bytes on). Anything else goes to
+ * the driver's cursor (`raw`), which does what the command alone does not: a
+ * page past one reply's 16 MiB (its getMores go to the server that holds the
+ * cursor, in its session), a read preference or read concern from the URI,
+ * and an error (it retries a read once after a step-down or a network error).
  */
 export function collectionPages<TDoc>(model: Pick<Model<unknown>, 'db' | 'collection'>): PageableModel<TDoc> {
   return {
     find: (filter) => ({
       sort: (sort) => ({
-        limit: (limit) => findRecords(model, { filter, sort, limit }) as Promise<TDoc[]>,
+        limit: async (limit) => ((await onePageCommand(model, filter, sort, limit)) ?? (await cursorPage(model, filter, sort, limit))) as TDoc[],
       }),
     }),
   };
@@ -133,29 +133,35 @@ export function collectionPages<TDoc>(model: Pick<Model<unknown>, 'db' | 'collec
 
 /** The reply's cursor: `id` 0 once the server holds no more of it. */
 interface CursorReply {
-  cursor: { id: Long | number; firstBatch?: Uint8Array[]; nextBatch?: Uint8Array[] };
+  cursor: { id: Long | number; firstBatch: Uint8Array[] };
 }
 
-async function findRecords(model: Pick<Model<unknown>, 'db' | 'collection'>, query: Document): Promise<Document[]> {
+/** The page from one find command, or undefined when the driver's cursor must read it (collectionPages). */
+async function onePageCommand(model: Pick<Model<unknown>, 'db' | 'collection'>, filter: Document, sort: Document, limit: number): Promise<Document[] | undefined> {
   const db = model.db.db;
-  if (!db) throw new Error('findRecords: the database is not connected');
-  const collection = model.collection.collectionName;
-  // One session for the find and its getMores: MongoDB refuses a getMore from another session than
-  // the cursor's, and each command run alone would take an implicit session of its own.
+  const collection = (model.collection as unknown as { collection?: DriverCollection }).collection;
+  if (!db || !collection || (collection.readPreference?.mode ?? 'primary') !== 'primary' || collection.readConcern !== undefined) return undefined;
+  // One session for the find and, if the page did not fit, the killCursors of what it left open.
   const session = model.db.getClient().startSession();
-  // promoteLongs off: a cursor id must go back to getMore as the int64 it came as.
-  const options = { fieldsAsRaw: { firstBatch: true, nextBatch: true }, promoteLongs: false, session };
   try {
-    let { cursor } = (await db.command({ find: collection, ...query }, options)) as CursorReply;
-    const records = (cursor.firstBatch ?? []).map(decodeDocument);
-    while (typeof cursor.id === 'number' ? cursor.id !== 0 : !cursor.id.isZero()) {
-      ({ cursor } = (await db.command({ getMore: cursor.id, collection }, options)) as CursorReply);
-      for (const bytes of cursor.nextBatch ?? []) records.push(decodeDocument(bytes));
-    }
-    return records;
+    const { cursor } = (await db.command(
+      { find: collection.collectionName, filter, sort, limit },
+      // promoteLongs off: a cursor id goes back to the server as the int64 it came as.
+      { fieldsAsRaw: { firstBatch: true }, promoteLongs: false, session },
+    )) as CursorReply;
+    if (typeof cursor.id === 'number' ? cursor.id === 0 : cursor.id.isZero()) return cursor.firstBatch.map(decodeDocument);
+    await db.command({ killCursors: collection.collectionName, cursors: [cursor.id] }, { session }).catch(() => undefined);
+    return undefined;
+  } catch {
+    return undefined;
   } finally {
-    await session.endSession();
+    await session.endSession().catch(() => undefined);
   }
+}
+
+async function cursorPage(model: Pick<Model<unknown>, 'collection'>, filter: Document, sort: Document, limit: number): Promise<Document[]> {
+  const records = (await model.collection.find(filter, { sort, limit, raw: true }).toArray()) as unknown as Uint8Array[];
+  return records.map(decodeDocument);
 }
 
 /** `asc`: oldest first (the default); `desc`: newest first. */

@@ -5,7 +5,7 @@ import { collectionPages, findPage, type Page, type PageableModel, type PageOrde
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /**
- * collectionPages runs the find command itself and decodes the raw records:
+ * collectionPages runs one find command (or, past one reply, the driver's cursor) and decodes the raw records:
  * its pages must be mongoose's (`find().sort().limit().lean()`), record for
  * record, and a page the server cannot send in one reply (16 MiB) must still
  * come whole.
@@ -68,7 +68,7 @@ describe('collectionPages', () => {
     expect(page.nextCursor).toBeNull();
   });
 
-  it('runs each find and its getMores in one session, pages read side by side (MongoDB refuses a getMore from another session)', async () => {
+  it('reads a page past one reply through the driver\'s cursor: its getMores in its session, the first cursor killed in its own (MongoDB refuses either from another session)', async () => {
     await Note.collection.insertMany(Array.from({ length: 160 }, (_, n) => ({ group: 'many', n })));
     const uri = `mongodb://${Note.db.getClient().options.hosts[0]!.toString()}`;
     const monitored = await mongoose.createConnection(uri, { dbName: Note.db.name, monitorCommands: true }).asPromise();
@@ -77,11 +77,15 @@ describe('collectionPages', () => {
       const findSession = new Map<number, string>();
       const cursorSession = new Map<string, string>();
       const getMores: Array<[string, string]> = [];
+      const kills: Array<[string, string]> = [];
       const client = monitored.getClient();
       client.on('commandStarted', (event) => {
         if (event.commandName === 'find') findSession.set(event.requestId, lsidOf(event.command));
         if (event.commandName === 'getMore') getMores.push([String(event.command.getMore), lsidOf(event.command)]);
+        if (event.commandName === 'killCursors') for (const id of event.command.cursors as unknown[]) kills.push([String(id), lsidOf(event.command)]);
       });
+      const openCursors = async () => ((await Note.db.db!.admin().command({ serverStatus: 1 })) as { engine: { openCursors: number } }).engine.openCursors;
+      const openBefore = await openCursors();
       client.on('commandSucceeded', (event) => {
         if (event.commandName === 'find') cursorSession.set(String((event.reply as { cursor: { id: unknown } }).cursor.id), findSession.get(event.requestId)!);
       });
@@ -91,6 +95,27 @@ describe('collectionPages', () => {
       expect(read.map((page) => page.items.length)).toEqual(Array(8).fill(150));
       expect(getMores).toHaveLength(8);
       for (const [cursorId, lsid] of getMores) expect(lsid).toBe(cursorSession.get(cursorId));
+      // The one-command try held only the first 101: its cursor is killed, nothing is left open.
+      expect(kills).toHaveLength(8);
+      for (const [cursorId, lsid] of kills) expect(lsid).toBe(cursorSession.get(cursorId));
+      expect(await openCursors()).toBe(openBefore);
+    } finally {
+      await monitored.close();
+    }
+  });
+
+  it('leaves a read preference from the URI to the driver\'s cursor (the one-command try would read the primary)', async () => {
+    await Note.collection.insertMany(Array.from({ length: 150 }, (_, n) => ({ group: 'preferred', n })));
+    const uri = `mongodb://${Note.db.getClient().options.hosts[0]!.toString()}/?readPreference=secondaryPreferred`;
+    const monitored = await mongoose.createConnection(uri, { dbName: Note.db.name, monitorCommands: true }).asPromise();
+    try {
+      const commands: string[] = [];
+      monitored.getClient().on('commandStarted', (event) => commands.push(event.commandName));
+      const pages = collectionPages<{ _id: Types.ObjectId }>(monitored.model('CollectionPagesNote', Note.schema));
+      const page = await findPage(pages, { group: 'preferred' }, { limit: 150 });
+      expect(page.items).toHaveLength(150);
+      // The cursor's find and getMore only: no find run alone and killed.
+      expect(commands.filter((name) => name !== 'endSessions')).toEqual(['find', 'getMore']);
     } finally {
       await monitored.close();
     }
