@@ -304,10 +304,9 @@ export class SortedEntries {
     const k = bounds.equals.length;
     const sign = k === 0 ? 1 : (this.signs[k - 1] ?? 1);
     const range = bounds.range;
-    const field = keyAt;
     const prefix = (e: IndexEntry): number => {
       for (let i = 0; i < k; i++) {
-        const c = compareValues(field(e, i), bounds.equals[i], this.collation) * (i === 0 ? 1 : (this.signs[i - 1] ?? 1));
+        const c = compareValues(keyAt(e, i), bounds.equals[i], this.collation) * (i === 0 ? 1 : (this.signs[i - 1] ?? 1));
         if (c !== 0) return c;
       }
       return 0;
@@ -315,7 +314,7 @@ export class SortedEntries {
     // In stored order a descending field runs from its max to its min.
     const low = sign > 0 ? { v: range?.min, open: range?.minInclusive === false } : { v: range?.max, open: range?.maxInclusive === false };
     const high = sign > 0 ? { v: range?.max, open: range?.maxInclusive === false } : { v: range?.min, open: range?.minInclusive === false };
-    const cmp = (e: IndexEntry, v: unknown): number => compareValues(field(e, k), v, this.collation) * sign;
+    const cmp = (e: IndexEntry, v: unknown): number => compareValues(keyAt(e, k), v, this.collation) * sign;
     const before = (e: IndexEntry): boolean => {
       const c = prefix(e);
       if (c !== 0 || !range || low.v === undefined) return c < 0;
