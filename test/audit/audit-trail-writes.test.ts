@@ -6,9 +6,9 @@ import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 import { auditEvent } from './audit-event-fixture.js';
 
 /**
- * How the trail writes: every record checked by the model's schema, each
- * caller told about its own record only, and nothing asked for lost by a
- * drain (shutdown).
+ * How the trail writes: every record checked by the model's schema, the
+ * records of concurrent calls sent as one insert, each caller told about its
+ * own record only, and nothing asked for lost by a drain (shutdown).
  */
 
 serviceModelsOnEngine('audit_trail_writes_test');
@@ -24,12 +24,14 @@ beforeEach(async () => {
 const event = (overrides: Record<string, unknown> = {}) => auditEvent(overrides) as never;
 
 describe('AuditEventService.record', () => {
-  it('stores each record of a burst, with its defaults and time', async () => {
+  it('stores each record of a burst, with its defaults and time, in one insert command', async () => {
     const trail = new AuditEventService();
+    const insertMany = vi.spyOn(AuditEventModel.collection, 'insertMany');
     await Promise.all(Array.from({ length: 10 }, (_, i) => trail.record(event({ requestId: `burst-${i}`, ip: undefined }))));
     const stored = await raw().find({}).toArray();
     expect(stored.map((record) => record['requestId']).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `burst-${i}`).sort());
     for (const record of stored) expect(record).toMatchObject({ ip: '', at: expect.any(Date), outcome: 'success' });
+    expect(insertMany).toHaveBeenCalledTimes(1);
   });
 
   const refusedBySchema: [string, Record<string, unknown>][] = [

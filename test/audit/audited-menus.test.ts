@@ -417,9 +417,9 @@ runCases('Recording refused meal-menu changes (one failure record, the same answ
 
 // ------------------------------------------------------- the trail failing
 
-/** Makes the next audit write fail, as a full disk or a lost connection would. */
+/** Makes the next audit write (one grouped insert) fail, as a full disk or a lost connection would. */
 function failNextAuditWrite(): void {
-  vi.spyOn(AuditEventModel.collection, 'insertOne').mockRejectedValueOnce(new Error('audit store unavailable'));
+  vi.spyOn(AuditEventModel.collection, 'insertMany').mockRejectedValueOnce(new Error('audit store unavailable'));
 }
 
 /** The error lines logged for one request. */
@@ -467,7 +467,7 @@ runCases('When the audit record cannot be written', client, [
   }),
 ]);
 
-// ------------------------------------------------------------ many at once
+// ------------------------------------------------- many at once (group commit)
 
 /** Concurrent calls of one surface; each resolves with its own answer and its own record read right after it. */
 async function concurrently(surface: Surface, count: number, operation: (index: number) => Operation) {
@@ -514,9 +514,12 @@ describe.each(SURFACES)('Many audited mutations at once, over %s', (surface) => 
     const refusedIndex = 5;
     const requestIds: string[] = [];
     // The database itself refuses the one record: it is sent with an _id already stored (a duplicate key).
-    const insertOne = AuditEventModel.collection.insertOne.bind(AuditEventModel.collection);
-    vi.spyOn(AuditEventModel.collection, 'insertOne').mockImplementation((document, options) =>
-      insertOne(document['requestId'] === requestIds[refusedIndex] ? { ...document, _id: taken } : document, options),
+    const insertMany = AuditEventModel.collection.insertMany.bind(AuditEventModel.collection);
+    vi.spyOn(AuditEventModel.collection, 'insertMany').mockImplementation((documents, options) =>
+      insertMany(
+        documents.map((document) => (document['requestId'] === requestIds[refusedIndex] ? { ...document, _id: taken } : document)),
+        options,
+      ),
     );
     const results = await Promise.all(
       ids.map(async (id, index) => {
