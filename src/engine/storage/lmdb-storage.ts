@@ -27,10 +27,12 @@ import type { CollectionInfo, IndexSpec, Storage } from './types.js';
  *
  * Writes use lmdb's async put/remove: lmdb batches everything issued in one
  * event turn into one transaction and applies the queue in call order, so
- * disk order is memory order. flush() awaits the last write and lmdb's
- * `flushed` (synced to disk), which is what makes an acknowledged write
- * survive kill -9 or a power cut. Default sync flags keep the files
- * crash-safe (no noSync / mapAsync).
+ * disk order is memory order. While one such batch commits and syncs, the
+ * journal holds the writes that follow and issues them together once it has
+ * (see LmdbJournal.write). flush() awaits the last write and lmdb's `flushed`
+ * (synced to disk), which is what makes an acknowledged write survive
+ * kill -9 or a power cut. Default sync flags keep the files crash-safe (no
+ * noSync / mapAsync).
  */
 export function openLmdbStorage(dbPath: string): Storage {
   const env = open({ path: dbPath, maxDbs: 4 });
@@ -71,9 +73,24 @@ function splitStored(value: Buffer): { bytes: Buffer; record?: number } {
   return { bytes: value };
 }
 
+/** A write to lmdb, not yet issued. */
+type JournalWrite = () => Promise<unknown>;
+
 class LmdbJournal implements StorageJournal {
   private last: Promise<unknown> = Promise.resolve();
   private failure: unknown;
+  /**
+   * `open`: writes go straight to lmdb, which commits them at the end of the
+   * turn; `committing`: that batch is being committed and synced, and later
+   * writes are held, in order, until it is.
+   */
+  private state: 'idle' | 'open' | 'committing' = 'idle';
+  private held: JournalWrite[] = [];
+  /** Resolves once the committing batch is synced and the held writes are issued. */
+  private committed: Promise<void> = Promise.resolve();
+  /** Writes asked for, and how many of them were issued to lmdb (in order). */
+  private asked = 0;
+  private issued = 0;
 
   constructor(
     private readonly env: RootDatabase,
@@ -81,6 +98,45 @@ class LmdbJournal implements StorageJournal {
     private readonly docs: Database<Buffer, [string, string]>,
     private readonly records: Database<number, [string, string]>,
   ) {}
+
+  /**
+   * Issues a write, or holds it while the previous batch commits and syncs:
+   * lmdb-js commits (and syncs) a transaction per event turn that has writes,
+   * some nine writes each under the bench's write load, and each costs the
+   * engine a native hand-off to its write thread, a commit and an fsync.
+   * Held writes go as one batch once the previous is synced: the same order,
+   * fewer and larger transactions (engine CPU per write 0.84-0.93 of
+   * before), and no wait when idle. An acknowledged write waited for a sync
+   * before too (flush), so a held one waits about as long.
+   */
+  private write(write: JournalWrite): void {
+    this.asked++;
+    if (this.state === 'committing') {
+      this.held.push(write);
+      return;
+    }
+    this.issue(write);
+  }
+
+  private issue(write: JournalWrite): void {
+    this.track(write());
+    this.issued++;
+    if (this.state !== 'idle') return;
+    this.state = 'open';
+    // lmdb commits this turn's writes from its own setImmediate; from here on they are a batch.
+    setImmediate(() => {
+      this.state = 'committing';
+      const release = () => this.releaseHeld();
+      this.committed = this.last.then(() => this.env.flushed).then(release, release);
+    });
+  }
+
+  private releaseHeld(): void {
+    const held = this.held;
+    this.held = [];
+    this.state = 'idle';
+    for (const write of held) this.issue(write);
+  }
 
   /** Remembers the newest write; lmdb resolves writes in order. */
   private track(write: Promise<unknown>): void {
@@ -92,25 +148,36 @@ class LmdbJournal implements StorageJournal {
 
   collectionSaved(info: CollectionInfo): void {
     const record = { db: info.db, name: info.name, uuid: info.uuid, options: info.options, indexes: info.indexes };
-    this.track(this.catalog.put(uuidHexOf(info), Buffer.from(BSON.serialize(record, { checkKeys: false, ignoreUndefined: true }))));
+    const bytes = Buffer.from(BSON.serialize(record, { checkKeys: false, ignoreUndefined: true }));
+    this.write(() => this.catalog.put(uuidHexOf(info), bytes));
   }
 
   // `records` holds no entry for a live document once startup has moved them into `docs`.
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void {
     const hex = uuidHexOf(info);
-    this.track(this.catalog.remove(hex));
-    for (const idKey of idKeys) this.track(this.docs.remove(docKey(hex, idKey)));
+    this.write(() => this.catalog.remove(hex));
+    for (const idKey of idKeys) {
+      const key = docKey(hex, idKey);
+      this.write(() => this.docs.remove(key));
+    }
   }
 
   documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record: number): void {
-    this.track(this.docs.put(docKey(uuidHexOf(info), idKey), withRecord(bytes, record)));
+    const key = docKey(uuidHexOf(info), idKey);
+    const value = withRecord(bytes, record);
+    this.write(() => this.docs.put(key, value));
   }
 
   documentRemoved(info: CollectionInfo, idKey: string): void {
-    this.track(this.docs.remove(docKey(uuidHexOf(info), idKey)));
+    const key = docKey(uuidHexOf(info), idKey);
+    this.write(() => this.docs.remove(key));
   }
 
+  /** Every write asked for before the call is committed and synced (or its failure thrown). */
   async flush(): Promise<void> {
+    const mine = this.asked;
+    // Held writes are issued when the batch in flight is synced (at most one wait: all held go at once).
+    while (this.issued < mine) await this.committed;
     await this.last.catch(() => undefined);
     await this.env.flushed;
     if (this.failure) throw this.failure;

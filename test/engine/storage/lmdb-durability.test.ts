@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLmdbStorage } from '../../../src/engine/storage/index.js';
 import { tempDir } from './storage-kinds.js';
@@ -9,19 +10,19 @@ import { tempDir } from './storage-kinds.js';
 const fixtures = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /**
- * Runs the writer child (plain node + the SWC loader, no build step) until it
- * has acknowledged `acks` inserts, SIGKILLs it and returns the highest
- * acknowledged index it printed.
+ * Runs the writer child (plain node + the SWC loader, no build step) with
+ * `writers` inserting side by side until it has acknowledged `acks` inserts,
+ * SIGKILLs it and returns every index it acknowledged.
  */
-async function writeThenKill(dbPath: string, acks: number): Promise<number> {
+async function writeThenKill(dbPath: string, acks: number, writers = 1): Promise<number[]> {
   const child = spawn(
     process.execPath,
-    ['--import', join(fixtures, 'ts-loader.mjs'), join(fixtures, 'lmdb-ack-writer.mjs'), dbPath],
+    ['--import', join(fixtures, 'ts-loader.mjs'), join(fixtures, 'lmdb-ack-writer.mjs'), dbPath, String(writers)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  let lastAck = -1;
+  const acked: number[] = [];
   let buffered = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -30,12 +31,12 @@ async function writeThenKill(dbPath: string, acks: number): Promise<number> {
       buffered = lines.pop()!;
       for (const line of lines) {
         const m = /^ACK (\d+)$/.exec(line);
-        if (m) lastAck = Number(m[1]);
+        if (m) acked.push(Number(m[1]));
       }
-      if (lastAck + 1 >= acks && !child.killed) child.kill('SIGKILL');
+      if (acked.length >= acks && !child.killed) child.kill('SIGKILL');
     });
     child.on('exit', (_code, signal) => {
-      if (signal === 'SIGKILL') resolve(lastAck);
+      if (signal === 'SIGKILL') resolve(acked);
       else reject(new Error(`writer exited without being killed: ${stderr}`));
     });
   });
@@ -47,17 +48,18 @@ describe('lmdb storage: durability', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps every acknowledged insert after the writer is SIGKILLed mid-stream, and reopens cleanly', async () => {
+  it.each([
+    ['one writer', 1],
+    ['8 writers side by side (writes held while a batch commits)', 8],
+  ])('keeps every acknowledged insert after the writer is SIGKILLed mid-stream, and reopens cleanly: %s', async (_name, writers) => {
     dir = tempDir('storage-kill-');
     const dbPath = join(dir, 'engine.mdb');
-    const lastAck = await writeThenKill(dbPath, 300);
-    expect(lastAck).toBeGreaterThanOrEqual(299);
+    const acked = await writeThenKill(dbPath, 300, writers);
+    expect(acked.length).toBeGreaterThanOrEqual(300);
 
     const storage = openLmdbStorage(dbPath);
     try {
-      for (let i = 0; i <= lastAck; i++) {
-        expect(storage.findById('app', 'acks', i), `acknowledged doc ${i}`).toBeDefined();
-      }
+      for (const i of acked) expect(storage.findById('app', 'acks', i), `acknowledged doc ${i}`).toBeDefined();
       // Writes still work on the recovered files.
       storage.insert('app', 'acks', { _id: 'after-crash' });
       await storage.flush();
@@ -66,4 +68,29 @@ describe('lmdb storage: durability', () => {
       await storage.close();
     }
   });
+
+  it('flush() waits for a write held behind a committing batch: once it resolves, lmdb's files hold it', async () => {
+    dir = tempDir('storage-held-');
+    const dbPath = join(dir, 'engine.mdb');
+    const storage = openLmdbStorage(dbPath);
+    try {
+      storage.ensureCollection('app', 'held');
+      await storage.flush();
+      storage.insert('app', 'held', { _id: 'first' });
+      // The end of the turn: lmdb commits 'first'; a write now waits until that batch is synced.
+      await new Promise((resolve) => setImmediate(resolve));
+      storage.insert('app', 'held', { _id: 'held' });
+      await storage.flush();
+      // Read from lmdb's files at once, not from the storage's memory.
+      expect(committedDocuments(dbPath)).toBe(2);
+    } finally {
+      await storage.close();
+    }
+  });
 });
+
+/** How many documents lmdb's committed files hold (the storage's own environment, read directly). */
+function committedDocuments(dbPath: string): number {
+  const docs = open({ path: dbPath, maxDbs: 4 }).openDB({ name: 'docs', encoding: 'binary' });
+  return docs.getKeysCount();
+}
