@@ -69,7 +69,7 @@ describe('lmdb storage: durability', () => {
     }
   });
 
-  it('flush() waits for a write held behind a committing batch: once it resolves, lmdb's files hold it', async () => {
+  it('flush() waits for a write held behind a committing batch: once it resolves, the lmdb files hold it', async () => {
     dir = tempDir('storage-held-');
     const dbPath = join(dir, 'engine.mdb');
     const storage = openLmdbStorage(dbPath);
