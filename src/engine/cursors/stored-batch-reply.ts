@@ -1,7 +1,7 @@
 import { BSON, Long } from 'bson';
 import type { Document } from '../query/types.js';
 import { decodeStoredDocument, storedBytesOf } from '../storage/index.js';
-import { encodeCursorReply, SELF_ENCODER, type BatchKey } from '../wire/index.js';
+import { encodeCursorReply, SELF_ENCODER, type BatchKey, type ReplyAllocator } from '../wire/index.js';
 
 /**
  * A cursor reply whose wire form splices the stored bytes of its documents
@@ -79,10 +79,10 @@ class StoredNextBatch extends StoredBatchCursor {
   }
 }
 
-function encodeStoredBatchReply(body: Document): Uint8Array {
+function encodeStoredBatchReply(body: Document, allocate?: ReplyAllocator): Uint8Array {
   const cursor = body.cursor;
   // The raw form holds only while the reply is exactly as built plus the dispatcher's `ok: 1`.
   if (!(cursor instanceof StoredBatchCursor) || body.ok !== 1 || Object.keys(body).length !== 2) return BSON.serialize(body);
   const bytes = cursor.pristineBytes;
-  return bytes ? encodeCursorReply(cursor.ns, cursor.id.toBigInt(), cursor.batchKey, bytes) : BSON.serialize(body);
+  return bytes ? encodeCursorReply(cursor.ns, cursor.id.toBigInt(), cursor.batchKey, bytes, allocate) : BSON.serialize(body);
 }

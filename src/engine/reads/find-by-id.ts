@@ -3,7 +3,7 @@ import { bsonType, isSimpleCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { decodeStoredDocument } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
-import { encodeExhaustedFirstBatchReply, SELF_ENCODER } from '../wire/index.js';
+import { encodeExhaustedFirstBatchReply, SELF_ENCODER, type ReplyAllocator } from '../wire/index.js';
 import { defaultCollation } from './read-documents.js';
 import { isView } from './views.js';
 
@@ -112,9 +112,9 @@ function exhaustedFirstBatch(ns: string, docs: Uint8Array[]): Document {
   return { cursor, [SELF_ENCODER]: encodeStoredBatchReply };
 }
 
-function encodeStoredBatchReply(body: Document): Uint8Array {
+function encodeStoredBatchReply(body: Document, allocate?: ReplyAllocator): Uint8Array {
   const cursor = body.cursor;
   // The raw form holds only while the reply is exactly as built plus the dispatcher's `ok: 1`.
   const asBuilt = cursor instanceof StoredBatchCursor && cursor.pristine && body.ok === 1 && Object.keys(body).length === 2;
-  return asBuilt ? encodeExhaustedFirstBatchReply(cursor.ns, cursor.storedBytes) : BSON.serialize(body);
+  return asBuilt ? encodeExhaustedFirstBatchReply(cursor.ns, cursor.storedBytes, allocate) : BSON.serialize(body);
 }

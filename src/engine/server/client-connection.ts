@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionInfo } from '../commands/index.js';
 import { FrameReader, WireProtocolError } from '../wire/index.js';
 import { handleFrame, type FrameContext } from './handle-frame.js';
+import { ReplyMemory } from './reply-memory.js';
 
 /**
  * One client socket. Its messages run strictly in order (a driver pipelines
@@ -9,7 +10,7 @@ import { handleFrame, type FrameContext } from './handle-frame.js';
  * back), while many connections run concurrently. A frame that cannot be
  * read closes this connection only; the process never crashes for it.
  */
-export interface ConnectionOptions extends Omit<FrameContext, 'connection'> {
+export interface ConnectionOptions extends Omit<FrameContext, 'connection' | 'allocate'> {
   log(line: string): void;
 }
 
@@ -32,6 +33,7 @@ export class ClientConnection {
   private running = false;
   private idleWaiters: Array<() => void> = [];
   private readonly frameContext: FrameContext;
+  private readonly replyMemory = new ReplyMemory(SINGLE_WRITE_MAX);
 
   constructor(
     private readonly socket: Socket,
@@ -39,7 +41,7 @@ export class ClientConnection {
     private readonly options: ConnectionOptions,
   ) {
     this.info = { id, remoteAddress: `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? 0}` };
-    this.frameContext = { ...options, connection: this.info };
+    this.frameContext = { ...options, connection: this.info, allocate: (size) => this.replyMemory.body(size) };
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     // Resets and broken pipes are ordinary client behaviour; 'close' follows.
     socket.on('error', () => {});
@@ -96,15 +98,17 @@ export class ClientConnection {
   }
 
   /**
-   * Small replies are joined into one buffer: a single write() costs about
-   * half a writev() of the same bytes; large ones go out as a writev rather
-   * than being copied again.
+   * Small replies are joined into one buffer (reused: reply-memory.ts): a
+   * single write() costs about half a writev() of the same bytes; large ones
+   * go out as a writev rather than being copied again.
    */
   private write(parts: Uint8Array[]): void {
     let length = 0;
     for (const part of parts) length += part.length;
     if (length <= SINGLE_WRITE_MAX) {
-      this.socket.write(Buffer.concat(parts, length));
+      const frame = this.replyMemory.frame(parts, length);
+      this.socket.write(frame);
+      this.replyMemory.written(frame, this.socket.writableLength);
       return;
     }
     this.socket.cork();

@@ -1,6 +1,6 @@
 import type { CommandContext, ConnectionInfo, Dispatch, EngineState } from '../commands/index.js';
 import type { Document } from '../query/types.js';
-import { encodeOpMsg, encodeOpReply, OpCode, parseOpMsg, parseOpQuery, WireProtocolError } from '../wire/index.js';
+import { encodeOpMsg, encodeOpReply, OpCode, parseOpMsg, parseOpQuery, WireProtocolError, type ReplyAllocator } from '../wire/index.js';
 
 /**
  * One whole message in, the reply's bytes out (undefined: send nothing).
@@ -13,6 +13,8 @@ export interface FrameContext {
   connection: ConnectionInfo;
   dispatch: Dispatch;
   nextRequestId(): number;
+  /** Memory for a large reply body, valid until the reply is written (reply-memory.ts); else new Buffers. */
+  allocate?: ReplyAllocator;
 }
 
 const HANDSHAKE_COMMANDS = new Set(['hello', 'isMaster', 'ismaster']);
@@ -33,7 +35,7 @@ async function handleOpMsg(frame: Buffer, fc: FrameContext): Promise<Uint8Array[
       : failure(40571, 'Location40571', 'OP_MSG requests require a $db argument');
   // moreToCome: an unacknowledged write; the client reads no reply.
   if (msg.moreToCome) return undefined;
-  return encodeReply((body) => encodeOpMsg({ requestId: fc.nextRequestId(), responseTo: msg.requestId, body }), reply);
+  return encodeReply((body) => encodeOpMsg({ requestId: fc.nextRequestId(), responseTo: msg.requestId, body, allocate: fc.allocate }), reply);
 }
 
 async function handleOpQuery(frame: Buffer, fc: FrameContext): Promise<Uint8Array[]> {

@@ -37,9 +37,12 @@ export function decodeDocument(bytes: Buffer, what: string): Document {
  */
 export const SELF_ENCODER = Symbol('selfEncoder');
 
-export type BodyEncoder = (doc: Document) => Uint8Array;
+/** Where an encoder may put a large body: memory the caller reuses once the bytes are written (reply-memory.ts). */
+export type ReplyAllocator = (size: number) => Buffer;
 
-export function encodeDocument(doc: Document): Uint8Array {
+export type BodyEncoder = (doc: Document, allocate?: ReplyAllocator) => Uint8Array;
+
+export function encodeDocument(doc: Document, allocate?: ReplyAllocator): Uint8Array {
   const encode = (doc as { [SELF_ENCODER]?: BodyEncoder })[SELF_ENCODER];
-  return encode ? encode(doc) : BSON.serialize(doc);
+  return encode ? encode(doc, allocate) : BSON.serialize(doc);
 }

@@ -1,6 +1,6 @@
 /** The wire protocol's public face: framing and the OP_MSG / OP_QUERY / OP_REPLY codecs. It knows nothing of commands. */
 export { crc32c } from './crc32c.js';
-export { encodeDocument, SELF_ENCODER, type BodyEncoder } from './document-codec.js';
+export { encodeDocument, SELF_ENCODER, type BodyEncoder, type ReplyAllocator } from './document-codec.js';
 export { FrameReader } from './frame-reader.js';
 export { readHeader, type MessageHeader } from './message-header.js';
 export { encodeOpMsg, parseOpMsg, type OpMsg, type OpMsgToEncode } from './op-msg-codec.js';

@@ -1,6 +1,6 @@
 import type { Document } from '../query/types.js';
 import { crc32c } from './crc32c.js';
-import { decodeDocument, documentSizeAt, encodeDocument } from './document-codec.js';
+import { decodeDocument, documentSizeAt, encodeDocument, type ReplyAllocator } from './document-codec.js';
 import { readCString, readHeader, writeHeader } from './message-header.js';
 import { HEADER_SIZE, MsgFlag, OpCode, UNKNOWN_REQUIRED_FLAGS } from './wire-constants.js';
 import { WireProtocolError } from './wire-protocol-error.js';
@@ -96,6 +96,8 @@ export interface OpMsgToEncode {
   moreToCome?: boolean;
   exhaustAllowed?: boolean;
   checksum?: boolean;
+  /** Memory for the body, when its encoder writes one itself (document-codec.ts). */
+  allocate?: ReplyAllocator;
 }
 
 /**
@@ -103,14 +105,14 @@ export interface OpMsgToEncode {
  * serialized body is not copied again into one big buffer.
  */
 export function encodeOpMsg(msg: OpMsgToEncode): Uint8Array[] {
-  const body = encodeDocument(msg.body);
+  const body = encodeDocument(msg.body, msg.allocate);
   const header = Buffer.allocUnsafe(SECTIONS_OFFSET + 1);
   const parts: Uint8Array[] = [header, body];
   let length = header.length + body.length;
   for (const [identifier, docs] of Object.entries(msg.sequences ?? {})) {
     const name = Buffer.from(`${identifier}\0`, 'utf8');
     const sectionHeader = Buffer.allocUnsafe(1 + 4 + name.length);
-    const encoded = docs.map(encodeDocument);
+    const encoded = docs.map((doc) => encodeDocument(doc));
     const size = 4 + name.length + encoded.reduce((sum, d) => sum + d.length, 0);
     sectionHeader[0] = 1;
     sectionHeader.writeInt32LE(size, 1);

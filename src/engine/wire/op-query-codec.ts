@@ -70,7 +70,7 @@ export interface OpReply {
 const REPLY_FIELDS_SIZE = 4 + 8 + 4 + 4;
 
 export function encodeOpReply(msg: { requestId: number; responseTo: number; documents: Document[]; responseFlags?: number }): Uint8Array[] {
-  const docs = msg.documents.map(encodeDocument);
+  const docs = msg.documents.map((doc) => encodeDocument(doc));
   const head = Buffer.allocUnsafe(HEADER_SIZE + REPLY_FIELDS_SIZE);
   const length = head.length + docs.reduce((sum, d) => sum + d.length, 0);
   writeHeader(head, { messageLength: length, requestId: msg.requestId, responseTo: msg.responseTo, opCode: OpCode.OP_REPLY });

@@ -1,3 +1,5 @@
+import type { ReplyAllocator } from './document-codec.js';
+
 /**
  * The BSON of `{cursor: {firstBatch|nextBatch: [...docs], id: <int64>, ns}, ok: 1}`
  * written by hand around documents that are already BSON (stored bytes), so
@@ -20,12 +22,18 @@ const OK_ONE_END = latin1('\0\x10ok\0\x01\0\0\0\0');
 
 export type BatchKey = keyof typeof BATCH_KEYS;
 
-export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly Uint8Array[]): Buffer {
-  return encodeCursorReply(ns, 0n, 'firstBatch', docs);
+export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly Uint8Array[], allocate?: ReplyAllocator): Buffer {
+  return encodeCursorReply(ns, 0n, 'firstBatch', docs, allocate);
 }
 
-/** `id`: the cursor id as a signed int64 (0n once exhausted). */
-export function encodeCursorReply(ns: string, id: bigint, batchKey: BatchKey, docs: readonly Uint8Array[]): Buffer {
+/** `id`: the cursor id as a signed int64 (0n once exhausted). `allocate`: where the reply goes (default: a new Buffer). */
+export function encodeCursorReply(
+  ns: string,
+  id: bigint,
+  batchKey: BatchKey,
+  docs: readonly Uint8Array[],
+  allocate: ReplyAllocator = Buffer.allocUnsafe,
+): Buffer {
   const nsUtf8 = utf8Of(ns);
   const nsBytes = nsUtf8.length;
   const batchKeyBytes = BATCH_KEYS[batchKey];
@@ -34,7 +42,7 @@ export function encodeCursorReply(ns: string, id: bigint, batchKey: BatchKey, do
   // The array's final zero is ID_KEY's first byte, and the cursor's final zero OK_ONE_END's.
   const cursorSize = 4 + batchKeyBytes.length + arraySize - 1 + ID_KEY.length + 8 + NS_KEY.length + 4 + nsBytes + 1 + 1;
   const total = 4 + CURSOR_KEY.length + cursorSize + OK_ONE_END.length - 1;
-  const out = Buffer.allocUnsafe(total);
+  const out = allocate(total);
   let at = writeInt32(out, total, 0);
   out.set(CURSOR_KEY, at);
   at = writeInt32(out, cursorSize, at + CURSOR_KEY.length);
