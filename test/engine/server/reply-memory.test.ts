@@ -55,7 +55,7 @@ describe('replies that wait in the socket while later ones are encoded', () => {
   beforeAll(async () => {
     test = await startTestEngine();
     const client = await test.client();
-    await client.db('reply_memory').collection('big').insertMany(Array.from({ length: DOCS }, (_, i) => ({ _id: i, payload: payload(i) })));
+    await client.db('reply_memory').collection<{ _id: number; payload: string }>('big').insertMany(Array.from({ length: DOCS }, (_, i) => ({ _id: i, payload: payload(i) })));
   });
   afterAll(() => test.stop());
 
