@@ -11,6 +11,8 @@
  * frame area are enough: a reply's body is encoded into the body area, then
  * copied with its header into the frame area and written. The frame area is
  * given up when the socket keeps it (the write did not complete at once).
+ * Each area grows to the largest reply it took, at most `maxBytes`: a
+ * connection keeps at most twice that (128 KiB with the connection's 64 KiB).
  */
 export class ReplyMemory {
   private bodyArea: Buffer | undefined;
