@@ -21,7 +21,8 @@ import { BSON, ObjectId, type Document } from 'mongodb';
  */
 export function decodeDocument(bytes: Uint8Array): Document {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const decoded = buffer.length >= 5 ? readDocument(buffer, 0, int32(buffer, 0), false) : NOT_HANDLED;
+  // Only a buffer that is exactly one document (as the driver's raw records are); bson judges any other.
+  const decoded = buffer.length >= 5 && int32(buffer, 0) === buffer.length ? readDocument(buffer, 0, buffer.length, false) : NOT_HANDLED;
   return decoded === NOT_HANDLED ? BSON.deserialize(buffer, { validation: { utf8: true } }) : (decoded as Document);
 }
 

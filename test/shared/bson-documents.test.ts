@@ -95,6 +95,8 @@ describe('decodeDocument', () => {
   it.each([
     ['cut short', (b: Buffer) => b.subarray(0, b.length - 3)],
     ['with a string length past the end', (b: Buffer) => (b.writeInt32LE(1000, b.indexOf('abc') - 4), b)],
+    ['followed by more bytes than its size says', (b: Buffer) => Buffer.concat([b, Buffer.from([0, 0, 0])])],
+    ['shorter than its size says, with a terminator where the size puts none', (b: Buffer) => (b.writeInt32LE(b.length + 2, 0), b)],
   ])('answers as bson does for bytes %s', (_why, damage) => {
     sameAsBson(damage(Buffer.from(serialize({ s: 'abc', n: 1 }))));
   });
