@@ -28,10 +28,13 @@ const { MongoNetworkError } = require('mongodb') as typeof import('mongodb');
 /** A peer that accepts and never reads: a large write fills the socket's buffers. */
 let peer: net.Server;
 const peerSockets = new Set<net.Socket>();
+/** Callers waiting for the peer's side of their connection, in connection order. */
+const accepting: Array<(socket: net.Socket) => void> = [];
 beforeAll(async () => {
   peer = net.createServer((socket) => {
     peerSockets.add(socket);
     socket.pause();
+    accepting.shift()?.(socket);
   });
   await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
 });
@@ -40,11 +43,13 @@ afterAll(async () => {
   await new Promise((resolve) => peer.close(resolve));
 });
 
-async function connection(id: number): Promise<{ connection: Written; socket: net.Socket }> {
+async function connection(id: number): Promise<{ connection: Written; socket: net.Socket; peerSide: net.Socket }> {
   const { port } = peer.address() as net.AddressInfo;
+  const accepted = new Promise<net.Socket>((resolve) => accepting.push(resolve));
   const socket = net.connect(port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
-  return { connection: new Connection(socket, { id, hostAddress: { toString: () => `127.0.0.1:${port}` } }), socket };
+  const peerSide = await accepted;
+  return { connection: new Connection(socket, { id, hostAddress: { toString: () => `127.0.0.1:${port}` } }), socket, peerSide };
 }
 
 const ping = (padding = 0) => new OpMsgRequest('admin', { ping: 1, padding: 'x'.repeat(padding) }, {});
@@ -78,13 +83,15 @@ describe('the mongodb driver, patched: a write on a socket that closes without a
     socket.destroy(); // as the connection's socket timeout does: no 'error', only 'close'
     const outcome = await settledWithin(writing, 2_000);
     expect(outcome).toBeInstanceOf(MongoNetworkError);
+    expect(socket.listenerCount('drain')).toBe(0); // the wait for it ended with the write
   });
 
   it('still resolves a write that drains', async () => {
-    const { connection: conn } = await connection(3);
-    const [sock] = [...peerSockets].slice(-1);
+    const { connection: conn, socket, peerSide } = await connection(3);
     const writing = conn.writeCommand(ping(15 << 20), WRITE);
-    sock!.resume();
+    peerSide.resume();
     expect(await settledWithin(writing, 10_000)).toBe('written');
+    expect(socket.listenerCount('drain')).toBe(0);
+    expect(socket.listenerCount('close')).toBe(1); // the connection's own; the write's is gone
   });
 });

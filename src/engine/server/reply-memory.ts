@@ -27,7 +27,8 @@ export class ReplyMemory {
 
   /** Room for a reply body, valid until the next call or until `frame` has copied it. */
   body(size: number): Buffer {
-    if (size > this.maxBytes) return Buffer.allocUnsafe(size);
+    // Only a body whose frame fits the frame area: a larger frame is written from its parts, body included.
+    if (size > this.maxBytes - FRAME_HEADROOM) return Buffer.allocUnsafe(size);
     this.bodyArea = roomFor(this.bodyArea, size);
     return this.bodyArea.subarray(0, size);
   }
@@ -50,6 +51,8 @@ export class ReplyMemory {
   }
 }
 
+/** More than a message adds around its body (an OP_MSG header of 21 bytes, a 4-byte checksum). */
+const FRAME_HEADROOM = 64;
 /** Areas start at this size (a list page's reply fits), so that most connections allocate each once. */
 const MIN_AREA = 16 * 1024;
 

@@ -115,13 +115,22 @@ class LmdbJournal implements StorageJournal {
       this.held.push(write);
       return;
     }
-    this.issue(write);
+    const thrown = this.issue(write);
+    // A write lmdb refuses at once (a closed database) fails its caller, as a direct put would.
+    if (thrown !== undefined) throw thrown;
   }
 
-  private issue(write: JournalWrite): void {
-    this.track(write());
+  /** Issues one write; what lmdb throws at once is recorded as the journal's failure and returned. */
+  private issue(write: JournalWrite): unknown {
     this.issued++;
-    if (this.state !== 'idle') return;
+    let thrown: unknown;
+    try {
+      this.track(write());
+    } catch (err) {
+      thrown = err;
+      this.failure ??= err;
+    }
+    if (this.state !== 'idle') return thrown;
     this.state = 'open';
     // lmdb commits this turn's writes from its own setImmediate; from here on they are a batch.
     setImmediate(() => {
@@ -129,8 +138,10 @@ class LmdbJournal implements StorageJournal {
       const release = () => this.releaseHeld();
       this.committed = this.last.then(() => this.env.flushed).then(release, release);
     });
+    return thrown;
   }
 
+  /** Held writes, in order; one refused at once is recorded (flush throws it) and the rest still go. */
   private releaseHeld(): void {
     const held = this.held;
     this.held = [];

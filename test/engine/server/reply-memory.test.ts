@@ -44,6 +44,12 @@ describe('ReplyMemory', () => {
     const first = memory.body(2048);
     expect(sameMemory(memory.body(2048), first)).toBe(false);
   });
+
+  it('keeps no body whose frame would not fit the frame area (such a frame is written from its parts)', () => {
+    const memory = new ReplyMemory(64 * 1024);
+    const nearTheBound = memory.body(64 * 1024 - 10);
+    expect(sameMemory(memory.body(64 * 1024 - 10), nearTheBound)).toBe(false);
+  });
 });
 
 describe('replies that wait in the socket while later ones are encoded', () => {

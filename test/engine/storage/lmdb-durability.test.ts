@@ -69,7 +69,7 @@ describe('lmdb storage: durability', () => {
     }
   });
 
-  it('flush() waits for a write held behind a committing batch: once it resolves, the lmdb files hold it', async () => {
+  it('flush() waits for a write held behind a committing batch: once it resolves, lmdb has committed it', async () => {
     dir = tempDir('storage-held-');
     const dbPath = join(dir, 'engine.mdb');
     const storage = openLmdbStorage(dbPath);
@@ -81,7 +81,7 @@ describe('lmdb storage: durability', () => {
       await new Promise((resolve) => setImmediate(resolve));
       storage.insert('app', 'held', { _id: 'held' });
       await storage.flush();
-      // Read from lmdb's files at once, not from the storage's memory.
+      // Read from lmdb (committed data) at once, not from the storage's memory.
       expect(committedDocuments(dbPath)).toBe(2);
     } finally {
       await storage.close();
@@ -89,7 +89,7 @@ describe('lmdb storage: durability', () => {
   });
 });
 
-/** How many documents lmdb's committed files hold (the storage's own environment, read directly). */
+/** How many documents lmdb has committed (the process's environment for that path, read directly, left open with it). */
 function committedDocuments(dbPath: string): number {
   const docs = open({ path: dbPath, maxDbs: 4 }).openDB({ name: 'docs', encoding: 'binary' });
   return docs.getKeysCount();
