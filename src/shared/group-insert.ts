@@ -35,14 +35,6 @@ export class GroupInsert<T extends Document> {
     });
   }
 
-  /** Writes everything queued and waits for the insert in flight (shutdown: before the database closes). */
-  async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.inFlight) {
-      if (!this.inFlight) this.flush();
-      await this.inFlight;
-    }
-  }
-
   private schedule(): void {
     // The insert in flight schedules the next batch when it is answered.
     if (this.scheduled || this.inFlight || this.queue.length === 0) return;

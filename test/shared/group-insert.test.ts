@@ -6,8 +6,8 @@ import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /**
  * GroupInsert on the real driver and engine: one insert command for what
- * queues while none is in flight, each caller told about its own document
- * only, and nothing queued lost by a drain.
+ * queues while none is in flight, and each caller told about its own
+ * document only.
  */
 
 serviceModelsOnEngine('group_insert_test');
@@ -77,15 +77,5 @@ describe('GroupInsert', () => {
     target = scratch();
     await inserts.insert(doc(3));
     expect(await stored()).toEqual([doc(3)]);
-  });
-
-  it('drain writes everything queued, also what queued while a batch was in flight', async () => {
-    const inserts = new GroupInsert(scratch);
-    const first = inserts.insert(doc(1));
-    await new Promise((resolve) => setImmediate(resolve)); // the first batch is in flight
-    const later = [2, 3, 4].map((i) => inserts.insert(doc(i)));
-    await inserts.drain();
-    expect(await scratch().countDocuments({})).toBe(4);
-    await Promise.all([first, ...later]);
   });
 });
