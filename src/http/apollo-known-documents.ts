@@ -49,13 +49,27 @@ export interface RunnableOperation {
 }
 
 /**
- * Heap a remembered document holds per character of its text: a parsed
- * document keeps its token list (`loc`), about 100 bytes per character
- * measured. The text alone would let a 4 Mi-character bound hold ~400 MB.
+ * Heap a parsed document holds per token of its text: the token itself (the
+ * document's `loc` keeps the whole list) and its share of the syntax tree,
+ * 280-500 bytes measured across document shapes. Counted by characters, as
+ * before, a dense document (a field repeated, `{ id id id ... }`) held 164
+ * bytes a character against an estimate of 100.
  */
-const HEAP_BYTES_PER_CHAR = 100;
+const HEAP_BYTES_PER_TOKEN = 640;
 /** The heap remembered documents may hold, at most (Apollo's own parsed-document cache is 30 MiB). */
 const KNOWN_DOCUMENTS_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What a remembered document costs the heap, at most: its text (two bytes a
+ * character at worst) and its tokens (test/http/known-documents-heap.test.ts
+ * measures both against the heap). A document without `loc` keeps no token
+ * list; it is counted as if it had one token per character.
+ */
+export function knownDocumentBytes(text: string, document: DocumentNode): number {
+  let tokens = 0;
+  for (let token = document.loc?.startToken ?? null; token; token = token.next) tokens++;
+  return 2 * text.length + HEAP_BYTES_PER_TOKEN * (document.loc ? tokens : Math.max(text.length, 1));
+}
 /** The fields a request body may have to be answered here (`extensions` goes to Apollo). */
 const BODY_FIELDS = new Set(['query', 'variables', 'operationName']);
 /** Accept headers for which Apollo answers `application/json; charset=utf-8` (none sent: the same). */
@@ -67,7 +81,7 @@ type Outcome = { result: ExecutionResult } | { thrown: unknown };
 export function knownDocuments({ schema, execute, assertRunnable }: KnownDocumentsOptions): KnownDocuments {
   const documents = new LRUCache<string, DocumentNode>({
     maxSize: KNOWN_DOCUMENTS_BYTES,
-    sizeCalculation: (_document, text) => Math.max(text.length, 1) * HEAP_BYTES_PER_CHAR,
+    sizeCalculation: (document, text) => knownDocumentBytes(text, document),
   });
   // Outcomes for Apollo to answer, by the request's scope (the executor runs inside it).
   const settled = new WeakMap<RequestScope, Outcome>();
