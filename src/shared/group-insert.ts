@@ -23,7 +23,7 @@ interface Pending<T> {
 export class GroupInsert<T extends Document> {
   private queue: Pending<T>[] = [];
   private scheduled = false;
-  private inFlight: Promise<void> | undefined;
+  private writing = false;
 
   constructor(private readonly collection: () => Collection<T>) {}
 
@@ -37,20 +37,20 @@ export class GroupInsert<T extends Document> {
 
   private schedule(): void {
     // The insert in flight schedules the next batch when it is answered.
-    if (this.scheduled || this.inFlight || this.queue.length === 0) return;
+    if (this.scheduled || this.writing || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (!this.inFlight) this.flush();
+      this.flush();
     });
   }
 
   private flush(): void {
-    if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    this.inFlight = this.write(batch).finally(() => {
-      this.inFlight = undefined;
+    this.writing = true;
+    void this.write(batch).finally(() => {
+      this.writing = false;
       this.schedule();
     });
   }

@@ -88,9 +88,6 @@ class LmdbJournal implements StorageJournal {
   private held: JournalWrite[] = [];
   /** Resolves once the committing batch is synced and the held writes are issued. */
   private committed: Promise<void> = Promise.resolve();
-  /** Writes asked for, and how many of them were issued to lmdb (in order). */
-  private asked = 0;
-  private issued = 0;
 
   constructor(
     private readonly env: RootDatabase,
@@ -110,7 +107,6 @@ class LmdbJournal implements StorageJournal {
    * before too (flush), so a held one waits about as long.
    */
   private write(write: JournalWrite): void {
-    this.asked++;
     if (this.state === 'committing') {
       this.held.push(write);
       return;
@@ -122,7 +118,6 @@ class LmdbJournal implements StorageJournal {
 
   /** Issues one write; what lmdb throws at once is recorded as the journal's failure and returned. */
   private issue(write: JournalWrite): unknown {
-    this.issued++;
     let thrown: unknown;
     try {
       this.track(write());
@@ -186,9 +181,8 @@ class LmdbJournal implements StorageJournal {
 
   /** Every write asked for before the call is committed and synced (or its failure thrown). */
   async flush(): Promise<void> {
-    const mine = this.asked;
-    // Held writes are issued when the batch in flight is synced (at most one wait: all held go at once).
-    while (this.issued < mine) await this.committed;
+    // Held writes (only while a batch commits) are all issued together once it is synced.
+    if (this.held.length > 0) await this.committed;
     await this.last.catch(() => undefined);
     await this.env.flushed;
     if (this.failure) throw this.failure;
