@@ -1,32 +1,27 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { knownDocumentBytes } from '../../src/http/apollo-known-documents.js';
+import { runNode } from '../support/child-process.js';
 
 /**
  * The known-document cache (apollo-known-documents.ts) keeps at most 32 MiB
  * of parsed documents by its own count of each document's heap
  * (`knownDocumentBytes`): that count must not fall short of what the heap
- * really holds for a document, whatever its shape. Measured here on the
- * heap itself (GC before and after parsing 300 documents of a shape).
+ * really holds for a document, whatever its shape. Measured on the heap of a
+ * process of its own (fixtures/parsed-documents-heap.mjs), 300 documents of
+ * a shape at a time, the median of three trials.
  */
 
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+const measurer = fileURLToPath(new URL('fixtures/parsed-documents-heap.mjs', import.meta.url));
 
-function heapOf(texts: string[]): { measured: number; counted: number } {
-  gc();
-  gc();
-  const before = v8.getHeapStatistics().used_heap_size;
-  // Parsed as Apollo parses a request's document (with `loc`, its token list).
-  const documents = texts.map((text) => parse(text));
-  gc();
-  gc();
-  const measured = v8.getHeapStatistics().used_heap_size - before;
-  const counted = texts.reduce((sum, text, i) => sum + knownDocumentBytes(text, documents[i]!), 0);
-  expect(documents).toHaveLength(texts.length); // kept alive until measured
-  return { measured, counted };
+async function heapOf(texts: string[]): Promise<{ measured: number; counted: number }> {
+  const run = await runNode(measurer, [], { env: {}, input: JSON.stringify(texts) });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const trials = (JSON.parse(run.stdout) as number[]).sort((a, b) => a - b);
+  const counted = texts.reduce((sum, text) => sum + knownDocumentBytes(text, parse(text)), 0);
+  return { measured: trials[1]!, counted };
 }
 
 const shapes: [string, (i: number) => string][] = [
@@ -39,8 +34,8 @@ const shapes: [string, (i: number) => string][] = [
 ];
 
 describe('what the known-document cache counts for a document, against the heap', () => {
-  it.each(shapes)('covers %s', (_shape, make) => {
-    const { measured, counted } = heapOf(Array.from({ length: 300 }, (_, i) => make(i)));
+  it.each(shapes)('covers %s', async (_shape, make) => {
+    const { measured, counted } = await heapOf(Array.from({ length: 300 }, (_, i) => make(i)));
     expect(measured).toBeGreaterThan(0);
     expect(counted).toBeGreaterThanOrEqual(measured);
     // Not so far above that the 32 MiB bound would keep far fewer documents than it could.
