@@ -89,6 +89,14 @@ const CHUNK = 512;
 export class SortedEntries {
   private chunks: IndexEntry[][] = [];
   private count = 0;
+  /**
+   * Where the last insert went ([chunk, position]): keys that grow (an
+   * ObjectId, a time, after an equal prefix such as the tenant) put the next
+   * entry right beside it, which two comparisons confirm instead of a
+   * search's ~17 (insertAt). Only a guess: checked against the entries
+   * beside it at every use, so a stale one costs a search, never the order.
+   */
+  private lastInsert: [number, number] = [-1, -1];
   /** Key values per entry: 1 for a single-field index, the field count for a compound one. */
   private readonly width: number;
 
@@ -125,6 +133,7 @@ export class SortedEntries {
     this.chunks = [];
     for (let i = 0; i < entries.length; i += CHUNK / 2) this.chunks.push(entries.slice(i, i + CHUNK / 2));
     this.count = entries.length;
+    this.lastInsert = [-1, -1];
   }
 
   /**
@@ -171,18 +180,50 @@ export class SortedEntries {
     if (this.chunks.length === 0) {
       this.chunks.push([entry]);
       this.count = 1;
+      this.lastInsert = [0, 0];
       return;
     }
-    const isBefore = (e: IndexEntry): boolean => this.compare(e, entry) < 0;
-    const ci = this.chunkFor(isBefore);
+    let [ci, pos] = this.besideLastInsert(entry) ?? this.searchPosition(entry);
     const chunk = this.chunks[ci]!;
-    const pos = SortedEntries.position(chunk, isBefore);
     // Either neighbour may be the one sharing values (an entry can open or close its run).
     if (pos > 0) this.shareStrings(entry, chunk[pos - 1]!);
     if (pos < chunk.length) this.shareStrings(entry, chunk[pos]!);
     chunk.splice(pos, 0, entry);
     this.count++;
-    if (chunk.length > CHUNK) this.chunks.splice(ci + 1, 0, chunk.splice(CHUNK / 2));
+    if (chunk.length > CHUNK) {
+      this.chunks.splice(ci + 1, 0, chunk.splice(CHUNK / 2));
+      if (pos >= CHUNK / 2) [ci, pos] = [ci + 1, pos - CHUNK / 2];
+    }
+    this.lastInsert = [ci, pos];
+  }
+
+  /** [chunk, position] to insert `entry` at, by binary search. */
+  private searchPosition(entry: IndexEntry): [number, number] {
+    const isBefore = (e: IndexEntry): boolean => this.compare(e, entry) < 0;
+    const ci = this.chunkFor(isBefore);
+    return [ci, SortedEntries.position(this.chunks[ci]!, isBefore)];
+  }
+
+  /**
+   * Just before the entry the last insert placed (a descending field: the
+   * newest first) or just after it (ascending), when the entries on both
+   * sides confirm that `entry` belongs there; otherwise undefined.
+   */
+  private besideLastInsert(entry: IndexEntry): [number, number] | undefined {
+    const [ci, pos] = this.lastInsert;
+    const chunk = this.chunks[ci];
+    const last = chunk?.[pos];
+    if (last === undefined) return undefined;
+    const c = this.compare(entry, last);
+    if (c < 0) {
+      const before = pos > 0 ? chunk![pos - 1] : this.chunks[ci - 1]?.at(-1);
+      return before === undefined || this.compare(before, entry) < 0 ? [ci, pos] : undefined;
+    }
+    if (c > 0) {
+      const after = pos + 1 < chunk!.length ? chunk![pos + 1] : this.chunks[ci + 1]?.[0];
+      return after === undefined || this.compare(entry, after) < 0 ? [ci, pos + 1] : undefined;
+    }
+    return undefined;
   }
 
   remove(entry: IndexEntry): boolean {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SortedEntries } from '../../../src/engine/storage/index-sorted-entries.js';
 import { indexEntry, keyAt } from '../../../src/engine/storage/index-sorted-entries.js';
 import type { IndexEntry } from '../../../src/engine/storage/index-sorted-entries.js';
@@ -117,6 +117,55 @@ describe('SortedEntries (the ordered part of every index)', () => {
       expect(idsOf(bulk.all())).toEqual(idsOf(one.all()));
       const bounds = { equals: [2, 'user-3'] };
       expect(idsOf(one.within(bounds))).toEqual(reference(left.filter((e) => keyAt(e, 0) === 2 && keyAt(e, 1) === 'user-3')));
+    });
+  });
+
+  // An insert first tries the place beside the last one (keys that grow); the entries around it must confirm it.
+  describe('inserts beside the last insert', () => {
+    // {tenant: 1, _id: -1} as the audit trail's indexes: growing ids within each tenant, tenants interleaved.
+    const signs = [-1];
+    const tenantOf = (i: number): string => `tenant-${[0, 0, 0, 1, 0, 2, 1, 0][i % 8]}`;
+    const made = Array.from({ length: 4000 }, (_, i) => indexEntry([tenantOf(i), i], `id${String(i).padStart(5, '0')}`));
+    const reference = (list: readonly IndexEntry[]): string[] =>
+      [...list]
+        .sort((a, b) => (a.value === b.value ? (keyAt(b, 1) as number) - (keyAt(a, 1) as number) : (a.value as string) < (b.value as string) ? -1 : 1))
+        .map((e) => e.idKey);
+
+    it('keeps index order with growing, shrinking, interleaved and random keys, removals between', () => {
+      const sorted = new SortedEntries(undefined, signs);
+      const r = lcg(7);
+      const kept: IndexEntry[] = [];
+      made.forEach((e, i) => {
+        sorted.insert(e);
+        kept.push(e);
+        // Now and then a removal just where the last insert went, or anywhere.
+        if (i % 97 === 96) expect(sorted.remove(kept.splice(kept.length - 1, 1)[0]!)).toBe(true);
+        if (i % 89 === 88) expect(sorted.remove(kept.splice(r.next().value! % kept.length, 1)[0]!)).toBe(true);
+      });
+      // Shrinking keys (a descending run appended backwards), then random ones.
+      for (let i = 0; i < 1500; i++) {
+        const e = indexEntry(['tenant-1', -i], `down${String(i).padStart(5, '0')}`);
+        sorted.insert(e);
+        kept.push(e);
+      }
+      for (let i = 0; i < 1500; i++) {
+        const e = indexEntry([`tenant-${r.next().value! % 4}`, r.next().value! % 5000], `rand${String(i).padStart(5, '0')}`);
+        sorted.insert(e);
+        kept.push(e);
+      }
+      expect(sorted.size).toBe(kept.length);
+      expect(idsOf(sorted.all())).toEqual(reference(kept));
+    });
+
+    it('places a growing key with a few comparisons, not a search', () => {
+      const sorted = new SortedEntries(undefined, signs);
+      for (const e of made.slice(0, 2000)) sorted.insert(indexEntry(['tenant-0', keyAt(e, 1)], e.idKey));
+      const compare = vi.spyOn(SortedEntries.prototype as unknown as { compare(a: IndexEntry, b: IndexEntry): number }, 'compare');
+      for (const e of made.slice(2000)) sorted.insert(indexEntry(['tenant-0', keyAt(e, 1)], e.idKey));
+      // A binary search over 2000+ entries takes 11 or more comparisons an insert.
+      expect(compare.mock.calls.length).toBeLessThanOrEqual(2 * 2000);
+      compare.mockRestore();
+      expect(idsOf(sorted.all())).toEqual(made.map((e) => e.idKey).reverse());
     });
   });
 });
