@@ -2,6 +2,7 @@ import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type Types } from 'mongoose';
 import { hasPermission, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
+import { decodeDocument } from '../shared/bson-documents.js';
 import { leanDefaults } from '../shared/lean-defaults.js';
 import { pathValidator } from '../shared/path-validator.js';
 import { toObjectId } from '../shared/object-id.js';
@@ -23,6 +24,14 @@ type StoredMenu = Omit<MealMenu, 'id'> & { _id: Types.ObjectId };
 const LIVE = { deletedAt: null } as const;
 
 const notFound = (id: string) => errors.notFound('Meal menu', id);
+
+/**
+ * A record the driver answered as its bytes (`raw: true`, typed as a
+ * document), decoded by decodeDocument as bson would with the driver's
+ * defaults (bson-documents.ts says why it is cheaper): bson decoding the
+ * updated menu was about 5% of the bytes a portions update allocated.
+ */
+const storedMenu = (bytes: object): StoredMenu => decodeDocument(bytes as Uint8Array) as StoredMenu;
 
 /**
  * Meal menu rules. Every method takes the caller as a plain `Actor`; every
@@ -92,13 +101,14 @@ export class MealMenuService {
    */
   async updateEstimatedPortions(actor: Actor, id: string, portions: number): Promise<MealMenu> {
     await this.checkPortions(portions);
-    const menu = (await this.model.collection.findOneAndUpdate(
+    const bytes = await this.model.collection.findOneAndUpdate(
       { _id: toObjectId(id), ...tenantScope(actor), ...LIVE },
       { $set: { estimatedPortions: portions, updatedBy: actor.userId, updatedAt: new Date() } },
-      { returnDocument: 'after' },
-    )) as StoredMenu | null;
-    if (!menu) throw notFound(id);
-    return this.answered(menu);
+      // `raw`: the updated record comes as its bytes (bson's raw sub-document) for decodeDocument.
+      { returnDocument: 'after', raw: true },
+    );
+    if (!bytes) throw notFound(id);
+    return this.answered(storedMenu(bytes));
   }
 
   /**
