@@ -60,6 +60,12 @@ export function pathValidator(model: Model<any>, path: string): (value: unknown)
 interface PathType {
   validators: unknown[];
   originalRequiredValue?: unknown;
+  requiredValidator?: unknown;
+  enumValidator?: unknown;
+  minValidator?: unknown;
+  maxValidator?: unknown;
+  minlengthValidator?: unknown;
+  maxlengthValidator?: unknown;
   $isSingleNested?: boolean;
   $isMongooseDocumentArray?: boolean;
   $isMongooseArray?: boolean;
@@ -84,24 +90,28 @@ interface Check {
 
 const hasValidators = (type: PathType) => type.validators.some((v) => typeof v === 'object' && v !== null);
 
-/** The validators mongoose defines itself (schemaType.js, schema/*.js): none returns a promise. */
-const SYNCHRONOUS_KINDS = new Set(['required', 'min', 'max', 'enum', 'minlength', 'maxlength', 'match']);
+/** Where a SchemaType keeps the validator functions it makes itself (schemaType.js, schema/*.js): none returns a promise. */
+const OWN_VALIDATORS = ['requiredValidator', 'enumValidator', 'minValidator', 'maxValidator', 'minlengthValidator', 'maxlengthValidator'] as const;
 
 /**
- * Whether every validator of the path is one of mongoose's own, with a text
- * message and no required-function (which could throw): doValidateSync then
- * refuses exactly what doValidate refuses, with the same error, without the
- * promises doValidate makes for each path (run on every audit record, the
- * promises were about 8% of a write's service CPU). A custom validator may
- * return a promise, which doValidateSync skips: such a path keeps doValidate.
+ * Whether every validator of the path is one mongoose made itself (known by
+ * the function, not by its `type`, which a schema may set on its own), with
+ * a text message, no error class of its own and no required-function
+ * (which could throw): doValidateSync then refuses exactly what doValidate
+ * refuses, with the same error, without the promises doValidate makes for
+ * each path (run on every audit record, they were about 8% of a write's
+ * service CPU). Any other validator may return a promise, which
+ * doValidateSync skips: such a path keeps doValidate (as does `match`,
+ * whose function mongoose does not keep).
  */
 function synchronousOnly(type: PathType): boolean {
+  const own = new Set<unknown>(OWN_VALIDATORS.map((name) => type[name]).filter((fn) => typeof fn === 'function'));
   return type.validators.every((v) => {
     if (typeof v !== 'object' || v === null) return true;
-    const { type: kind, message } = v as { type?: unknown; message?: unknown };
-    if (typeof kind !== 'string' || !SYNCHRONOUS_KINDS.has(kind)) return false;
+    const { validator, message, ErrorConstructor } = v as { validator?: unknown; message?: unknown; ErrorConstructor?: unknown };
+    if (!own.has(validator) || ErrorConstructor !== undefined) return false;
     if (message !== undefined && typeof message !== 'string') return false;
-    return kind !== 'required' || typeof type.originalRequiredValue !== 'function';
+    return validator !== type.requiredValidator || typeof type.originalRequiredValue !== 'function';
   });
 }
 

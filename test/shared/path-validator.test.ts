@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import mongoose, { Schema } from 'mongoose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MealMenuModel } from '../../src/menus/meal-menu.model.js';
 import { AuditEventModel } from '../../src/audit/index.js';
 import { pathValidator, recordValidator } from '../../src/shared/path-validator.js';
@@ -64,6 +64,26 @@ describe('pathValidator', () => {
     }
   });
 
+  // Only the validators mongoose makes itself are run synchronously: a schema's own may be async whatever it calls itself.
+  it('awaits a validator of its own that names a mongoose kind, and passes the record to an error class of its own', async () => {
+    class RecordAwareError extends mongoose.Error.ValidatorError {
+      constructor(properties: Record<string, unknown>, record?: unknown) {
+        super({ ...properties, message: `record ${record === undefined ? 'missing' : 'given'}` });
+      }
+    }
+    const Disguised = mongoose.model(
+      'PathValidatorDisguised',
+      new Schema({
+        kind: { type: String, validate: { validator: async (v: string) => v === 'ok', type: 'enum', message: 'not ok' } },
+        name: { type: String, required: { isRequired: true, ErrorConstructor: RecordAwareError } as unknown as boolean },
+      }),
+    );
+    for (const [path, value] of [['kind', 'no'], ['kind', 'ok'], ['name', ''], ['name', 'x']] as const) {
+      const expected = await outcome(() => Disguised.validate({ [path]: value }, [path]));
+      expect(await outcome(() => pathValidator(Disguised, path)(value))).toEqual(expected);
+    }
+  });
+
   it('takes only a top-level path the schema has', () => {
     expect(() => pathValidator(MealMenuModel, 'items.name')).toThrow('top-level');
     expect(() => pathValidator(MealMenuModel, 'nothing')).toThrow('no path nothing');
@@ -122,6 +142,19 @@ describe('recordValidator', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('checks an audit record with no promise per path: its validators are all mongoose\'s own', async () => {
+    const check = recordValidator(AuditEventModel);
+    const doValidate = vi.spyOn(mongoose.SchemaType.prototype as unknown as { doValidate(): Promise<void> }, 'doValidate');
+    try {
+      const record = { actor: { type: 'user', id: 'u1' }, tenant_id: 't1', action: 'menus.update', target: { type: 'MealMenu', id: null }, changes: ['name'], requestId: 'r1', ip: '', at: new Date(), outcome: 'success' };
+      await check(record);
+      await expect(check({ ...record, outcome: 'maybe' })).rejects.toThrow('outcome');
+      expect(doValidate).not.toHaveBeenCalled();
+    } finally {
+      doValidate.mockRestore();
+    }
   });
 
   it('takes only paths of plain values, nested objects and arrays of them', () => {
