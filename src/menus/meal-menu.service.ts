@@ -104,7 +104,8 @@ export class MealMenuService {
     const bytes = await this.model.collection.findOneAndUpdate(
       { _id: toObjectId(id), ...tenantScope(actor), ...LIVE },
       { $set: { estimatedPortions: portions, updatedBy: actor.userId, updatedAt: new Date() } },
-      // `raw`: the updated record comes as its bytes (bson's raw sub-document) for decodeDocument.
+      // `raw`: the updated record comes as its bytes (bson's raw sub-document) for decodeDocument. A server
+      // error's nested fields would come raw too; this update has no unique key or validator to fail on.
       { returnDocument: 'after', raw: true },
     );
     if (!bytes) throw notFound(id);
