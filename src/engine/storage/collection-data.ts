@@ -137,16 +137,18 @@ export class CollectionData {
   }
 
   /**
-   * The `_id` keys of a scan's candidates, fixed now. Callers look each one
-   * up when they reach it (`get`), so a document deleted meanwhile is
-   * skipped and a changed one is seen as it is then, as a mongod cursor
-   * does across getMores.
+   * The `_id` keys of a scan's candidates: fixed now, except a scan within
+   * compound bounds of an index without array keys, which reads the index as
+   * the caller goes (SortedEntries.idKeysIn says how it goes on after
+   * writes). Callers look each one up when they reach it (`get`), so a
+   * document deleted meanwhile is skipped and a changed one is seen as it
+   * is then, as a mongod cursor does across getMores.
    */
-  scan(plan?: ScanPlan): string[] {
+  scan(plan?: ScanPlan): Iterable<string> {
     return this.candidateIds(plan);
   }
 
-  private candidateIds(plan?: ScanPlan): string[] {
+  private candidateIds(plan?: ScanPlan): Iterable<string> {
     // Without an index a read is a collection scan: natural (insertion) order, as mongod's COLLSCAN.
     if (!plan) return [...this.docs.keys()];
     const index = this.indexes.get(plan.index);

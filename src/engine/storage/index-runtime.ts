@@ -289,8 +289,9 @@ export class IndexRuntime {
   }
 
   /** Document keys inside compound bounds, in key order or (`backward`) its reverse, deduplicated. */
-  within(bounds: KeyBounds, backward = false): string[] {
-    if (!this.hasArrayKeys) return this.sorted.idKeysWithin(bounds, backward);
+  within(bounds: KeyBounds, backward = false): Iterable<string> {
+    // Read as the caller goes (a page reads a page, not the run): idKeysIn.
+    if (!this.hasArrayKeys) return this.sorted.idKeysIn(bounds, backward);
     const entries = this.sorted.within(bounds);
     // Reverse before de-duplicating: a multikey document comes first where the scan first meets it.
     return this.ids(backward ? entries.reverse() : entries);

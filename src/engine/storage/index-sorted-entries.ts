@@ -89,11 +89,13 @@ const CHUNK = 512;
 export class SortedEntries {
   private chunks: IndexEntry[][] = [];
   private count = 0;
+  /** Changes with every insert, removal and load: a walk paused meanwhile finds its place again (idKeysIn). */
+  private version = 0;
   /**
    * Where the last insert went ([chunk, position]): keys that grow (an
    * ObjectId, a time, after an equal prefix such as the tenant) put the next
    * entry right beside it, which two comparisons confirm instead of a
-   * search's ~17 (insertAt). Only a guess: checked against the entries
+   * search's ~17 (besideLastInsert). Only a guess: checked against the entries
    * beside it at every use, so a stale one costs a search, never the order.
    */
   private lastInsert: [number, number] = [-1, -1];
@@ -134,6 +136,7 @@ export class SortedEntries {
     for (let i = 0; i < entries.length; i += CHUNK / 2) this.chunks.push(entries.slice(i, i + CHUNK / 2));
     this.count = entries.length;
     this.lastInsert = [-1, -1];
+    this.version++;
   }
 
   /**
@@ -190,6 +193,7 @@ export class SortedEntries {
     if (pos < chunk.length) this.shareStrings(entry, chunk[pos]!);
     chunk.splice(pos, 0, entry);
     this.count++;
+    this.version++;
     if (chunk.length > CHUNK) {
       this.chunks.splice(ci + 1, 0, chunk.splice(CHUNK / 2));
       if (pos >= CHUNK / 2) [ci, pos] = [ci + 1, pos - CHUNK / 2];
@@ -236,6 +240,7 @@ export class SortedEntries {
     if (found === undefined || found.idKey !== entry.idKey || this.compare(found, entry) !== 0) return false;
     chunk.splice(pos, 1);
     this.count--;
+    this.version++;
     if (chunk.length === 0) this.chunks.splice(ci, 1);
     return true;
   }
@@ -300,28 +305,59 @@ export class SortedEntries {
 
   /**
    * The documents of the entries `within(bounds)` holds, in order or
-   * (`backward`) reversed, collected straight into one array: a bounded
-   * scan of a large run for a small page builds no list of entries first.
+   * (`backward`) reversed, one at a time as the caller asks: a page of 20
+   * from a run of 200k reads 20 entries, not 200k ids. A walk paused while
+   * entries change (a cursor between getMores, writes meanwhile) finds its
+   * place again after the last entry it gave, by key, as mongod's index
+   * scans restore their position: an entry inserted further along the run
+   * is then given too, one removed is not, and no document is given twice
+   * (a document whose key moved ahead is skipped the second time).
    */
-  idKeysWithin(bounds: KeyBounds, backward = false): string[] {
-    const [start, end] = this.runOf(bounds);
-    // Sized once: a run of thousands grown by push allocates about twice its size on the way.
-    const out = new Array<string>(this.entriesBetween(start, end));
-    let n = 0;
-    if (!backward) {
-      for (let ci = start[0]; ci <= end[0] && ci < this.chunks.length; ci++) {
-        const chunk = this.chunks[ci]!;
-        const to = ci === end[0] ? end[1] : chunk.length;
-        for (let i = ci === start[0] ? start[1] : 0; i < to; i++) out[n++] = chunk[i]!.idKey;
+  *idKeysIn(bounds: KeyBounds, backward = false): Generator<string, void, undefined> {
+    let [[ci, pos], [endCi, endPos]] = this.runOf(bounds);
+    // Backward: start at the run's last entry and stop before its first.
+    if (backward) [ci, pos, endCi, endPos] = [endCi, endPos - 1, ci, pos];
+    const given = new Set<string>();
+    let version = this.version;
+    let last: IndexEntry | undefined;
+    for (;;) {
+      if (version !== this.version) {
+        version = this.version;
+        [[ci, pos], [endCi, endPos]] = this.resumeAfter(bounds, last!, backward);
       }
-      return out;
+      // Normalize [ci, pos] onto an entry (positions run off a chunk's ends at its boundaries).
+      if (!backward) {
+        while (ci < this.chunks.length && pos >= this.chunks[ci]!.length) [ci, pos] = [ci + 1, 0];
+        if (ci > endCi || (ci === endCi && pos >= endPos) || ci >= this.chunks.length) return;
+      } else {
+        while (ci >= 0 && pos < 0) [ci, pos] = [ci - 1, (this.chunks[ci - 1]?.length ?? 0) - 1];
+        if (ci < endCi || (ci === endCi && pos < endPos) || ci < 0) return;
+      }
+      const entry = this.chunks[ci]![pos]!;
+      pos += backward ? -1 : 1;
+      last = entry;
+      if (given.has(entry.idKey)) continue;
+      given.add(entry.idKey);
+      yield entry.idKey;
     }
-    for (let ci = Math.min(end[0], this.chunks.length - 1); ci >= start[0]; ci--) {
-      const chunk = this.chunks[ci]!;
-      const from = ci === start[0] ? start[1] : 0;
-      for (let i = (ci === end[0] ? end[1] : chunk.length) - 1; i >= from; i--) out[n++] = chunk[i]!.idKey;
+  }
+
+  /**
+   * Where a walk of `bounds` goes on after `last` (which may be gone):
+   * forwards, the first entry after it, up to the run's end; backwards, the
+   * last entry before it, down to the run's start (as idKeysIn counts them).
+   */
+  private resumeAfter(bounds: KeyBounds, last: IndexEntry, backward: boolean): [[number, number], [number, number]] {
+    const [start, end] = this.runOf(bounds);
+    if (this.chunks.length === 0) return backward ? [[-1, -1], start] : [[0, 0], end];
+    if (!backward) {
+      const notAfter = (e: IndexEntry): boolean => this.compare(e, last) <= 0;
+      const ci = this.chunkFor(notAfter);
+      return [[ci, SortedEntries.position(this.chunks[ci]!, notAfter)], end];
     }
-    return out;
+    const before = (e: IndexEntry): boolean => this.compare(e, last) < 0;
+    const ci = this.chunkFor(before);
+    return [[ci, SortedEntries.position(this.chunks[ci]!, before) - 1], start];
   }
 
   /** How many entries `within(bounds)` holds, without collecting them (planning). */

@@ -111,8 +111,8 @@ describe('collection data: compound keys of a non-unique index (no canonical key
     const data = new CollectionData('app.c', [ID_INDEX, dotted]);
     data.insert({ _id: 1, ...before });
     data.replace({ _id: 1, ...after }, decodeStoredDocument(data.get(idKeyOf(1))!));
-    for (const key of keys) expect(data.scan({ index: 'a.b_1_c_1', keyBounds: { equals: key } })).toEqual([idKeyOf(1)]);
+    for (const key of keys) expect([...data.scan({ index: 'a.b_1_c_1', keyBounds: { equals: key } })]).toEqual([idKeyOf(1)]);
     expect(data.sizes().indexEntries['a.b_1_c_1']).toBe(keys.length);
-    if (!keys.some(([b]) => b === 1)) expect(data.scan({ index: 'a.b_1_c_1', keyBounds: { equals: [1, 1] } })).toEqual([]);
+    if (!keys.some(([b]) => b === 1)) expect([...data.scan({ index: 'a.b_1_c_1', keyBounds: { equals: [1, 1] } })]).toEqual([]);
   });
 });

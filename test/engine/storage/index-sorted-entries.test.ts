@@ -64,18 +64,63 @@ describe('SortedEntries (the ordered part of every index)', () => {
     expect(idsOf(bulk.all())).toEqual(idsOf(one.all()));
   });
 
-  // idKeysWithin collects the documents of a bounded run without an entry list in between.
+  // idKeysIn gives the documents of a bounded run one at a time.
   it.each([
     ['one value', { equals: [123] }],
     ['a range inside one chunk', { equals: [], range: { min: 100, max: 101 } }],
     ['a range over many chunks', { equals: [], range: { min: 10, minInclusive: false, max: 600 } }],
     ['everything', { equals: [] }],
     ['nothing', { equals: [999] }],
-  ])('idKeysWithin gives within()\'s documents for %s, forwards and backwards', (_name, bounds) => {
+  ])('idKeysIn gives within()\'s documents for %s, forwards and backwards', (_name, bounds) => {
     const sorted = filled();
     const run = idsOf(sorted.within(bounds));
-    expect(sorted.idKeysWithin(bounds)).toEqual(run);
-    expect(sorted.idKeysWithin(bounds, true)).toEqual([...run].reverse());
+    expect([...sorted.idKeysIn(bounds)]).toEqual(run);
+    expect([...sorted.idKeysIn(bounds, true)]).toEqual([...run].reverse());
+  });
+
+  // A walk paused while entries change (a cursor between getMores) goes on after the last entry it gave.
+  describe.each([false, true])('idKeysIn paused while entries change (backward: %s)', (backward) => {
+    const bounds = { equals: [], range: { min: 100, max: 400 } };
+    const runOf = (sorted: SortedEntries): string[] => {
+      const run = idsOf(sorted.within(bounds));
+      return backward ? run.reverse() : run;
+    };
+    const take = (walk: Iterator<string>, n: number): string[] =>
+      Array.from({ length: n }, () => walk.next()).flatMap((step) => (step.done ? [] : [step.value]));
+
+    it('gives the rest of the run as it is then: removed entries left out, later ones in, none twice', () => {
+      const sorted = filled();
+      const walk = sorted.idKeysIn(bounds, backward)[Symbol.iterator]();
+      const first = take(walk, 150);
+      expect(first).toEqual(runOf(sorted).slice(0, 150));
+      // Between two steps: remove entries behind and ahead, add some ahead and behind, move one given entry ahead.
+      const ahead = runOf(sorted).slice(200, 260);
+      for (const idKey of ahead.filter((_, i) => i % 2 === 0)) {
+        expect(sorted.remove(kept.find((e) => e.idKey === idKey)!)).toBe(true);
+      }
+      const mid = backward ? 250 : 250;
+      const added = Array.from({ length: 40 }, (_, i) => ({ value: i % 2 === 0 ? mid + (i % 7) : 100 + (i % 5), idKey: `new${i}` }));
+      for (const e of added) sorted.insert(e);
+      const moved = kept.find((e) => e.idKey === first[10])!;
+      expect(sorted.remove(moved)).toBe(true);
+      sorted.insert({ value: mid, idKey: moved.idKey });
+      const rest = [...take(walk, 100_000)];
+      // What comes next is the run as it now is, after the last entry given, without what was given already.
+      const now = runOf(sorted);
+      const after = now.slice(now.indexOf(first.at(-1)!) + 1).filter((id) => !first.includes(id));
+      expect(rest).toEqual(after);
+      expect(new Set([...first, ...rest]).size).toBe(first.length + rest.length);
+      expect(rest.some((id) => id.startsWith('new'))).toBe(true);
+    });
+
+    it('stops at the run\'s end when everything after the last entry it gave is gone', () => {
+      const sorted = filled();
+      const walk = sorted.idKeysIn(bounds, backward)[Symbol.iterator]();
+      const first = take(walk, 5);
+      for (const idKey of runOf(sorted).slice(5)) expect(sorted.remove(kept.find((e) => e.idKey === idKey)!)).toBe(true);
+      expect(first).toHaveLength(5);
+      expect(walk.next().done).toBe(true);
+    });
   });
 
   it('reports removing an absent entry as false', () => {
