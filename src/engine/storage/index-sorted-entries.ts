@@ -179,6 +179,12 @@ export class SortedEntries {
     return lo;
   }
 
+  /** [chunk, position] of the first entry `isBefore` is false for (or the end of the last chunk); the chunks must not be empty. */
+  private firstNotBefore(isBefore: (e: IndexEntry) => boolean): [number, number] {
+    const ci = this.chunkFor(isBefore);
+    return [ci, SortedEntries.position(this.chunks[ci]!, isBefore)];
+  }
+
   insert(entry: IndexEntry): void {
     if (this.chunks.length === 0) {
       this.chunks.push([entry]);
@@ -186,7 +192,7 @@ export class SortedEntries {
       this.lastInsert = [0, 0];
       return;
     }
-    let [ci, pos] = this.besideLastInsert(entry) ?? this.searchPosition(entry);
+    let [ci, pos] = this.besideLastInsert(entry) ?? this.firstNotBefore((e) => this.compare(e, entry) < 0);
     const chunk = this.chunks[ci]!;
     // Either neighbour may be the one sharing values (an entry can open or close its run).
     if (pos > 0) this.shareStrings(entry, chunk[pos - 1]!);
@@ -199,13 +205,6 @@ export class SortedEntries {
       if (pos >= CHUNK / 2) [ci, pos] = [ci + 1, pos - CHUNK / 2];
     }
     this.lastInsert = [ci, pos];
-  }
-
-  /** [chunk, position] to insert `entry` at, by binary search. */
-  private searchPosition(entry: IndexEntry): [number, number] {
-    const isBefore = (e: IndexEntry): boolean => this.compare(e, entry) < 0;
-    const ci = this.chunkFor(isBefore);
-    return [ci, SortedEntries.position(this.chunks[ci]!, isBefore)];
   }
 
   /**
@@ -232,10 +231,8 @@ export class SortedEntries {
 
   remove(entry: IndexEntry): boolean {
     if (this.chunks.length === 0) return false;
-    const isBefore = (e: IndexEntry): boolean => this.compare(e, entry) < 0;
-    const ci = this.chunkFor(isBefore);
+    const [ci, pos] = this.firstNotBefore((e) => this.compare(e, entry) < 0);
     const chunk = this.chunks[ci]!;
-    const pos = SortedEntries.position(chunk, isBefore);
     const found = chunk[pos];
     if (found === undefined || found.idKey !== entry.idKey || this.compare(found, entry) !== 0) return false;
     chunk.splice(pos, 1);
@@ -249,8 +246,7 @@ export class SortedEntries {
   private collect(isBefore: ((e: IndexEntry) => boolean) | undefined, inRange: (e: IndexEntry) => boolean): IndexEntry[] {
     const out: IndexEntry[] = [];
     if (this.chunks.length === 0) return out;
-    let ci = isBefore ? this.chunkFor(isBefore) : 0;
-    let pos = isBefore ? SortedEntries.position(this.chunks[ci]!, isBefore) : 0;
+    let [ci, pos] = isBefore ? this.firstNotBefore(isBefore) : [0, 0];
     for (; ci < this.chunks.length; ci++, pos = 0) {
       const chunk = this.chunks[ci]!;
       for (; pos < chunk.length; pos++) {
@@ -350,14 +346,9 @@ export class SortedEntries {
   private resumeAfter(bounds: KeyBounds, last: IndexEntry, backward: boolean): [[number, number], [number, number]] {
     const [start, end] = this.runOf(bounds);
     if (this.chunks.length === 0) return backward ? [[-1, -1], start] : [[0, 0], end];
-    if (!backward) {
-      const notAfter = (e: IndexEntry): boolean => this.compare(e, last) <= 0;
-      const ci = this.chunkFor(notAfter);
-      return [[ci, SortedEntries.position(this.chunks[ci]!, notAfter)], end];
-    }
-    const before = (e: IndexEntry): boolean => this.compare(e, last) < 0;
-    const ci = this.chunkFor(before);
-    return [[ci, SortedEntries.position(this.chunks[ci]!, before) - 1], start];
+    if (!backward) return [this.firstNotBefore((e) => this.compare(e, last) <= 0), end];
+    const [ci, pos] = this.firstNotBefore((e) => this.compare(e, last) < 0);
+    return [[ci, pos - 1], start];
   }
 
   /** How many entries `within(bounds)` holds, without collecting them (planning). */
@@ -404,11 +395,7 @@ export class SortedEntries {
       const r = cmp(e, high.v);
       return r < 0 || (!high.open && r === 0);
     };
-    const at = (pred: (e: IndexEntry) => boolean): [number, number] => {
-      const ci = this.chunkFor(pred);
-      return [ci, SortedEntries.position(this.chunks[ci]!, pred)];
-    };
-    return [at(before), at(notAfter)];
+    return [this.firstNotBefore(before), this.firstNotBefore(notAfter)];
   }
 
   all(): IndexEntry[] {
