@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLmdbStorage } from '../../../src/engine/storage/index.js';
 import { tempDir } from './storage-kinds.js';
@@ -50,7 +49,7 @@ describe('lmdb storage: durability', () => {
 
   it.each([
     ['one writer', 1],
-    ['8 writers side by side (writes held while a batch commits)', 8],
+    ['8 writers side by side (writes grouped while the log syncs)', 8],
   ])('keeps every acknowledged insert after the writer is SIGKILLed mid-stream, and reopens cleanly: %s', async (_name, writers) => {
     dir = tempDir('storage-kill-');
     const dbPath = join(dir, 'engine.mdb');
@@ -68,29 +67,4 @@ describe('lmdb storage: durability', () => {
       await storage.close();
     }
   });
-
-  it('flush() waits for a write held behind a committing batch: once it resolves, lmdb has committed it', async () => {
-    dir = tempDir('storage-held-');
-    const dbPath = join(dir, 'engine.mdb');
-    const storage = openLmdbStorage(dbPath);
-    try {
-      storage.ensureCollection('app', 'held');
-      await storage.flush();
-      storage.insert('app', 'held', { _id: 'first' });
-      // The end of the turn: lmdb commits 'first'; a write now waits until that batch is synced.
-      await new Promise((resolve) => setImmediate(resolve));
-      storage.insert('app', 'held', { _id: 'held' });
-      await storage.flush();
-      // Read from lmdb (committed data) at once, not from the storage's memory.
-      expect(committedDocuments(dbPath)).toBe(2);
-    } finally {
-      await storage.close();
-    }
-  });
 });
-
-/** How many documents lmdb has committed (the process's environment for that path, read directly, left open with it). */
-function committedDocuments(dbPath: string): number {
-  const docs = open({ path: dbPath, maxDbs: 4 }).openDB({ name: 'docs', encoding: 'binary' });
-  return docs.getKeysCount();
-}

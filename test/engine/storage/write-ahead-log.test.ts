@@ -1,0 +1,170 @@
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openLmdbStorage } from '../../../src/engine/storage/index.js';
+import type { Storage } from '../../../src/engine/storage/index.js';
+import { segmentsOf } from '../../../src/engine/storage/write-ahead-log.js';
+import { tempDir } from './storage-kinds.js';
+
+/** No timed checkpoint during a test: only close() (or 20k changes) checkpoints. */
+const NEVER = 3_600_000;
+
+/**
+ * The files as a crash would leave them: lmdb's file and the log segments,
+ * copied while the storage is open (what its process wrote is in the copy,
+ * as it would be on disk after kill -9).
+ */
+function crashCopy(fromDir: string, toDir: string): string {
+  for (const name of readdirSync(fromDir)) {
+    if (name === 'engine.mdb' || name.includes('.wal-')) copyFileSync(join(fromDir, name), join(toDir, name));
+  }
+  return join(toDir, 'engine.mdb');
+}
+
+/** Documents lmdb itself holds (read directly, not from the storage's memory). */
+function lmdbDocuments(dbPath: string): number {
+  const env = open({ path: dbPath, maxDbs: 4, readOnly: true });
+  try {
+    return env.openDB({ name: 'docs', encoding: 'binary' }).getKeysCount();
+  } finally {
+    void env.close();
+  }
+}
+
+describe('lmdb storage: the write-ahead log', () => {
+  const dirs: string[] = [];
+  const openStorages: Storage[] = [];
+  const dir = (): string => {
+    const made = tempDir('wal-');
+    dirs.push(made);
+    return made;
+  };
+  const opened = (dbPath: string, checkpointEveryMs = NEVER): Storage => {
+    const storage = openLmdbStorage(dbPath, { checkpointEveryMs });
+    openStorages.push(storage);
+    return storage;
+  };
+  afterEach(async () => {
+    for (const storage of openStorages.splice(0)) await storage.close().catch(() => undefined);
+    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
+  });
+
+  it('acknowledges a write once the log holds it, before lmdb does; a crash copy replays it', async () => {
+    const live = dir();
+    const storage = opened(join(live, 'engine.mdb'));
+    storage.insert('app', 'menus', { _id: 1, name: 'soup' });
+    storage.insert('app', 'menus', { _id: 2, name: 'bread' });
+    storage.remove('app', 'menus', 1);
+    await storage.flush();
+
+    const copy = crashCopy(live, dir());
+    expect(lmdbDocuments(copy)).toBe(0);
+    const recovered = opened(copy);
+    expect(recovered.findById('app', 'menus', 1)).toBeUndefined();
+    expect(recovered.findById('app', 'menus', 2)).toMatchObject({ name: 'bread' });
+  });
+
+  it('replays a collection created only in the log, with its indexes', async () => {
+    const live = dir();
+    const storage = opened(join(live, 'engine.mdb'));
+    storage.ensureCollection('app', 'users');
+    storage.createIndex('app', 'users', { key: { email: 1 }, name: 'email_1', unique: true });
+    storage.insert('app', 'users', { _id: 'a', email: 'a@x.test' });
+    await storage.flush();
+
+    const recovered = opened(crashCopy(live, dir()));
+    expect(recovered.collection('app', 'users')?.indexes.map((index) => index.name)).toContain('email_1');
+    expect(() => recovered.insert('app', 'users', { _id: 'b', email: 'a@x.test' })).toThrow(/duplicate key/);
+  });
+
+  it('stops a segment at a record cut short or damaged (never acknowledged): what came before is kept', async () => {
+    const live = dir();
+    const storage = opened(join(live, 'engine.mdb'));
+    storage.insert('app', 'menus', { _id: 1 });
+    await storage.flush();
+    storage.insert('app', 'menus', { _id: 2 });
+    await storage.flush();
+    const segment = segmentsOf(join(live, 'engine.mdb')).at(-1)![1];
+    const whole = readFileSync(segment);
+
+    // Cut short: the last record loses its final byte.
+    const cut = dir();
+    crashCopy(live, cut);
+    writeFileSync(join(cut, segment.slice(live.length + 1)), whole.subarray(0, whole.length - 1));
+    const afterCut = opened(join(cut, 'engine.mdb'));
+    expect(afterCut.findById('app', 'menus', 1)).toBeDefined();
+    expect(afterCut.findById('app', 'menus', 2)).toBeUndefined();
+
+    // Damaged: a flipped byte in the last record's payload fails its checksum.
+    const damaged = dir();
+    crashCopy(live, damaged);
+    const flipped = Buffer.from(whole);
+    flipped[flipped.length - 3]! ^= 0xff;
+    writeFileSync(join(damaged, segment.slice(live.length + 1)), flipped);
+    const afterDamage = opened(join(damaged, 'engine.mdb'));
+    expect(afterDamage.findById('app', 'menus', 1)).toBeDefined();
+    expect(afterDamage.findById('app', 'menus', 2)).toBeUndefined();
+
+    // Trailing garbage after whole records changes nothing.
+    const garbage = dir();
+    crashCopy(live, garbage);
+    appendFileSync(join(garbage, segment.slice(live.length + 1)), Buffer.from([7, 0, 0, 0, 1]));
+    const afterGarbage = opened(join(garbage, 'engine.mdb'));
+    expect(afterGarbage.findById('app', 'menus', 2)).toBeDefined();
+  });
+
+  it('checkpoints into lmdb and then removes the segments it holds', async () => {
+    const live = dir();
+    const dbPath = join(live, 'engine.mdb');
+    const storage = opened(dbPath, 10);
+    for (let i = 0; i < 50; i++) storage.insert('app', 'menus', { _id: i });
+    await storage.flush();
+    expect(segmentsOf(dbPath).length).toBeGreaterThan(0);
+    await expect.poll(() => segmentsOf(dbPath).length, { timeout: 5000 }).toBe(0);
+    expect(lmdbDocuments(dbPath)).toBe(50);
+  });
+
+  it('numbers new segments after the checkpointed one, so that a restart never skips them', async () => {
+    const live = dir();
+    const dbPath = join(live, 'engine.mdb');
+    const first = opened(dbPath);
+    first.insert('app', 'menus', { _id: 'before' });
+    await first.close();
+    // close() checkpointed everything and removed every segment.
+    expect(segmentsOf(dbPath)).toEqual([]);
+
+    const second = opened(dbPath);
+    second.insert('app', 'menus', { _id: 'after' });
+    await second.flush();
+    const recovered = opened(crashCopy(live, dir()));
+    expect(recovered.findById('app', 'menus', 'before')).toBeDefined();
+    expect(recovered.findById('app', 'menus', 'after')).toBeDefined();
+  });
+
+  it('replays the same segments again after a crash during recovery, to the same state', async () => {
+    const live = dir();
+    const storage = opened(join(live, 'engine.mdb'));
+    storage.insert('app', 'menus', { _id: 1, portions: 1 });
+    storage.replace('app', 'menus', { _id: 1, portions: 2 });
+    storage.insert('app', 'menus', { _id: 2 });
+    storage.remove('app', 'menus', 2);
+    await storage.flush();
+
+    const once = dir();
+    const copy = crashCopy(live, once);
+    const recovered = opened(copy);
+    expect(recovered.findById('app', 'menus', 1)).toMatchObject({ portions: 2 });
+    // Recovery applied the log to lmdb but has not checkpointed: the segments are still there.
+    const twice = crashCopy(once, dir());
+    const again = opened(twice);
+    expect(again.findById('app', 'menus', 1)).toMatchObject({ portions: 2 });
+    expect(again.findById('app', 'menus', 2)).toBeUndefined();
+  });
+
+  it('refuses a write after close instead of waiting forever', async () => {
+    const storage = opened(join(dir(), 'engine.mdb'));
+    await storage.close();
+    expect(() => storage.insert('app', 'menus', { _id: 1 })).toThrow(/closed/);
+  });
+});
