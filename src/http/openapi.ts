@@ -1,4 +1,4 @@
-import { isNonNullType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
+import { isInputObjectType, isNonNullType, isObjectType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
 import { buildJsonSchemas, type JsonSchema } from '../graphql/json-schema.js';
 import { isOpenOperation } from '../graphql/open-operations.js';
 import { BODY_METHODS } from './rest-arguments.js';
@@ -58,7 +58,9 @@ interface OperationObject {
  * - a path parameter is not also a body field (a body may be omitted when
  *   every argument is in the path);
  * - an argument with a default (`limit`, `includeDeleted`, `items`) or a
- *   nullable one is optional;
+ *   nullable one is optional, and a nullable body field takes `null`
+ *   (`nullable: true`: an update's `null` clears a field, login's `tenantId`
+ *   null names the platform account);
  * - an operation open to anyone (`login`: no `@Authorized`) needs no credential.
  */
 export function describeRestInputs(
@@ -89,6 +91,7 @@ export function describeRestInputs(
     const body = operation.requestBody?.content?.['application/json']?.schema;
     if (operation.requestBody && body?.properties) {
       for (const name of inPath) delete body.properties[name as string];
+      for (const arg of field.args) if (!isNonNullType(arg.type) && body.properties[arg.name]) body.properties[arg.name] = nullable(body.properties[arg.name]);
       withValidationRules(body.properties, inputSchemas.get(`${fieldName[0].toUpperCase()}${fieldName.slice(1)}Input`));
       const required = (body.required ?? []).filter((name) => !inPath.has(name) && !optional.has(name));
       if (required.length > 0) body.required = required;
@@ -132,12 +135,15 @@ function copyRules(target: Record<string, unknown>, rules: JsonSchema): void {
 /** The problem+json refusals a route can answer, each as a documented response. */
 function problemResponses({ open, hasPath, method, typeName }: { open: boolean; hasPath: boolean; method: string; typeName: 'Query' | 'Mutation' }) {
   const statuses: [string, string][] = [['400', 'Bad input: `errors` names each field and rule; nothing was changed']];
-  if (!open) {
+  if (open) {
+    // Sign-in: every failure is the same answer, so it tells nothing about which part was wrong.
+    statuses.push(['401', 'Invalid email or password']);
+  } else {
     statuses.push(['401', 'No credential, or one that is invalid, expired or revoked (WWW-Authenticate: Bearer)']);
     statuses.push(['403', 'The caller may not do this (the detail says what was refused)']);
   }
   if (hasPath) statuses.push(['404', 'No such record (or one of another tenant)']);
-  if (typeName === 'Mutation') statuses.push(['409', 'Conflict: `errors` names the field']);
+  if (typeName === 'Mutation' && !open) statuses.push(['409', 'Conflict: `errors` names the field']);
   if (BODY_METHODS.has(method.toUpperCase())) {
     statuses.push(['413', 'The body is larger than BODY_LIMIT']);
     statuses.push(['415', 'The body is not sent as application/json']);
@@ -154,6 +160,13 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
 }
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** A property schema that also takes null; a `$ref` cannot carry siblings in OpenAPI 3.0, so it is wrapped. */
+function nullable(property: unknown): unknown {
+  if (typeof property !== 'object' || property === null) return property;
+  if ('$ref' in property) return { nullable: true, allOf: [property] };
+  return { ...property, nullable: true };
+}
 
 /** Custom scalars as OpenAPI schemas; SOFA refers to them by name without describing them. */
 const SCALAR_SCHEMAS: Record<string, object> = {
@@ -172,6 +185,12 @@ function describeComponents(document: { components?: { schemas?: Record<string, 
   delete schemas.Mutation;
   for (const type of Object.values(schema.getTypeMap())) {
     if (isScalarType(type) && !isSpecifiedScalarType(type)) schemas[type.name] ??= SCALAR_SCHEMAS[type.name] ?? { type: 'string', description: type.description ?? undefined };
+    // A nullable GraphQL field can be null in an answer (or a body): OpenAPI 3.0 says so with `nullable`.
+    const properties = (schemas[type.name] as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!properties || !(isObjectType(type) || isInputObjectType(type))) continue;
+    for (const [name, typeField] of Object.entries(type.getFields())) {
+      if (!isNonNullType(typeField.type) && properties[name]) properties[name] = nullable(properties[name]);
+    }
   }
   schemas.Problem = {
     type: 'object',

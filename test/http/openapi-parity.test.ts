@@ -1,4 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { isInputObjectType, isNonNullType, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema, restRoutes } from '../../src/service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -66,6 +67,31 @@ describe('parity of GraphQL, REST and OpenAPI', () => {
     expect(body.email.format).toBe('email');
     const menu = (document.paths['/restaurant/meal-menus'] as any).post.requestBody.content['application/json'].schema.properties;
     expect(menu.estimatedPortions.minimum).toBe(0);
+  });
+
+  it('documents sign-in failure as its one 401, and no 403 or 409 for it', () => {
+    const login = document.paths['/auth/login'].post.responses;
+    expect(login['401'].description).toBe('Invalid email or password');
+    expect(Object.keys(login)).not.toContain('403');
+    expect(Object.keys(login)).not.toContain('409');
+  });
+
+  it('marks every nullable field nullable, in answers and in bodies, and no other', () => {
+    const schemas = document.components.schemas as Record<string, { properties?: Record<string, { nullable?: boolean }> }>;
+    const wrong: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if ((!isObjectType(type) && !isInputObjectType(type)) || !schemas[type.name]?.properties) continue;
+      for (const [name, field] of Object.entries(type.getFields())) {
+        const property = schemas[type.name]!.properties![name];
+        if (property && (property.nullable === true) !== !isNonNullType(field.type)) wrong.push(`${type.name}.${name}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(schemas.MealMenu!.properties!.deletedAt!.nullable).toBe(true);
+    const body = (path: string, method: string) => (document.paths[path] as any)[method].requestBody.content['application/json'].schema.properties;
+    expect(body('/auth/login', 'post').tenantId.nullable).toBe(true);
+    expect(body('/auth/login', 'post').email.nullable).toBeUndefined();
+    expect(body('/access-control/users/{id}', 'patch').mobile.nullable).toBe(true);
   });
 
   it('has no Query or Mutation pseudo-components', () => {
