@@ -5,7 +5,6 @@ import {
   GraphQLInt,
   isInputObjectType,
   isListType,
-  isNonNullType,
   isScalarType,
   OperationTypeNode,
   type GraphQLArgument,
@@ -14,6 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
+import { expectation } from '../graphql/coercion-problems.js';
 import { readArguments, refusalFor } from '../graphql/input-refusal.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
 
@@ -27,6 +27,8 @@ interface RouteArguments {
   operationType: OperationTypeNode;
   field: GraphQLField<unknown, unknown>;
   args: readonly GraphQLArgument[];
+  /** The arguments the path carries (`:id`). */
+  pathArgs: ReadonlySet<string>;
 }
 
 /** What a REST call carries that becomes operation arguments. */
@@ -56,8 +58,8 @@ export interface RestArgumentReader {
   match(call: Pick<RestCall, 'method' | 'path'>): RestRouteMatch | undefined;
   /**
    * Reads a REST call's arguments as strictly as GraphQL reads variables, and
-   * answers the body fields to pass as variables (path parameters win over a
-   * body field of the same name). Throws one 400 naming every failing field:
+   * answers the body fields to pass as variables (a body field may repeat a
+   * path parameter only with the same value). Throws one 400 naming every failing field:
    * when a value fails to read, also every rule the other arguments break.
    * `matched` is this reader's own match of the call (found again when not given).
    */
@@ -90,7 +92,8 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     const field = schema.getRootType(operationType)?.getFields()[fieldName];
     if (!field || !route.path) continue;
     const pattern = new URLPattern({ pathname: `${basePath}${route.path}` });
-    table.push({ operation, method: routeMethod(operation, route), pattern, plain: plainPattern(`${basePath}${route.path}`), operationType, field, args: field.args });
+    const pathArgs = new Set([...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]!));
+    table.push({ operation, method: routeMethod(operation, route), pattern, plain: plainPattern(`${basePath}${route.path}`), operationType, field, args: field.args, pathArgs });
   }
   // The order fets' router tries SOFA's routes in, so that both find the same one: a path
   // without parameters first (fets looks those up exactly), then the patterns in the order SOFA
@@ -110,7 +113,7 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     if (body !== undefined && !isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
     const fields = body ?? {};
     // Every failing field at once: bad values, and fields sent where they do not belong.
-    const refusals = [valueRefusal(route, params, query, fields), placeRefusal(route, query, fields)].filter((r) => r !== undefined);
+    const refusals = [valueRefusal(route, params, query, fields), placeRefusal(route, params, query, fields)].filter((r) => r !== undefined);
     if (refusals.length > 1) throw errors.invalidFields(refusals.flatMap((refusal) => refusal.fieldErrors ?? []));
     if (refusals[0]) throw refusals[0];
     return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
@@ -171,17 +174,19 @@ function valueRefusal(
   const urlProblems: FieldError[] = [];
   // GET and DELETE take no body (placeRefusal says so): its fields are no values.
   const bodyFields = BODY_METHODS.has(route.method) ? body : {};
+  // `?email[$ne]=x`, `?limit[]=1`: SOFA's parser (fets) reads brackets as objects and lists; express's does not.
+  const bracketed = new Set(Object.keys(query).flatMap((key) => /^([^[\]]+)\[/.exec(key)?.[1] ?? []));
   for (const arg of route.args) {
+    if (bracketed.has(arg.name)) {
+      urlProblems.push({ field: arg.name, rule: 'type', message: `${arg.name} must be ${expectation(arg.type)}: send plain values, without [brackets]` });
+      continue;
+    }
     // SOFA's order: path, then a non-empty query value, then the body.
     const fromUrl = Object.hasOwn(params, arg.name) ? decodeSafely(params[arg.name]) : query[arg.name];
-    const inUrl = Array.isArray(fromUrl) || (typeof fromUrl === 'string' && fromUrl !== '');
+    const inUrl = fromUrl !== undefined && fromUrl !== '';
     // Path and query values go through SOFA's own conversion; body values go to graphql-js as they are.
-    const message = Array.isArray(fromUrl)
-      ? repeatedProblem(arg.type)
-      : typeof fromUrl === 'string' && fromUrl !== ''
-        ? textProblem(arg.type, fromUrl)
-        : undefined;
-    if (message) urlProblems.push({ field: arg.name, rule: 'type', message: `${arg.name}: ${message}` });
+    const message = inUrl ? urlValueProblem(arg, fromUrl) : undefined;
+    if (message) urlProblems.push({ field: arg.name, rule: 'type', message });
     else if (inUrl) raw[arg.name] = textValue(arg.type, fromUrl);
     else if (Object.hasOwn(bodyFields, arg.name)) raw[arg.name] = bodyFields[arg.name];
   }
@@ -192,16 +197,40 @@ function valueRefusal(
   return refusalFor(route.operationType, route.field, reading);
 }
 
-/** Arguments sent where they do not belong: in the query string of a body method, a body of GET or DELETE, unknown fields. */
-function placeRefusal(route: RouteArguments, query: Record<string, unknown>, body: Record<string, unknown>): AppError | undefined {
+/**
+ * Arguments sent where they do not belong: in the query string of a body
+ * method, a body of GET or DELETE, a body field that contradicts the path,
+ * unknown fields.
+ */
+function placeRefusal(
+  route: RouteArguments,
+  params: Record<string, string | undefined>,
+  query: Record<string, unknown>,
+  body: Record<string, unknown>,
+): AppError | undefined {
   const argumentNames = new Set(route.args.map((arg) => arg.name));
   const takesBody = BODY_METHODS.has(route.method);
   // A password in a query string ends up in access logs and browser history: body methods take none.
   const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name)) : [];
   if (inQuery.length > 0) {
+    const place = (field: string) => (route.pathArgs.has(field) ? 'the path' : 'the JSON body');
     return errors.badInput(
-      `Send ${inQuery.join(', ')} in the JSON body, not in the query string`,
-      inQuery.map((field) => ({ field, rule: 'inBody', message: `${field} belongs in the JSON body` })),
+      `Send ${inQuery.map((field) => `${field} in ${place(field)}`).join(', ')}, not in the query string`,
+      inQuery.map((field) =>
+        route.pathArgs.has(field)
+          ? { field, rule: 'inPath', message: `${field} belongs in the path` }
+          : { field, rule: 'inBody', message: `${field} belongs in the JSON body` },
+      ),
+    );
+  }
+  // A body may repeat a path parameter (a client sending the whole record), never contradict it.
+  const contradicting = takesBody
+    ? [...route.pathArgs].filter((field) => Object.hasOwn(body, field) && !sameAsPath(body[field], decodeSafely(params[field])))
+    : [];
+  if (contradicting.length > 0) {
+    return errors.badInput(
+      `${contradicting.join(', ')} in the body differ${contradicting.length > 1 ? '' : 's'} from the path`,
+      contradicting.map((field) => ({ field, rule: 'matchesPath', message: `${field} in the body must be the ${field} of the path, or absent` })),
     );
   }
   // GET and DELETE take their arguments from the path and query string, as the
@@ -230,38 +259,50 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 const INTEGER_TEXT = /^-?\d+$/;
 const FLOAT_TEXT = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** `?limit=1&limit=2`: one value is expected unless the argument is a list. */
-function repeatedProblem(type: GraphQLInputType): string | undefined {
-  return isListType(getNullableType(type)) ? undefined : 'is given more than once; send one value';
+/**
+ * What is wrong with a path or query value, in the words GraphQL's own
+ * refusals use (coercion-problems.ts), never repeating the value: `?limit=1&limit=2`
+ * (one value unless a list), `?email[$ne]=x` (an object from brackets), a text
+ * the type does not read as GraphQL would.
+ */
+function urlValueProblem(arg: GraphQLArgument, value: unknown): string | undefined {
+  const listed = isListType(getNullableType(arg.type));
+  const must = `${arg.name} must be ${expectation(arg.type)}`;
+  if (Array.isArray(value)) {
+    if (!listed) return `${must}: send it once, without []`;
+    return value.some((item) => typeof item !== 'string' || textProblem(arg.type, item)) ? must : undefined;
+  }
+  if (typeof value !== 'string') return `${must}: send plain values, without [brackets]`;
+  return textProblem(arg.type, value) ? must : undefined;
 }
 
-/** A path or query string, read as GraphQL would read the same value. */
-function textProblem(type: GraphQLInputType, text: string): string | undefined {
+/** Whether a path or query text fails to read as GraphQL would read the same value. */
+function textProblem(type: GraphQLInputType, text: string): boolean {
   const named = getNullableType(type);
-  if (isListType(named) || !isScalarType(named)) return undefined;
-  if (named === GraphQLBoolean) return text === 'true' || text === 'false' ? undefined : `Boolean cannot represent "${text}": use true or false`;
-  if (named === GraphQLInt && !INTEGER_TEXT.test(text)) return `Int cannot represent "${text}": write a decimal integer`;
-  if (named === GraphQLFloat && !FLOAT_TEXT.test(text)) return `Float cannot represent "${text}": write a decimal number`;
-  return conversionProblem(type, text);
+  if (isListType(named)) return textProblem(named.ofType, text);
+  if (!isScalarType(named)) return conversionFails(type, text);
+  if (named === GraphQLBoolean) return text !== 'true' && text !== 'false';
+  if (named === GraphQLInt && !INTEGER_TEXT.test(text)) return true;
+  if (named === GraphQLFloat && !FLOAT_TEXT.test(text)) return true;
+  return conversionFails(type, text);
 }
 
-/** Whether SOFA's own conversion (sofa-api parse.js) throws on this value, and why. */
-function conversionProblem(type: GraphQLInputType, value: unknown): string | undefined {
-  if (isNonNullType(type)) return conversionProblem(type.ofType, value);
-  if (isListType(type)) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      const problem = conversionProblem(type.ofType, item);
-      if (problem) return problem;
-    }
-    return undefined;
-  }
+/** Whether SOFA's own conversion (sofa-api parse.js) throws on this value. */
+function conversionFails(type: GraphQLInputType, value: unknown): boolean {
+  const named = getNullableType(type);
+  if (isListType(named)) return conversionFails(named.ofType, value);
   try {
-    if (isScalarType(type)) type.serialize(type === GraphQLBoolean ? value === 'true' || value === true : value);
-    else if (isInputObjectType(type) && !(value && typeof value === 'object')) JSON.parse(value as string);
-    return undefined;
-  } catch (err) {
-    return isInputObjectType(type) ? `${type.name} must be an object` : (err as Error).message;
+    if (isScalarType(named)) named.serialize(named === GraphQLBoolean ? value === 'true' || value === true : value);
+    else if (isInputObjectType(named) && !(value && typeof value === 'object')) JSON.parse(value as string);
+    return false;
+  } catch {
+    return true;
   }
+}
+
+/** A body value that repeats a path parameter: the same text (`7` and "7" for an integer). */
+function sameAsPath(value: unknown, fromPath: string | undefined): boolean {
+  return (typeof value === 'string' || typeof value === 'number') && String(value) === fromPath;
 }
 
 /** A path or query text as the JSON value a GraphQL client would send (it passed textProblem). */

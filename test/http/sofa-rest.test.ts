@@ -91,8 +91,40 @@ describe('REST routes from GraphQL operations', () => {
     expect((await call('GET', '/things/42')).body.id).toBe('42');
   });
 
-  it('keeps a path parameter over a body field of the same name', async () => {
-    expect((await call('PATCH', '/things/7/name', { id: 'other', name: 'b' })).body.id).toBe('7');
+  it('takes a body field that repeats a path parameter with the same value', async () => {
+    expect((await call('PATCH', '/things/7/name', { id: '7', name: 'b' })).body).toMatchObject({ id: '7', name: 'b' });
+    expect((await call('PATCH', '/things/7/count/5', { count: 5 })).body).toMatchObject({ id: '7', count: 5 });
+  });
+
+  it('refuses a body field that contradicts a path parameter, naming it, without acting on either', async () => {
+    const response = await call('PATCH', '/things/7/name', { id: 'other', name: 'b' });
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'id', 'matchesPath']);
+  });
+
+  it('refuses a path parameter sent in the query string of a body route, saying it belongs in the path', async () => {
+    const response = await call('PATCH', '/things/7/count/5?count=9');
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: 'count', rule: 'inPath', message: 'count belongs in the path' }]);
+    expect(response.body.detail).toBe('Send count in the path, not in the query string');
+  });
+
+  it.each([
+    ['a bracketed object', '/things?mine[$ne]=x', 'mine'],
+    ['a bracketed list for one value', '/things?limit[]=1', 'limit'],
+    ['a nested key', '/things?limit[a]=1', 'limit'],
+  ])('refuses %s in the query string, naming the field', async (_name, path, field) => {
+    const response = await call('GET', path);
+    expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, field, 'type']);
+  });
+
+  it('never repeats a refused path or query value back', async () => {
+    const secret = 'SECRETVALUE' + 'z'.repeat(60);
+    for (const path of [`/things?mine=${secret}`, `/things?limit=${secret}`, `/things/7/count/${secret}`]) {
+      const response = await fetch(`${baseUrl}${path}`, { method: path.includes('count') ? 'PATCH' : 'GET' });
+      const text = await response.text();
+      expect(response.status).toBe(400);
+      expect(text).not.toContain('SECRETVALUE');
+    }
   });
 
   it('serves no route at SOFA\'s default path when an override exists', async () => {
