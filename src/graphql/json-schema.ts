@@ -30,9 +30,11 @@ const DEFS = '#/$defs/';
  * format, as JSON Schema: the converter for each rule name. The built-in rules (IsEmail, Length, Matches,
  * IsEnum, IsUrl, IsIn, Min, Max, ArrayMaxSize, ...) are class-validator-jsonschema's.
  */
-const OWN_RULES: Record<string, JsonSchema> = {
-  // JSON Schema's format name (class-validator-jsonschema writes 'url').
-  isUrl: { type: 'string', format: 'uri' },
+const OWN_RULES: Record<string, JsonSchema | ((meta: { constraints?: unknown[] }) => JsonSchema)> = {
+  // JSON Schema's format name (class-validator-jsonschema writes 'url'), and what validator.js's isURL adds to it.
+  isUrl: (meta) => urlSchema(meta.constraints?.[0] as { protocols?: string[] } | undefined),
+  // class-validator's isEmail takes non-ASCII addresses (idn-email) and wants a top-level domain of 2+ letters.
+  isEmail: { type: 'string', format: 'idn-email', pattern: '^[^\\s@]+@(?:[^\\s@.]+\\.)+[^\\s@.\\d-][^\\s@.]+$' },
   isAcceptablePassword: {
     type: 'string',
     format: 'password',
@@ -45,6 +47,16 @@ const OWN_RULES: Record<string, JsonSchema> = {
   isIpOrCidr: { type: 'string', pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' },
   isOrigin: { type: 'string', format: 'uri', pattern: '^https?://[^/]+$' },
 };
+
+/**
+ * validator.js's isURL as a pattern: one of the allowed protocols, and a host
+ * that is an IP address or a name with a top-level domain (`localhost` is no URL to it).
+ */
+function urlSchema(options: { protocols?: string[] } | undefined): JsonSchema {
+  const protocols = (options?.protocols ?? ['http', 'https', 'ftp']).map((protocol) => protocol.replace(/[^a-z0-9+.-]/gi, '')).join('|');
+  const host = '(?:\\[[0-9A-Fa-f:.]+\\]|\\d{1,3}(?:\\.\\d{1,3}){3}|(?:[^\\s/?#:@.]+\\.)+[^\\s/?#:@.\\d-][^\\s/?#:@.]+)';
+  return { type: 'string', format: 'uri', pattern: `^(?:${protocols})://(?:[^\\s/?#@]+@)?${host}(?::\\d{1,5})?(?:[/?#]\\S*)?$` };
+}
 
 /** Which JSON Schema keywords a rule may add to a property: never its type, which GraphQL decides. */
 const TYPE_KEYWORDS = new Set(['type', '$ref', 'not', 'properties', 'required']);

@@ -71,7 +71,7 @@ runCases('schemas by name', client, [
         expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
         expect(schema.required).toEqual(['email', 'password', 'firstName', 'createdBy', 'updatedBy']);
         const p = schema.properties;
-        expect(p.email).toMatchObject({ type: 'string', format: 'email' });
+        expect(p.email).toMatchObject({ type: 'string', format: 'idn-email' });
         expect(p.password).toMatchObject({ minLength: 6, maxLength: 50, format: 'password' });
         expect(new RegExp(p.password.pattern).test('abcdef1')).toBe(false);
         expect(new RegExp(p.password.pattern).test('Abcdef1')).toBe(true);
@@ -193,6 +193,30 @@ describe('real records against their own schema', () => {
       const schema = await schemaOf(name, surface);
       const validate = ajv.compile({ ...schema, $id: `${schema.$id}:${surface}` });
       expect([name, validate(record) ? [] : validate.errors]).toEqual([name, []]);
+    }
+  });
+
+  it('takes and refuses the same URLs and emails as the service does', async () => {
+    const schema = await schemaOf('CreateUserInput');
+    const validate = ajv.compile({ ...schema, $id: `${schema.$id}:agreement` });
+    const cases: [string, string][] = [
+      ['profilePicture', 'https://cdn.example.com/ada.png'],
+      ['profilePicture', 'http://203.0.113.7/ada.png'],
+      ['profilePicture', 'https://example.com:8443/a?b=c#d'],
+      ['profilePicture', 'javascript:alert(1)'],
+      ['profilePicture', 'ftp://files.example.com/a.png'],
+      ['profilePicture', 'http://localhost/a.png'],
+      ['profilePicture', 'https://'],
+      ['email', 'ada@example.test'],
+      ['email', 'ü@example.test'],
+      ['email', 'a@b.c'],
+      ['email', 'no-at-sign.example.test'],
+    ];
+    let n = 0;
+    for (const [field, value] of cases) {
+      const body = { email: `agree${n++}@example.test`, password: 'Str0ng-Pass', firstName: 'A', createdBy: admin.id, updatedBy: admin.id, [field]: value };
+      const answer = await app.rest('POST', '/access-control/users', { token: admin.token, body });
+      expect([field, value, validate(body)]).toEqual([field, value, answer.status === 201]);
     }
   });
 

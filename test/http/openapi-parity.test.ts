@@ -64,7 +64,7 @@ describe('parity of GraphQL, REST and OpenAPI', () => {
     const body = (document.paths['/access-control/users'] as any).post.requestBody.content['application/json'].schema.properties;
     expect(body.password).toMatchObject({ minLength: 6, maxLength: 50 });
     expect(body.mobile.pattern).toBe('^\\+?\\d{7,15}$');
-    expect(body.email.format).toBe('email');
+    expect(body.email.format).toBe('idn-email');
     const menu = (document.paths['/restaurant/meal-menus'] as any).post.requestBody.content['application/json'].schema.properties;
     expect(menu.estimatedPortions.minimum).toBe(0);
   });
