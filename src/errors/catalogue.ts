@@ -11,6 +11,7 @@ export const errorCatalogue = {
   UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   NOT_FOUND: { status: 404, title: 'Not Found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   CONFLICT: { status: 409, title: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
@@ -93,6 +94,11 @@ export const errors = {
   forbidden: (message: string) => new AppError('FORBIDDEN', message),
   notFound: (what: string, id?: string) =>
     new AppError('NOT_FOUND', id ? `${what} '${id}' was not found` : `${what} was not found`),
+  /** A REST path that exists, called with a method it does not take; `Allow` lists those it does. */
+  methodNotAllowed: (method: string, allowed: readonly string[]) =>
+    new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed on this path; it takes ${allowed.join(', ')}`, {
+      headers: { Allow: allowed.join(', ') },
+    }),
   conflict: (field: string, message: string) =>
     new AppError('CONFLICT', message, { errors: [{ field, rule: 'unique', message }] }),
   payloadTooLarge: (limit: string) =>

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import { errors } from '../errors/index.js';
 import { calledOperations } from '../graphql/called-operations.js';
 import type { Logger } from '../logger.js';
 import type { RestArgumentReader } from './rest-arguments.js';
@@ -60,6 +61,11 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     const isGraphQL = req.path === graphqlPath;
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
+      // A path a route has, with another method: 405 naming the methods it takes, before any credential is read.
+      if (!isGraphQL && !readRestArguments.match({ method: req.method, path: req.path })) {
+        const allowed = readRestArguments.allowedMethods(req.path);
+        if (allowed.length > 0) throw errors.methodNotAllowed(req.method, allowed);
+      }
       const base = { requestId: String(req.id ?? ''), logger: req.log ?? logger };
       const edge: EdgeScope = {
         ...base,

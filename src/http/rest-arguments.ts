@@ -56,6 +56,8 @@ export interface RestRouteMatch {
 export interface RestArgumentReader {
   /** The route of a call, from its method and path alone; undefined when none matches. */
   match(call: Pick<RestCall, 'method' | 'path'>): RestRouteMatch | undefined;
+  /** The methods some route takes on this path (none: no route has it). */
+  allowedMethods(path: string): string[];
   /**
    * Reads a REST call's arguments as strictly as GraphQL reads variables, and
    * answers the body fields to pass as variables (a body field may repeat a
@@ -106,6 +108,8 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
   table.sort((a, b) => Number(hasParameters(a)) - Number(hasParameters(b)) || registered.indexOf(a.operation) - registered.indexOf(b.operation));
 
   const match: RestArgumentReader['match'] = ({ method, path }) => matchRoute(table, method, path);
+  const allowedMethods: RestArgumentReader['allowedMethods'] = (path) =>
+    [...new Set(table.map((route) => route.method))].filter((method) => matchRoute(table, method, path) !== undefined);
   const read: RestArgumentReader['read'] = ({ method, path, query, body }, given) => {
     const matched = (given as Matched | undefined) ?? matchRoute(table, method, path);
     if (!matched) return {};
@@ -118,7 +122,7 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     if (refusals[0]) throw refusals[0];
     return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
   };
-  return { match, read };
+  return { match, allowedMethods, read };
 }
 
 /**

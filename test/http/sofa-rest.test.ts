@@ -136,8 +136,16 @@ describe('REST routes from GraphQL operations', () => {
     expect([response.status, response.body.code]).toEqual([404, 'NOT_FOUND']);
   });
 
-  it('answers a wrong method on a known path with 404', async () => {
-    expect((await call('DELETE', '/things/1')).status).toBe(404);
+  it('answers a wrong method on a known path with 405, naming the methods it takes in Allow', async () => {
+    const response = await fetch(`${baseUrl}/things/1`, { method: 'DELETE' });
+    expect([response.status, response.headers.get('allow')]).toEqual([405, 'GET']);
+    expect((await response.json()).code).toBe('METHOD_NOT_ALLOWED');
+    const twoMethods = await fetch(`${baseUrl}/things`, { method: 'PUT' });
+    expect([twoMethods.status, twoMethods.headers.get('allow')]).toEqual([405, 'GET, POST']);
+  });
+
+  it('still answers 404 for a path no route has', async () => {
+    expect((await call('DELETE', '/nothing/1')).status).toBe(404);
   });
 });
 
