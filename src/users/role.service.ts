@@ -52,20 +52,45 @@ export class RoleService {
    * grant nothing the caller lacks (else 403 naming the permission).
    */
   async assertAssignable(actor: Actor, tenantId: string | null, roleIds: readonly string[]): Promise<void> {
-    const customIds = roleIds.filter((id) => !builtInRole(id));
-    const custom = customIds.length > 0 ? await this.model.find({ _id: trusted({ $in: customIds }), tenant_id: tenantId }).lean() : [];
-    const unknown = customIds.filter((id) => !custom.some((role) => String(role._id) === id));
+    const { grants, unknown } = await this.grantsOf(tenantId, roleIds);
     if (unknown.length > 0) {
       throw errors.invalidField('roles', 'exists', `roles: no such role in the user's tenant: ${unknown.join(', ')}`);
     }
-    const granted = [
+    const refused = notHeld(actor, grants);
+    if (refused.length > 0) throw errors.forbidden(`You cannot grant permissions you do not hold: ${refused.join(', ')}`);
+  }
+
+  /**
+   * What a user holding `roleIds` in `tenantId` may do that the caller may
+   * not, each named `'<permission>' (role <name>)`; empty when the caller
+   * holds all of it. The same test as assigning those roles: taking over
+   * such a user's sign-in would grant the caller the same permissions.
+   * Ids that are no role of the tenant grant nothing.
+   */
+  async permissionsNotHeld(actor: Actor, tenantId: string | null, roleIds: readonly string[]): Promise<string[]> {
+    return notHeld(actor, (await this.grantsOf(tenantId, roleIds)).grants);
+  }
+
+  /** Each permission `roleIds` grant in `tenantId`, with the role (by name) granting it; ids of no such role apart. */
+  private async grantsOf(tenantId: string | null, roleIds: readonly string[]): Promise<{ grants: Grant[]; unknown: string[] }> {
+    const customIds = roleIds.filter((id) => !builtInRole(id));
+    const custom = customIds.length > 0 ? await this.model.find({ _id: trusted({ $in: customIds }), tenant_id: tenantId }).lean() : [];
+    const unknown = customIds.filter((id) => !custom.some((role) => String(role._id) === id));
+    const grants = [
       ...roleIds.flatMap((id) => builtInRole(id)?.permissions.map((permission) => ({ role: id, permission })) ?? []),
       ...custom.flatMap((role) => role.permissions.map((permission) => ({ role: role.name, permission }))),
     ];
-    const refused = granted.filter(({ permission }) => permission === '*' ? !actor.permissions.has('*') : !hasPermission(actor, permission));
-    if (refused.length > 0) {
-      const named = [...new Set(refused.map(({ role, permission }) => `'${permission}' (role ${role})`))].join(', ');
-      throw errors.forbidden(`You cannot grant permissions you do not hold: ${named}`);
-    }
+    return { grants, unknown };
   }
+}
+
+interface Grant {
+  role: string;
+  permission: string;
+}
+
+/** The grants the caller lacks, named once each; `*` is held only by holding `*` itself. */
+function notHeld(actor: Actor, grants: readonly Grant[]): string[] {
+  const refused = grants.filter(({ permission }) => permission === '*' ? !actor.permissions.has('*') : !hasPermission(actor, permission));
+  return [...new Set(refused.map(({ role, permission }) => `'${permission}' (role ${role})`))];
 }

@@ -100,6 +100,13 @@ export class UserService {
       if (self) throw errors.forbidden('You cannot change your own roles');
       await this.assertMayAssign(actor, current.tenant_id, roles ?? []);
     }
+    const signInFields = [
+      ...(password !== undefined ? ['password'] : []),
+      ...(profile.email !== undefined && profile.email !== current.email ? ['email'] : []),
+    ];
+    if (signInFields.length > 0 && !isUserInPerson(actor, id)) {
+      await this.assertMayTakeOver(actor, current.tenant_id, current.roles ?? [], signInFields);
+    }
 
     const set: Record<string, unknown> = { updatedBy };
     for (const [field, value] of Object.entries(profile as ProfileFields)) {
@@ -115,6 +122,23 @@ export class UserService {
     const updated = await this.model.findOneAndUpdate(scope, update, { returnDocument: 'after', runValidators: true });
     if (!updated) throw notFound(id);
     return updated;
+  }
+
+  /**
+   * Whoever sets another user's password or email (sign-in is by email) can
+   * sign in as that user: allowed only when the caller already holds every
+   * permission the user's current roles grant, the test assigning those
+   * roles would pass. An API key changing its creator is "another user" here:
+   * it acts only within its scopes.
+   */
+  private async assertMayTakeOver(actor: Actor, tenantId: string | null, roleIds: readonly string[], fields: readonly string[]): Promise<void> {
+    const notHeld = await this.roles.permissionsNotHeld(actor, tenantId, roleIds);
+    if (notHeld.length > 0) {
+      throw errors.forbidden(
+        `Changing the ${fields.join(' and ')} of a user who holds permissions you do not hold is not allowed ` +
+          `(it would let you sign in as them): ${notHeld.join(', ')}`,
+      );
+    }
   }
 
   /** Assigning roles needs `users:assign-roles` and grants nothing the caller lacks. */

@@ -398,6 +398,32 @@ describe('an API key acting for its creator stays within its scopes', () => {
     expect((await app.rest('GET', '/restaurant/meal-menus', { token: chef.token })).status).toBe(200);
   });
 
+  const setPassword = (id: string, password: string, updatedBy: string): Operation => ({
+    rest: { method: 'PATCH', path: `/access-control/users/${id}`, body: { password, updatedBy } },
+    graphql: {
+      query: 'mutation($id: ID!, $password: String, $updatedBy: String!) { updateUser(id: $id, password: $password, updatedBy: $updatedBy) { id } }',
+      variables: { id, password, updatedBy },
+    },
+  });
+  const signInStatus = async (user: TestUser, password: string) =>
+    (await app.rest('POST', '/auth/login', { body: { email: user.email, password, tenantId: TENANT } })).status;
+
+  it.each(SURFACES)("cannot change its creator's password with users:update when its scopes hold less than the creator (%s)", async (surface) => {
+    const creator = await app.createUser({ tenantId: TENANT, roles: ['admin'] });
+    const key = await makeKey(creator, { scopes: ['users:update'] });
+    const outcome = await callOperation(client(), surface, setPassword(creator.id, 'T4ken-Over!', creator.id), bearer(key));
+    expect([outcome.status, outcome.code]).toEqual([403, 'FORBIDDEN']);
+    expect([await signInStatus(creator, creator.password), await signInStatus(creator, 'T4ken-Over!')]).toEqual([200, 401]);
+  });
+
+  it.each(SURFACES)('changes the password of a user whose permissions its scopes hold (%s)', async (surface) => {
+    const target = await app.createUser({ tenantId: TENANT, roles: [chefRoleId] });
+    const key = await makeKey(admin, { scopes: ['users:update', 'menus:read', 'menus:write', 'api-keys:create'] });
+    const outcome = await callOperation(client(), surface, setPassword(target.id, 'Ch3f-Reset!', admin.id), bearer(key));
+    expect(outcome.status).toBe(200);
+    expect(await signInStatus(target, 'Ch3f-Reset!')).toBe(200);
+  });
+
   it.each(SURFACES)("cannot view or revoke its creator's other keys without api-keys scopes (%s)", async (surface) => {
     const [key, other] = [await makeKey(chef, { scopes: ['menus:read'] }), await makeKey(chef)];
     const view = await callOperation(client(), surface, {

@@ -26,6 +26,7 @@ let clerk: Who; // TENANT, custom role: users:create/read, no users:assign-roles
 let listReader: Who; // LIST_TENANT member
 let tenantless: Who; // no tenant, member role: not a platform administrator
 let auditorRoleId: string; // TENANT custom role with api-keys:read
+let managerRoleId: string; // the manager's custom role
 let otherTenantRoleId: string; // OTHER_TENANT custom role
 const nobody: Caller = {};
 
@@ -164,6 +165,35 @@ function caller(user: TestUser): Who {
 
 const unknownId = () => new ObjectId().toHexString();
 
+/** The status of signing in to TENANT with this email and password. */
+async function signInStatus(email: string, password: string): Promise<number> {
+  return (await app.rest('POST', '/auth/login', { body: { email, password, tenantId: TENANT } })).status;
+}
+
+/**
+ * A refused takeover of a user's sign-in: 403 naming what was refused, the
+ * record unchanged, and the user still signs in with the old email and password.
+ */
+function refusedTakeover(name: string, field: 'password' | 'email', who: () => Who, fields: (who: Who) => Record<string, unknown>) {
+  return apiCase({
+    name,
+    arrange: () => tenantUser({ roles: ['admin'] }),
+    caller: () => who(),
+    operation: ({ id }) => op.update(id, { ...fields(who()), updatedBy: who().id }),
+    expect: {
+      status: 403,
+      code: 'FORBIDDEN',
+      db: async ({ id, before, user }, outcome) => {
+        expect(outcome.message).toBe(
+          `Changing the ${field} of a user who holds permissions you do not hold is not allowed (it would let you sign in as them): '*' (role admin)`,
+        );
+        expect(await storedById(id)).toEqual(before);
+        expect(await signInStatus(user.email, user.password)).toBe(200);
+      },
+    },
+  });
+}
+
 beforeAll(async () => {
   app = await startTestApp();
   const managerRole = await RoleModel.create({
@@ -175,6 +205,7 @@ beforeAll(async () => {
   const auditorRole = await RoleModel.create({ name: 'auditor', tenant_id: TENANT, permissions: ['api-keys:read'] });
   const foreignRole = await RoleModel.create({ name: 'auditor', tenant_id: OTHER_TENANT, permissions: ['api-keys:read'] });
   auditorRoleId = String(auditorRole._id);
+  managerRoleId = String(managerRole._id);
   otherTenantRoleId = String(foreignRole._id);
   const [p, a, m, o, mg, c, lr, tl] = await Promise.all([
     app.createUser({ tenantId: null }),
@@ -519,6 +550,64 @@ runCases('updating a user', client, [
     operation: ({ id }) => op.update(id, { roles: ['admin'], updatedBy: manager.id }),
     expect: { status: 403, code: 'FORBIDDEN', db: async ({ id }) => expect((await storedById(id))?.roles).toEqual(['member']) },
   }),
+  refusedTakeover("refuses setting an administrator's password without holding what it holds (403)", 'password', () => manager, () => ({ password: 'Hijack3d!' })),
+  refusedTakeover("refuses setting an administrator's email without holding what it holds (403)", 'email', () => manager, () => ({ email: freshEmail('hijack') })),
+  apiCase({
+    name: "refuses a password and email takeover of a user with a custom role whose permissions the caller lacks, naming both fields",
+    arrange: () => tenantUser({ roles: [auditorRoleId] }),
+    caller: () => manager,
+    operation: ({ id }) => op.update(id, { email: freshEmail('hijack'), password: 'Hijack3d!', updatedBy: manager.id }),
+    expect: {
+      status: 403,
+      code: 'FORBIDDEN',
+      db: async ({ id, before }, outcome) => {
+        expect(outcome.message).toMatch(/^Changing the password and email of a user .*: 'api-keys:read' \(role auditor\)$/);
+        expect(await storedById(id)).toEqual(before);
+      },
+    },
+  }),
+  apiCase({
+    name: "lets a caller set the password and email of a peer holding the same permissions",
+    arrange: () => tenantUser({ roles: [managerRoleId] }),
+    caller: () => manager,
+    operation: ({ id }) => op.update(id, { email: freshEmail('peer'), password: 'Peer-Passw0rd', updatedBy: manager.id }),
+    expect: { status: 200, data: async (user) => expect(await signInStatus(user.email, 'Peer-Passw0rd')).toBe(200) },
+  }),
+  apiCase({
+    name: "lets a caller set the password and email of a user holding less",
+    arrange: () => tenantUser({ roles: ['member'] }),
+    caller: () => manager,
+    operation: ({ id }) => op.update(id, { email: freshEmail('lesser'), password: 'Less3r-Pass', updatedBy: manager.id }),
+    expect: { status: 200, data: async (user) => expect(await signInStatus(user.email, 'Less3r-Pass')).toBe(200) },
+  }),
+  apiCase({
+    name: "lets a caller edit other fields of an administrator, and send the administrator's unchanged email",
+    arrange: () => tenantUser({ roles: ['admin'] }),
+    caller: () => manager,
+    operation: ({ user }) => op.update(user.id, { email: user.email, bio: 'Edited by a manager', updatedBy: manager.id }),
+    expect: { status: 200, data: (user) => expect(user.bio).toBe('Edited by a manager') },
+  }),
+  apiCase({
+    name: 'lets users without admin rights change their own password and email',
+    arrange: () => tenantUser({ roles: [managerRoleId] }),
+    caller: ({ user }) => caller(user),
+    operation: ({ id }) => op.update(id, { email: freshEmail('own'), password: '0wn-Passw0rd', updatedBy: id }),
+    expect: { status: 200, data: async (user) => expect(await signInStatus(user.email, '0wn-Passw0rd')).toBe(200) },
+  }),
+  apiCase({
+    name: "lets a tenant administrator set another administrator's password",
+    arrange: () => tenantUser({ roles: ['admin'] }),
+    caller: () => admin,
+    operation: ({ id }) => op.update(id, { password: 'Adm1n-Reset', updatedBy: admin.id }),
+    expect: { status: 200, db: async ({ user }) => expect(await signInStatus(user.email, 'Adm1n-Reset')).toBe(200) },
+  }),
+  apiCase({
+    name: "lets a platform administrator set a tenant administrator's password and email",
+    arrange: () => tenantUser({ roles: ['admin'] }),
+    caller: () => platform,
+    operation: ({ id }) => op.update(id, { email: freshEmail('platform-set'), password: 'Pl4tform-Set', updatedBy: platform.id }),
+    expect: { status: 200, data: async (user) => expect(await signInStatus(user.email, 'Pl4tform-Set')).toBe(200) },
+  }),
   apiCase({
     name: "answers 404 for another tenant's user",
     arrange: () => tenantUser({ tenantId: OTHER_TENANT }),
@@ -828,6 +917,16 @@ describe('the audit records users and roles changes leave', () => {
       const target = await tenantUser({ roles: ['member'] });
       const { outcome, records } = await call(surface, op.update(target.id, { roles: ['admin'], updatedBy: manager.id }), manager);
       expect([outcome.status, records.map((r) => [r.action, r.target.id, r.outcome])]).toEqual([403, [['users.update', target.id, 'failure']]]);
+    });
+
+    it('a refused password takeover: one failure record, naming no value', async () => {
+      const target = await tenantUser({ roles: ['admin'] });
+      const { outcome, records } = await call(surface, op.update(target.id, { password: 'Hijack3d!', updatedBy: manager.id }), manager);
+      expect([outcome.status, records.map((r) => [r.action, r.target.id, r.changes, r.outcome])]).toEqual([
+        403,
+        [['users.update', target.id, ['password', 'updatedBy'], 'failure']],
+      ]);
+      expect(JSON.stringify(records[0])).not.toContain('Hijack3d!');
     });
 
     it('a role creation: one record', async () => {
