@@ -62,7 +62,8 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
       // A path a route has, with another method: 405 naming the methods it takes, before any credential is read.
-      if (!isGraphQL && !readRestArguments.match({ method: req.method, path: req.path })) {
+      // HEAD and OPTIONS (a CORS preflight the CORS layer did not answer) go on as before.
+      if (!isGraphQL && !PASSED_METHODS.has(req.method) && !readRestArguments.match({ method: req.method, path: req.path })) {
         const allowed = readRestArguments.allowedMethods(req.path);
         if (allowed.length > 0) throw errors.methodNotAllowed(req.method, allowed);
       }
@@ -89,6 +90,8 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     }
   };
 }
+
+const PASSED_METHODS: ReadonlySet<string> = new Set(['HEAD', 'OPTIONS']);
 
 /** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
 function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {

@@ -144,6 +144,10 @@ describe('REST routes from GraphQL operations', () => {
     expect([twoMethods.status, twoMethods.headers.get('allow')]).toEqual([405, 'GET, POST']);
   });
 
+  it('leaves HEAD and OPTIONS to the layers that answer them (no 405)', async () => {
+    for (const method of ['HEAD', 'OPTIONS']) expect((await fetch(`${baseUrl}/things/1`, { method })).status, method).not.toBe(405);
+  });
+
   it('still answers 404 for a path no route has', async () => {
     expect((await call('DELETE', '/nothing/1')).status).toBe(404);
   });

@@ -7,7 +7,7 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
-import { changesAfter, segmentsOf, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
+import { changesAfter, removeSegmentsThrough, segmentsOf, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
 import type { CollectionInfo, IndexSpec, Storage } from './types.js';
 
 /**
@@ -120,6 +120,8 @@ class LmdbJournal implements StorageJournal {
 
   private write(change: StoreChange): void {
     if (this.closed) throw new Error('storage is closed');
+    // After a failure nothing more is acknowledged (flush throws it): the next start replays the log.
+    if (this.failure) throw this.failure;
     this.log.append(change);
     this.unapplied.push(change);
     if (this.unapplied.length >= CHECKPOINT_AT_CHANGES) void this.checkpoint();
@@ -127,19 +129,22 @@ class LmdbJournal implements StorageJournal {
 
   /**
    * Writes the changes logged so far into lmdb, and once lmdb has synced
-   * them removes the log segments that held them. One at a time; a failure
-   * is kept (flush throws it) and the segments stay for the next start.
+   * them (with the mark of the last segment they came from) removes the
+   * segments up to it. One at a time. A failure is kept and ends
+   * checkpointing: a later mark must never pass a batch lmdb lacks, so the
+   * segments stay for the next start to replay.
    */
   private checkpoint(): Promise<void> {
-    if (this.checkpointing || this.unapplied.length === 0) return this.checkpointing ?? Promise.resolve();
+    if (this.checkpointing) return this.checkpointing;
+    if (this.failure || this.unapplied.length === 0) return Promise.resolve();
+    const failed = (err: unknown) => {
+      this.failure ??= err;
+    };
     const changes = this.unapplied;
     this.unapplied = [];
     // Everything in `changes` was appended before this: it is all in segments up to `through`.
     const through = this.log.rotate();
     let last: Promise<unknown> = Promise.resolve();
-    const failed = (err: unknown) => {
-      this.failure ??= err;
-    };
     try {
       for (const change of changes) {
         last = applyChange(this.catalog, this.docs, change);
@@ -153,7 +158,7 @@ class LmdbJournal implements StorageJournal {
       .then(() => this.env.flushed)
       .then(() => {
         // A change refused by lmdb leaves its segment for the next start to replay.
-        if (!this.failure) this.log.removeThrough(through);
+        if (!this.failure) removeSegmentsThrough(this.log.basePath, through);
       })
       .catch(failed)
       .finally(() => {
@@ -215,16 +220,26 @@ function applyChange(catalog: Database<Buffer, string>, docs: Database<Buffer, [
 
 /**
  * Applies the log segments a synced checkpoint does not hold (a crash came
- * before their checkpoint), in order, in one transaction, before the
- * storage loads. Applying a segment twice gives the same store: every change
- * sets or removes one key. Returns the highest segment number known, after
- * which new segments are numbered.
+ * before their checkpoint), in order, before the storage loads, and removes
+ * every segment: one synchronous lmdb transaction (a full commit and sync)
+ * holds the changes and the mark of the last segment. It also runs when only
+ * segments at or below the mark are left (a crash between a checkpoint's
+ * commit and its sync): its sync makes that checkpoint durable before they
+ * go. Applying a segment twice gives the same store: every change sets or
+ * removes one key. Returns the highest segment number known; new segments
+ * are numbered after it.
  */
-function replayLog(env: RootDatabase, catalog: Database<Buffer, string>, docs: Database<Buffer, [string, string]>, marks: Database<number, string>, basePath: string): number {
+function replayLog(
+  env: RootDatabase,
+  catalog: Database<Buffer, string>,
+  docs: Database<Buffer, [string, string]>,
+  marks: Database<number, string>,
+  basePath: string,
+): number {
   const checkpointed = marks.get(CHECKPOINTED) ?? 0;
   const segments = segmentsOf(basePath);
-  const last = Math.max(checkpointed, segments.at(-1)?.[0] ?? 0);
-  if (last === checkpointed) return last;
+  const lastSegment = Math.max(checkpointed, segments.at(-1)?.[0] ?? 0);
+  if (segments.length === 0) return lastSegment;
   env.transactionSync(() => {
     for (const change of changesAfter(basePath, checkpointed)) {
       if (change.store === 'catalog') {
@@ -233,8 +248,10 @@ function replayLog(env: RootDatabase, catalog: Database<Buffer, string>, docs: D
       } else if (change.value) docs.putSync(change.key, change.value);
       else docs.removeSync(change.key);
     }
+    marks.putSync(CHECKPOINTED, lastSegment);
   });
-  return last;
+  removeSegmentsThrough(basePath, lastSegment);
+  return lastSegment;
 }
 
 /** Loads the catalog and every document, rebuilding the in-memory indexes. */

@@ -22,7 +22,7 @@ export type StoreChange =
  * the CPU of an lmdb commit-and-sync (which writes every page it touched,
  * syncs, then writes and syncs its meta page); lmdb then takes the changes
  * in large checkpoints. Once a checkpoint is synced in lmdb, the segments it
- * covers are removed (`removeThrough`).
+ * covers are removed (`removeSegmentsThrough`).
  *
  * Record: u32 payload length, u32 crc32 of the payload, payload. Payload:
  * u8 kind (bit 0: a put, bit 1: the docs store), then each key part as u32
@@ -41,9 +41,9 @@ export class WriteAheadLog {
   private failure: unknown;
   private closed = false;
 
-  /** `lastSegment`: the highest segment number on disk (see `segmentsOf`); new records go to the next. */
+  /** `lastSegment`: the highest segment number known (see `segmentsOf`); new records go to the next. */
   constructor(
-    private readonly basePath: string,
+    readonly basePath: string,
     lastSegment: number,
   ) {
     this.segment = lastSegment + 1;
@@ -76,11 +76,6 @@ export class WriteAheadLog {
     this.segment += 1;
     this.file = new SegmentFile(segmentPath(this.basePath, this.segment));
     return ended;
-  }
-
-  /** Removes the segments up to `segment` (a synced checkpoint holds everything in them). */
-  removeThrough(segment: number): void {
-    for (const [number, file] of segmentsOf(this.basePath)) if (number <= segment) unlinkSync(file);
   }
 
   /** Waits for what was appended, then closes the files; appending afterwards throws. */
@@ -159,6 +154,11 @@ export function segmentsOf(basePath: string): Array<[number, string]> {
     if (Number.isSafeInteger(number) && number > 0) found.push([number, join(dir, name)]);
   }
   return found.sort((a, b) => a[0] - b[0]);
+}
+
+/** Removes the segments up to `segment` (lmdb holds everything in them, synced). */
+export function removeSegmentsThrough(basePath: string, segment: number): void {
+  for (const [number, file] of segmentsOf(basePath)) if (number <= segment) unlinkSync(file);
 }
 
 /** The changes of every segment above `checkpointed`, in order, up to the first damaged record of each. */
