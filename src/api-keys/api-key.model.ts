@@ -2,6 +2,7 @@ import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@
 import mongoose, { trusted, type Types } from 'mongoose';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { JSONObject } from '../graphql/scalars.js';
+import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 import { forgetApiKeyGrantsOnWrite } from './api-key-grants.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 
@@ -170,10 +171,10 @@ export class ApiKey {
   @prop({ type: () => String, default: null })
   revokedBy!: string | null;
 
-  @Field()
+  @CreatedAtField()
   readonly createdAt!: Date;
 
-  @Field()
+  @UpdatedAtField()
   readonly updatedAt!: Date;
 
   /** Not stored: `apiKey(id, includeUsageLogs: true)` fills it. */

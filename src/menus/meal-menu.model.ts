@@ -1,5 +1,6 @@
 import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 
 /** The meal a menu is served for. Values are the wire strings on both surfaces. */
 export enum MealType {
@@ -97,12 +98,10 @@ export class MealMenu {
   @prop({ type: () => Date, default: null })
   deletedAt?: Date | null;
 
-  @Field()
-  @prop()
+  @CreatedAtField()
   createdAt!: Date;
 
-  @Field()
-  @prop()
+  @UpdatedAtField()
   updatedAt!: Date;
 }
 

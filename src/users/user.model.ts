@@ -1,5 +1,6 @@
 import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 import { forgetCachedAccountsOnWrite } from './account-cache.js';
 
 /** Case-insensitive comparison for emails: the unique index and sign-in use the same one. */
@@ -133,10 +134,10 @@ export class User {
   @prop({ type: () => String, default: null })
   updatedBy!: string | null;
 
-  @Field()
+  @CreatedAtField()
   readonly createdAt!: Date;
 
-  @Field()
+  @UpdatedAtField()
   readonly updatedAt!: Date;
 }
 

@@ -206,6 +206,23 @@ describe('reading an API key, whatever the selection', () => {
     expect(page.body.items.find((item: { id: string }) => item.id === id)).toEqual(answered);
   });
 
+  it('answers a stored record without createdAt/updatedAt with the time of its id, on reads, lists and a revoke', async () => {
+    // An imported key stored without timestamps: both are non-null fields, so every read once failed (500) on it.
+    const idTime = new Date('2024-05-06T07:08:09.000Z');
+    const _id = new ObjectId(ObjectId.generate(idTime.getTime() / 1000));
+    await ApiKeyModel.collection.insertOne({ _id, keyId: 'Unstamped000', name: 'unstamped', createdBy: admin.id, updatedBy: admin.id, tenant_id: 'tenant-key-reads' });
+    const id = _id.toHexString();
+    const derived = { createdAt: idTime.toISOString(), updatedAt: idTime.toISOString() };
+    expect(await readOnBothSurfaces(id)).toMatchObject(derived);
+    expect((await gql(`query($id: ID!) { apiKey(id: $id) { createdAt updatedAt } }`, { id })).apiKey).toEqual(derived);
+    const page = await app.rest('GET', '/api-keys?limit=100', { token: admin.token });
+    expect(page.body.items.find((item: { id: string }) => item.id === id)).toMatchObject(derived);
+    const revoked = await app.rest('PATCH', `/api-keys/${id}/revoke`, { token: admin.token });
+    expect(revoked.status).toBe(200);
+    const stored = await ApiKeyModel.collection.findOne({ _id });
+    expect(revoked.body).toMatchObject({ status: 'revoked', createdAt: derived.createdAt, updatedAt: (stored?.updatedAt as Date).toISOString() });
+  });
+
   it('never hands stored hashes to the defaults: a record lacking fields, with a malformed secret, still answers without it', async () => {
     // A secret entry that is no object made mongoose's defaults throw, quoting the hash into the error.
     const _id = new ObjectId();

@@ -879,3 +879,104 @@ runCases('Deleting a meal menu (DELETE /restaurant/meal-menus/{id}, deleteMealMe
     expect: UNAUTHENTICATED,
   }),
 ]);
+
+// ------------------------------------------ imported records without timestamps
+
+/** The service day of the timestamp-less records: no other case lists it. */
+const UNSTAMPED_DAY = '2019-01-02';
+/** When the ids of timestamp-less records were made (an ObjectId keeps seconds). */
+const ID_TIME = new Date('2019-01-01T12:34:56.000Z');
+
+/**
+ * An imported record stored without `createdAt` and `updatedAt` (and, unless
+ * `deletedAt` is given, without `deletedAt`), its id made at ID_TIME.
+ */
+async function plantUnstampedMenu(fields: Document = {}): Promise<string> {
+  const _id = new ObjectId(ObjectId.generate(ID_TIME.getTime() / 1000));
+  await menus().insertOne({
+    _id,
+    name: 'Unstamped import',
+    date: UNSTAMPED_DAY,
+    mealType: 'dinner',
+    estimatedPortions: 3,
+    tenant_id: TENANT,
+    createdBy: admin.id,
+    updatedBy: admin.id,
+    ...fields,
+  });
+  return _id.toHexString();
+}
+
+/** Both timestamps as an unstamped record answers them: the time of its id. */
+const DERIVED = { createdAt: ID_TIME.toISOString(), updatedAt: ID_TIME.toISOString() };
+
+runCases('Imported menus stored without createdAt/updatedAt (every operation answers them)', client, [
+  apiCase({
+    name: 'reads one: createdAt is when its id was made, updatedAt the same',
+    arrange: () => plantUnstampedMenu(),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: { status: 200, data: (menu: Menu, id) => expect(menu).toMatchObject({ id, deletedAt: null, ...DERIVED }) },
+  }),
+  apiCase({
+    name: 'reads one stored with createdAt only: updatedAt is that createdAt',
+    arrange: () => plantUnstampedMenu({ createdAt: LONG_AGO }),
+    caller: () => member,
+    operation: (id) => op.get(id),
+    expect: {
+      status: 200,
+      data: (menu: Menu) => expect(menu).toMatchObject({ createdAt: LONG_AGO.toISOString(), updatedAt: LONG_AGO.toISOString() }),
+    },
+  }),
+  apiCase({
+    name: "lists a page holding one: the page answers (200) with the record's derived timestamps",
+    arrange: () => plantUnstampedMenu(),
+    caller: () => member,
+    operation: () => op.list({ date: UNSTAMPED_DAY, limit: 100 }),
+    expect: {
+      status: 200,
+      data: (page: MenuPage, id) => expect(page.items.find((menu) => menu.id === id)).toMatchObject(DERIVED),
+    },
+  }),
+  apiCase({
+    name: 'updates portions: answers 200 with updatedAt as stored by the write and createdAt from the id',
+    arrange: () => plantUnstampedMenu(),
+    caller: () => admin,
+    operation: (id) => op.updatePortions(id, 7),
+    expect: {
+      status: 200,
+      data: (menu: Menu) => {
+        expect(menu).toMatchObject({ estimatedPortions: 7, createdAt: DERIVED.createdAt });
+        expect(Date.parse(menu.updatedAt)).toBeGreaterThan(ID_TIME.getTime());
+      },
+      db: async (id, outcome) => {
+        const record = await stored(id);
+        expect(record).toMatchObject({ estimatedPortions: 7, updatedAt: new Date((outcome.data as Menu).updatedAt) });
+        // A read stores nothing: createdAt stays derived, not written.
+        expect(record).not.toHaveProperty('createdAt');
+      },
+    },
+  }),
+  apiCase({
+    name: 'soft-deletes one that stores deletedAt: null',
+    arrange: () => plantUnstampedMenu({ deletedAt: null }),
+    caller: () => admin,
+    operation: (id) => op.delete(id),
+    expect: {
+      status: 200,
+      data: (result: { id: string; mode: string }, id) => expect(result).toMatchObject({ id, mode: 'soft' }),
+      db: async (id) => expect((await stored(id))?.['deletedAt']).toBeInstanceOf(Date),
+    },
+  }),
+  apiCase({
+    name: 'hard-deletes one without deletedAt',
+    arrange: () => plantUnstampedMenu(),
+    caller: () => admin,
+    operation: (id) => op.delete(id),
+    expect: {
+      status: 200,
+      data: (result: unknown, id) => expect(result).toEqual({ id, mode: 'hard', deletedAt: null }),
+      db: async (id) => expect(await stored(id)).toBeNull(),
+    },
+  }),
+]);

@@ -159,6 +159,19 @@ async function tenantUser(overrides: { roles?: string[]; tenantId?: string } = {
   return { id: user.id, before: await storedById(user.id), user };
 }
 
+/** A user of TENANT as an import may store it: without createdAt and updatedAt. */
+async function unstampedUser(): Promise<{ id: string; before: Document | null; user: TestUser }> {
+  const made = await tenantUser();
+  await users().updateOne({ _id: new ObjectId(made.id) }, { $unset: { createdAt: '', updatedAt: '' } });
+  return made;
+}
+
+/** What a record without timestamps answers for both: when its id was made. */
+const idTimes = (id: string) => {
+  const at = new ObjectId(id).getTimestamp().toISOString();
+  return { createdAt: at, updatedAt: at };
+};
+
 function caller(user: TestUser): Who {
   return { token: user.token, id: user.id, user };
 }
@@ -447,6 +460,20 @@ runCases('creating a user', client, [
 
 runCases('updating a user', client, [
   apiCase({
+    name: 'updates a user stored without createdAt/updatedAt: 200, updatedAt as stored, createdAt the time of its id',
+    arrange: unstampedUser,
+    caller: () => admin,
+    operation: ({ id }) => op.update(id, { bio: 'Imported.', updatedBy: admin.id }),
+    expect: {
+      status: 200,
+      data: (user, { id }) => expect(user).toMatchObject({ bio: 'Imported.', createdAt: idTimes(id).createdAt }),
+      db: async ({ id }, outcome) => {
+        const record = await storedById(id);
+        expect((record?.['updatedAt'] as Date).toISOString()).toBe((outcome.data as { updatedAt: string }).updatedAt);
+      },
+    },
+  }),
+  apiCase({
     name: 'changes only the fields given',
     arrange: () => tenantUser(),
     caller: () => admin,
@@ -666,6 +693,20 @@ runCases('reading users', client, [
     caller: () => member,
     operation: ({ id }) => op.get(id),
     expect: { status: 404, code: 'NOT_FOUND' },
+  }),
+  apiCase({
+    name: 'reads a user stored without createdAt/updatedAt (imported): both are the time of its id',
+    arrange: unstampedUser,
+    caller: () => admin,
+    operation: ({ id }) => op.get(id),
+    expect: { status: 200, data: (user, { id }) => expect(user).toMatchObject(idTimes(id)) },
+  }),
+  apiCase({
+    name: 'lists a page holding a user stored without createdAt/updatedAt, with the time of its id',
+    arrange: unstampedUser,
+    caller: () => admin,
+    operation: ({ user }) => op.list({ email: user.email }),
+    expect: { status: 200, data: (page, { id }) => expect(page.items).toMatchObject([{ id, ...idTimes(id) }]) },
   }),
   apiCase({
     name: 'lists only the caller tenant',
