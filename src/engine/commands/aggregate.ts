@@ -94,7 +94,7 @@ export const aggregateCommand: CommandHandler = {
     const ns = collectionless ? `${ctx.db}.$cmd.aggregate` : namespaceOf(ctx.db, target);
     if (output) {
       writeOutput(storage, ctx.db, output, results, body.bypassDocumentValidation);
-      await flushWrites(ctx.engine.storage);
+      await flushWrites(ctx.engine.storage, body);
       return firstBatchReply(ns, { batch: [], id: 0n });
     }
     return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize }));

@@ -43,7 +43,7 @@ export const collModCommand: CommandHandler = {
     // 2. apply
     if (index) storage.setIndexOptions(ctx.db, coll, index.name, index.changes);
     if (options) storage.setCollectionOptions(ctx.db, coll, options);
-    await flushWrites(storage);
+    await flushWrites(storage, body);
     return reply;
   },
 };

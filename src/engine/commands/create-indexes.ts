@@ -95,10 +95,10 @@ export const createIndexesCommand: CommandHandler = {
     } catch (err) {
       for (const name of created) storage.dropIndex(ctx.db, coll, name);
       if (!existed) storage.dropCollection(ctx.db, coll);
-      await flushWrites(ctx.engine.storage);
+      await flushWrites(ctx.engine.storage, body);
       throw err;
     }
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     const reply: Document = {
       numIndexesBefore: before,
       numIndexesAfter: storage.collection(ctx.db, coll)!.indexes.length,

@@ -23,7 +23,7 @@ export const createCommand: CommandHandler = {
       assertValidValidator(options);
       storage.createCollection(ctx.db, name, options);
     }
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return {};
   },
 };

@@ -59,7 +59,7 @@ export const deleteCommand: CommandHandler = {
       });
       for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id)) n++;
     });
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return withWriteErrors({ n }, writeErrors);
   },
 };

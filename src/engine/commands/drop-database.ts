@@ -6,11 +6,11 @@ import type { CommandHandler } from './types.js';
 export const dropDatabaseCommand: CommandHandler = {
   name: 'dropDatabase',
   help: 'drop the current database: {dropDatabase: 1}',
-  async handle(_body, ctx) {
+  async handle(body, ctx) {
     ctx.engine.storage.dropDatabase(ctx.db);
     ctx.engine.cursors.killNamespace(ctx.db);
     forgetLatency(ctx.engine, ctx.db);
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return { dropped: ctx.db };
   },
 };

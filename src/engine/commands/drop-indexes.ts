@@ -38,7 +38,7 @@ export const dropIndexesCommand: CommandHandler = {
       if (!info.indexes.some((ix) => ix.name === name)) throw mongoError('IndexNotFound', `index not found with name [${name}]`);
     }
     for (const name of names) storage.dropIndex(ctx.db, coll, name);
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return { nIndexesWas };
   },
 };

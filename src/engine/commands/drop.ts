@@ -16,7 +16,7 @@ export const dropCommand: CommandHandler = {
     storage.dropCollection(ctx.db, name);
     cursors.killNamespace(ctx.db, name);
     forgetLatency(ctx.engine, ctx.db, name);
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return { nIndexesWas, ns: namespaceOf(ctx.db, name) };
   },
 };

@@ -127,7 +127,7 @@ export const findAndModifyCommand: CommandHandler = {
         reply = { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
       }
     }
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return reply;
   },
 };

@@ -1,11 +1,10 @@
 import { mongoError } from '../errors.js';
-import { flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /**
- * fsync: every acknowledged write is already on disk (storage flushes before
- * acknowledging); this flushes once more. `lock: true` (`db.fsyncLock()`) is
- * refused: the engine cannot hold writes back.
+ * fsync: syncs the journal now, so every write acknowledged before it
+ * survives a power cut too (a write with `j: true` waits for this itself).
+ * `lock: true` (`db.fsyncLock()`) is refused: the engine cannot hold writes back.
  */
 export const fsyncCommand: CommandHandler = {
   name: 'fsync',
@@ -13,7 +12,7 @@ export const fsyncCommand: CommandHandler = {
   async handle(body, ctx) {
     if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'fsync may only be run against the admin database.');
     if (body.lock === true) throw mongoError('CommandNotSupported', 'fsync with lock (db.fsyncLock) is not supported by this engine');
-    await flushWrites(ctx.engine.storage);
+    await ctx.engine.storage.flush({ durable: true });
     return { numFiles: 1 };
   },
 };

@@ -31,7 +31,7 @@ export const insertCommand: CommandHandler = {
       storage.insert(ctx.db, coll, doc);
       n++;
     });
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     return withWriteErrors({ n }, writeErrors);
   },
 };

@@ -20,7 +20,7 @@ export const reIndexCommand: CommandHandler = {
       storage.dropIndex(ctx.db, coll, index.name);
       storage.createIndex(ctx.db, coll, index);
     }
-    await flushWrites(storage);
+    await flushWrites(storage, body);
     const indexes = storage.collection(ctx.db, coll)!.indexes;
     return { nIndexesWas: info.indexes.length, nIndexes: indexes.length, indexes: indexes.map(describeIndex) };
   },

@@ -48,7 +48,7 @@ export const renameCollectionCommand: CommandHandler = {
     storage.dropCollection(fromDb, fromColl);
     cursors.killNamespace(fromDb, fromColl);
     forgetLatency(ctx.engine, fromDb, fromColl);
-    await flushWrites(storage);
+    await flushWrites(storage, body);
     return {};
   },
 };

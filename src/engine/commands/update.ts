@@ -91,7 +91,7 @@ export const updateCommand: CommandHandler = {
         upserted.push({ index, _id: doc._id });
       }
     });
-    await flushWrites(ctx.engine.storage);
+    await flushWrites(ctx.engine.storage, body);
     const reply: Document = { n, nModified };
     if (upserted.length > 0) reply.upserted = upserted;
     return withWriteErrors(reply, writeErrors);

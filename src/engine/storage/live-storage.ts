@@ -6,7 +6,7 @@ import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
-import type { CollectionInfo, CollectionSizes, IndexSpec, ScanPlan, Storage } from './types.js';
+import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage } from './types.js';
 
 interface CollectionState {
   info: CollectionInfo;
@@ -182,8 +182,8 @@ export class LiveStorage implements Storage {
 
   // ------------------------------------------------------------ durability
 
-  async flush(): Promise<void> {
-    await this.journal?.flush();
+  async flush(options?: FlushOptions): Promise<void> {
+    await this.journal?.flush(options);
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
 import { changesAfter, removeSegmentsThrough, segmentsOf, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
-import type { CollectionInfo, IndexSpec, Storage } from './types.js';
+import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
 
 /**
  * The durable storage: the live in-memory storage plus an lmdb journal.
@@ -28,8 +28,9 @@ import type { CollectionInfo, IndexSpec, Storage } from './types.js';
  * whose collection is gone.
  *
  * Every change goes first to the write-ahead log beside the file
- * (write-ahead-log.ts); flush() resolves once the log has synced it, which
- * is what makes an acknowledged write survive kill -9 or a power cut.
+ * (write-ahead-log.ts); flush() resolves once the log has written it (an
+ * acknowledged write survives kill -9), or with `durable` synced it (a power
+ * cut too); the log syncs by itself every 100 ms.
  * Checkpoints then write the logged changes into lmdb in large batches
  * (lmdb's async put/remove, applied in call order), and startup first
  * replays what the last synced checkpoint does not hold. Default lmdb sync
@@ -89,14 +90,13 @@ const CHECKPOINTED = 'checkpointed';
 
 /**
  * Every change goes to the write-ahead log first (a write is acknowledged
- * once its log group is synced) and is kept in memory until a checkpoint
+ * once the log has written it, or synced it when asked) and is kept in memory until a checkpoint
  * writes it into lmdb: every 100 ms (by default) while there are changes,
  * sooner when 20k are waiting, and on close. lmdb applies a checkpoint's
  * writes in call order, in one transaction (lmdb-js batches an event turn),
  * with the number of the last log segment it holds; once lmdb has synced
- * it, those segments go. Measured against an lmdb commit-and-sync per group
- * of writes: a log group's sync costs about a quarter of the CPU, and lmdb
- * commits ten times a second instead of hundreds.
+ * it, those segments go; lmdb commits ten times a second instead of once
+ * per group of writes.
  */
 class LmdbJournal implements StorageJournal {
   private unapplied: StoreChange[] = [];
@@ -189,9 +189,9 @@ class LmdbJournal implements StorageJournal {
     this.write({ store: 'docs', key: docKey(uuidHexOf(info), idKey) });
   }
 
-  /** Every change reported before the call is on disk in the log (or its failure thrown). */
-  async flush(): Promise<void> {
-    await this.log.synced();
+  /** Every change reported before the call is in the log's file (`durable`: synced), or its failure thrown. */
+  async flush(options?: FlushOptions): Promise<void> {
+    await (options?.durable ? this.log.syncedAll() : this.log.writtenAll());
     if (this.failure) throw this.failure;
   }
 
@@ -201,7 +201,7 @@ class LmdbJournal implements StorageJournal {
     this.closed = true;
     clearInterval(this.timer);
     try {
-      await this.log.synced();
+      await this.log.syncedAll();
       await this.checkpointing;
       await this.checkpoint();
       if (this.failure) throw this.failure;

@@ -1,4 +1,4 @@
-import type { CollectionInfo } from './types.js';
+import type { CollectionInfo, FlushOptions } from './types.js';
 
 /**
  * Where the live storage reports each change, in the order it applies them
@@ -12,7 +12,7 @@ export interface StorageJournal {
   /** `record`: the document's natural-order number (given on insert, kept by a replacement). */
   documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record: number): void;
   documentRemoved(info: CollectionInfo, idKey: string): void;
-  /** Resolves when every change reported so far is durable. */
-  flush(): Promise<void>;
+  /** Resolves when every change reported so far survives kill -9 (`durable`: a power cut too). */
+  flush(options?: FlushOptions): Promise<void>;
   close(): Promise<void>;
 }

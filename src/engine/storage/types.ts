@@ -9,7 +9,8 @@ import type { Document } from '../query/types.js';
  * Writes are SYNCHRONOUS in memory, so a command's read-modify-write runs
  * without interleaving (Node is single-threaded): that is what makes
  * single-document writes and findAndModify atomic. A command awaits
- * `flush()` before it acknowledges, so an acknowledged write is on disk.
+ * `flush()` before it acknowledges, so an acknowledged write survives kill -9
+ * (and, with `durable` — a write concern's `j: true` — a power cut).
  *
  * Every failure is a MongoCommandError (../errors.ts) with mongod's code:
  * DuplicateKey 11000 (with keyPattern, keyValue and the E11000 message),
@@ -136,7 +137,15 @@ export interface Storage {
   remove(db: string, coll: string, id: unknown): boolean;
 
   // --- durability ---
-  /** Resolves when every change applied so far is durable (no-op in memory). */
-  flush(): Promise<void>;
+  /**
+   * Resolves when every change applied so far survives kill -9 of the
+   * engine, and with `durable` a power cut too (no-op in memory).
+   */
+  flush(options?: FlushOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface FlushOptions {
+  /** Synced to disk (a write concern's `j: true`, the fsync command, shutdown), not only written to the OS. */
+  durable?: boolean;
 }

@@ -75,9 +75,15 @@ export function runStatements<T>(
   return writeErrors;
 }
 
-/** Acknowledged writes are durable: wait for storage before replying. */
-export async function flushWrites(storage: Storage): Promise<void> {
-  await storage.flush();
+/**
+ * What an acknowledgement waits for, as mongod's write concern says it: the
+ * change written to the journal (it survives kill -9), and with `j: true`
+ * (or the older `fsync: true`) synced to disk (it survives a power cut);
+ * otherwise the journal syncs within its commit interval (100 ms).
+ */
+export async function flushWrites(storage: Storage, body: Document): Promise<void> {
+  const concern = body.writeConcern as Document | undefined;
+  await storage.flush({ durable: concern?.j === true || concern?.fsync === true });
 }
 
 /** `ordered` defaults to true. */

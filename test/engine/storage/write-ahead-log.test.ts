@@ -1,10 +1,12 @@
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openLmdbStorage } from '../../../src/engine/storage/index.js';
 import type { Storage } from '../../../src/engine/storage/index.js';
 import { segmentsOf } from '../../../src/engine/storage/write-ahead-log.js';
+import { flushWrites } from '../../../src/engine/writes/index.js';
 import { tempDir } from './storage-kinds.js';
 
 /** Every lmdb environment opened in this file, newest last (each has write methods of its own). */
@@ -77,6 +79,50 @@ describe('lmdb storage: the write-ahead log', () => {
     const recovered = opened(copy);
     expect(recovered.findById('app', 'menus', 1)).toBeUndefined();
     expect(recovered.findById('app', 'menus', 2)).toMatchObject({ name: 'bread' });
+  });
+
+  describe('written, then synced (as mongod\'s journal)', () => {
+    /** Counts fdatasync calls of every file handle (the log's syncs) from here on. */
+    async function countSyncs(): Promise<{ count: () => number; restore: () => void }> {
+      const handle = await openFile(join(dir(), 'probe'), 'w');
+      const prototype = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> };
+      await handle.close();
+      let calls = 0;
+      const datasync = prototype.datasync;
+      const spy = vi.spyOn(prototype, 'datasync').mockImplementation(function (this: unknown) {
+        calls += 1;
+        return datasync.call(this);
+      });
+      return { count: () => calls, restore: () => spy.mockRestore() };
+    }
+
+    it('acknowledges a plain write once written, and syncs it within the commit interval', async () => {
+      const storage = opened(join(dir(), 'engine.mdb'));
+      const syncs = await countSyncs();
+      try {
+        storage.insert('app', 'menus', { _id: 1 });
+        await flushWrites(storage, { insert: 'menus', writeConcern: { w: 1 } });
+        expect(syncs.count()).toBe(0);
+        await expect.poll(syncs.count, { timeout: 2000 }).toBeGreaterThan(0);
+      } finally {
+        syncs.restore();
+      }
+    });
+
+    it.each([
+      ['j: true', { w: 1, j: true }],
+      ['fsync: true', { fsync: true }],
+    ])('syncs before acknowledging a write with %s', async (_name, writeConcern) => {
+      const storage = opened(join(dir(), 'engine.mdb'));
+      const syncs = await countSyncs();
+      try {
+        storage.insert('app', 'menus', { _id: 1 });
+        await flushWrites(storage, { insert: 'menus', writeConcern });
+        expect(syncs.count()).toBeGreaterThan(0);
+      } finally {
+        syncs.restore();
+      }
+    });
   });
 
   it('replays a collection created only in the log, with its indexes', async () => {
