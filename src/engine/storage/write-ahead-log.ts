@@ -119,9 +119,10 @@ export class WriteAheadLog {
     const through = this.written + records.length;
     const file = this.file;
     this.writing = true;
-    this.unsyncedFiles.add(file);
     file.append(records).then(
       () => {
+        // Only now is there something for a sync to cover: a sync begun during the write did not.
+        this.unsyncedFiles.add(file);
         this.writing = false;
         this.written = through;
         this.writtenWaiters.resolveThrough(through);
@@ -207,18 +208,19 @@ class SegmentFile {
   private handle: Promise<FileHandle> | undefined;
   private inFlight = 0;
   private retired = false;
-  /** Written since its last sync began. */
+  /** Written since its last sync began (set when a write completes). */
   private dirty = false;
 
   constructor(private readonly path: string) {}
 
   async append(records: Buffer[]): Promise<void> {
-    this.dirty = true;
     await this.using(async (handle) => {
       let total = 0;
       for (const record of records) total += record.length;
       const { bytesWritten } = await handle.writev(records);
       if (bytesWritten !== total) throw new Error(`write-ahead log: wrote ${bytesWritten} of ${total} bytes to ${this.path}`);
+      // Set once written (not before): a sync that began during the write does not cover it.
+      this.dirty = true;
     });
   }
 
@@ -274,7 +276,8 @@ export function removeSegmentsThrough(basePath: string, segment: number): void {
 export function* changesAfter(basePath: string, checkpointed: number): Generator<StoreChange> {
   for (const [number, file] of segmentsOf(basePath)) {
     if (number <= checkpointed) continue;
-    yield* decodeSegment(readFileSync(file));
+    // A damaged segment ends the replay: after a power cut a later segment may hold what came after a gap.
+    if (!(yield* decodeSegment(readFileSync(file)))) return;
   }
 }
 
@@ -326,19 +329,22 @@ function encodeChange(change: StoreChange): Buffer {
   return record;
 }
 
-function* decodeSegment(bytes: Buffer): Generator<StoreChange> {
+/** The segment's changes, in order, up to the first damaged record; returns whether it was whole. */
+function* decodeSegment(bytes: Buffer): Generator<StoreChange, boolean> {
   let at = 0;
-  while (at + 8 <= bytes.length) {
+  while (at < bytes.length) {
+    if (at + 8 > bytes.length) return false;
     const length = bytes.readUInt32LE(at);
     const end = at + 8 + length;
-    if (length < 1 || end > bytes.length) return;
+    if (length < 1 || end > bytes.length) return false;
     const payload = bytes.subarray(at + 8, end);
-    if (crc32(payload) !== bytes.readUInt32LE(at + 4)) return;
+    if (crc32(payload) !== bytes.readUInt32LE(at + 4)) return false;
     const change = decodePayload(payload);
-    if (!change) return;
+    if (!change) return false;
     yield change;
     at = end;
   }
+  return true;
 }
 
 function decodePayload(payload: Buffer): StoreChange | undefined {

@@ -83,7 +83,12 @@ export function runStatements<T>(
  */
 export async function flushWrites(storage: Storage, body: Document): Promise<void> {
   const concern = body.writeConcern as Document | undefined;
-  await storage.flush({ durable: concern?.j === true || concern?.fsync === true });
+  await storage.flush({ durable: isTrue(concern?.j) || isTrue(concern?.fsync) });
+}
+
+/** mongod reads these flags as booleans or numbers (`j: 1`). */
+function isTrue(flag: unknown): boolean {
+  return flag === true || (typeof flag === 'number' && flag !== 0);
 }
 
 /** `ordered` defaults to true. */

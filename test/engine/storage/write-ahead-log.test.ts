@@ -5,7 +5,7 @@ import { open } from 'lmdb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openLmdbStorage } from '../../../src/engine/storage/index.js';
 import type { Storage } from '../../../src/engine/storage/index.js';
-import { segmentsOf } from '../../../src/engine/storage/write-ahead-log.js';
+import { changesAfter, segmentsOf, WriteAheadLog } from '../../../src/engine/storage/write-ahead-log.js';
 import { flushWrites } from '../../../src/engine/writes/index.js';
 import { tempDir } from './storage-kinds.js';
 
@@ -109,9 +109,52 @@ describe('lmdb storage: the write-ahead log', () => {
       }
     });
 
+    it('never counts a write as synced by a sync that began while it was being written', async () => {
+      const handle = await openFile(join(dir(), 'probe'), 'w');
+      const prototype = Object.getPrototypeOf(handle) as { writev: (...args: unknown[]) => Promise<unknown>; datasync: () => Promise<void> };
+      await handle.close();
+      const { writev, datasync } = prototype;
+      const events: string[] = [];
+      let slowWrite = false;
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      const writes = vi.spyOn(prototype, 'writev').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+        if (slowWrite) await pause(80);
+        const result = await writev.apply(this, args);
+        events.push('written');
+        return result;
+      });
+      const syncs = vi.spyOn(prototype, 'datasync').mockImplementation(async function (this: unknown) {
+        events.push('sync begins');
+        await pause(50);
+        return datasync.call(this);
+      });
+      // No timer: only waiters (j: true) start syncs.
+      const log = new WriteAheadLog(join(dir(), 'engine.mdb'), 0, 3_600_000);
+      try {
+        const change = (key: string) => ({ store: 'catalog' as const, key, value: Buffer.from(key) });
+        log.append(change('a'));
+        const a = log.syncedAll();
+        await log.writtenAll(); // a's sync is under way
+        log.append(change('b'));
+        const b = log.syncedAll();
+        await log.writtenAll(); // b is written while a's sync runs
+        slowWrite = true;
+        log.append(change('c'));
+        const c = log.syncedAll(); // c is still being written when a's sync ends and b's begins
+        await Promise.all([a, b, c]);
+        // The last write was followed by a sync that began after it.
+        expect(events.lastIndexOf('sync begins')).toBeGreaterThan(events.lastIndexOf('written'));
+      } finally {
+        await log.close();
+        writes.mockRestore();
+        syncs.mockRestore();
+      }
+    });
+
     it.each([
       ['j: true', { w: 1, j: true }],
       ['fsync: true', { fsync: true }],
+      ['j: 1', { j: 1 }],
     ])('syncs before acknowledging a write with %s', async (_name, writeConcern) => {
       const storage = opened(join(dir(), 'engine.mdb'));
       const syncs = await countSyncs();
@@ -172,6 +215,23 @@ describe('lmdb storage: the write-ahead log', () => {
     appendFileSync(join(garbage, segment.slice(live.length + 1)), Buffer.from([7, 0, 0, 0, 1]));
     const afterGarbage = opened(join(garbage, 'engine.mdb'));
     expect(afterGarbage.findById('app', 'menus', 2)).toBeDefined();
+  });
+
+  it('stops the replay at a damaged segment: nothing from a later segment is applied after a gap', async () => {
+    const live = dir();
+    const dbPath = join(live, 'engine.mdb');
+    const log = new WriteAheadLog(dbPath, 0, 3_600_000);
+    log.append({ store: 'catalog', key: 'first', value: Buffer.from('1') });
+    log.append({ store: 'catalog', key: 'lost', value: Buffer.from('2') });
+    await log.syncedAll();
+    log.rotate();
+    log.append({ store: 'catalog', key: 'later', value: Buffer.from('3') });
+    await log.close();
+    const [first] = segmentsOf(dbPath);
+    const bytes = readFileSync(first![1]);
+    writeFileSync(first![1], bytes.subarray(0, bytes.length - 1));
+    const replayed = [...changesAfter(dbPath, 0)].map((change) => change.key);
+    expect(replayed).toEqual(['first']);
   });
 
   it('checkpoints into lmdb on its timer and then removes the segments it holds', async () => {
