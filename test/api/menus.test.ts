@@ -138,12 +138,14 @@ async function createDeletedMenu(as: Caller = admin, overrides: Record<string, u
   return id;
 }
 
-/** An imported/legacy record: planted by the native driver WITHOUT a deletedAt field. */
+/**
+ * An imported/legacy record: planted by the native driver WITHOUT a deletedAt
+ * field. An override of `undefined` leaves that field out too.
+ */
 async function plantLegacyMenu(tenant = TENANT, overrides: Document = {}): Promise<string> {
   const now = new Date();
-  const _id = new ObjectId();
-  await menus().insertOne({
-    _id,
+  const record: Document = {
+    _id: new ObjectId(),
     name: 'Imported dinner',
     date: '2025-12-24',
     mealType: 'dinner',
@@ -155,8 +157,10 @@ async function plantLegacyMenu(tenant = TENANT, overrides: Document = {}): Promi
     createdAt: now,
     updatedAt: now,
     ...overrides,
-  });
-  return _id.toHexString();
+  };
+  for (const [field, value] of Object.entries(record)) if (value === undefined) delete record[field];
+  await menus().insertOne(record);
+  return (record._id as ObjectId).toHexString();
 }
 
 const unknownId = () => new ObjectId().toHexString();
@@ -892,19 +896,16 @@ const ID_TIME = new Date('2019-01-01T12:34:56.000Z');
  * `deletedAt` is given, without `deletedAt`), its id made at ID_TIME.
  */
 async function plantUnstampedMenu(fields: Document = {}): Promise<string> {
-  const _id = new ObjectId(ObjectId.generate(ID_TIME.getTime() / 1000));
-  await menus().insertOne({
-    _id,
+  return plantLegacyMenu(TENANT, {
+    _id: new ObjectId(ObjectId.generate(ID_TIME.getTime() / 1000)),
     name: 'Unstamped import',
     date: UNSTAMPED_DAY,
-    mealType: 'dinner',
+    items: undefined,
     estimatedPortions: 3,
-    tenant_id: TENANT,
-    createdBy: admin.id,
-    updatedBy: admin.id,
+    createdAt: undefined,
+    updatedAt: undefined,
     ...fields,
   });
-  return _id.toHexString();
 }
 
 /** Both timestamps as an unstamped record answers them: the time of its id. */
