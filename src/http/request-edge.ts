@@ -61,9 +61,11 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     const isGraphQL = req.path === graphqlPath;
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
+      // REST: the route is found once, here; the 405, the admission, the argument reading and SOFA (sofa.ts) all use it.
+      const restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
       // A path a route has, with another method: 405 naming the methods it takes, before any credential is read.
       // HEAD and OPTIONS (a CORS preflight the CORS layer did not answer) go on as before.
-      if (!isGraphQL && !PASSED_METHODS.has(req.method) && !readRestArguments.match({ method: req.method, path: req.path })) {
+      if (!isGraphQL && !restRoute && !PASSED_METHODS.has(req.method)) {
         const allowed = readRestArguments.allowedMethods(req.path);
         if (allowed.length > 0) throw errors.methodNotAllowed(req.method, allowed);
       }
@@ -74,8 +76,6 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
         afterResponse: (listener) => res.once('close', () => listener(res.statusCode)),
       };
       const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge) };
-      // REST: the route is found once, here; the admission, the argument reading and SOFA (sofa.ts) all use it.
-      const restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
       admitCaller?.(scope.context, () => (isGraphQL ? graphqlOperations(schema, req) : restRoute && [restRoute.operation]));
       if (!isGraphQL) {
         scope.restRoute = restRoute;

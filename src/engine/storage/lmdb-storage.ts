@@ -90,9 +90,9 @@ const CHECKPOINTED = 'checkpointed';
 
 /**
  * Every change goes to the write-ahead log first (a write is acknowledged
- * once the log has written it, or synced it when asked) and is kept in memory until a checkpoint
- * writes it into lmdb: every 100 ms (by default) while there are changes,
- * sooner when 20k are waiting, and on close. lmdb applies a checkpoint's
+ * once the log has written it, or synced it when asked) and is kept in
+ * memory until a checkpoint writes it into lmdb: every 100 ms (by default)
+ * while there are changes, sooner when 20k are waiting, and on close. lmdb applies a checkpoint's
  * writes in call order, in one transaction (lmdb-js batches an event turn),
  * with the number of the last log segment it holds; once lmdb has synced
  * it, those segments go; lmdb commits ten times a second instead of once
