@@ -16,10 +16,19 @@ export const idKeyOf = (id: unknown): string => canonicalKey(id);
  * One collection's live data: BSON bytes by `_id` key, plus its indexes.
  * Every write checks all unique indexes before it changes anything, so a
  * DuplicateKey leaves the collection exactly as it was.
+ *
+ * The bytes are held as latin1 strings (one char per byte) and handed out
+ * as Buffers. V8 starts a full GC whenever the memory outside its heap has
+ * grown enough ("external memory pressure"), and a Buffer's bytes are
+ * outside. With a Buffer per document the bench's writes set one off every
+ * 3 to 5 seconds (a serialized Buffer is even a slice of Node's 8 KiB pool,
+ * holding its whole slab), each marking every stored document and index
+ * entry while the requests in flight waited: issue 12's p99. A string is
+ * one object inside the heap, whose own limit grows with the data.
  */
 export class CollectionData {
   /** Insertion-ordered: iteration is the collection's natural order (mongod's record order). */
-  private readonly docs = new Map<string, Buffer>();
+  private readonly docs = new Map<string, string>();
   private readonly indexes = new Map<string, IndexRuntime>();
   /** Each document's record number (natural order): the durable storage stores it with every version of the document. */
   private readonly recordOf = new Map<string, number>();
@@ -53,7 +62,7 @@ export class CollectionData {
     // `loaded` stays in the given order (the caller matches it to its keys); the map takes record order.
     const order = loaded.map((_, i) => i).sort((a, b) => (records[a] ?? 0) - (records[b] ?? 0));
     for (const i of order) {
-      this.docs.set(loaded[i]![0], loaded[i]![1]);
+      this.docs.set(loaded[i]![0], loaded[i]![1].toString('latin1'));
       this.recordOf.set(loaded[i]![0], records[i] ?? 0);
       this.nextRecord = Math.max(this.nextRecord, (records[i] ?? 0) + 1);
     }
@@ -73,11 +82,13 @@ export class CollectionData {
   }
 
   private *decodedDocs(): Iterable<[string, Document]> {
-    for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(bytes)];
+    for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(Buffer.from(bytes, 'latin1'))];
   }
 
+  /** The stored bytes, in a Buffer of the caller's own. */
   get(idKey: string): Buffer | undefined {
-    return this.docs.get(idKey);
+    const bytes = this.docs.get(idKey);
+    return bytes === undefined ? undefined : Buffer.from(bytes, 'latin1');
   }
 
   /** Returns the stored key and bytes, and the record number (natural order) for the journal. */
@@ -92,7 +103,7 @@ export class CollectionData {
     const bytes = encodeStoredDocument(doc);
     const keys = this.keysFor(doc);
     for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
-    this.docs.set(idKey, bytes);
+    this.docs.set(idKey, bytes.toString('latin1'));
     for (const [name, k] of keys) this.index(name).add(k, idKey);
     const record = this.nextRecord++;
     this.recordOf.set(idKey, record);
@@ -105,7 +116,7 @@ export class CollectionData {
    */
   replace(doc: Document, previous?: Document): [string, Buffer, number] {
     const idKey = idKeyOf(doc._id);
-    const oldBytes = this.docs.get(idKey);
+    const oldBytes = this.get(idKey);
     if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeStoredDocument(doc);
@@ -115,7 +126,7 @@ export class CollectionData {
     const newKeys = this.keysFor(doc, true, changed);
     const oldKeys = this.keysFor(before, false, changed);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
-    this.docs.set(idKey, bytes);
+    this.docs.set(idKey, bytes.toString('latin1'));
     for (const index of changed) {
       const before = oldKeys.get(index.name);
       const after = newKeys.get(index.name);
@@ -127,7 +138,7 @@ export class CollectionData {
   }
 
   remove(idKey: string): boolean {
-    const bytes = this.docs.get(idKey);
+    const bytes = this.get(idKey);
     if (!bytes) return false;
     const keys = this.keysFor(decodeStoredDocument(bytes), false);
     for (const [name, k] of keys) this.index(name).remove(k, idKey);

@@ -99,7 +99,7 @@ const CHECKPOINTED = 'checkpointed';
  * per group of writes.
  */
 class LmdbJournal implements StorageJournal {
-  private unapplied: StoreChange[] = [];
+  private unapplied: WaitingChange[] = [];
   private checkpointing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
   private failure: unknown;
@@ -123,7 +123,7 @@ class LmdbJournal implements StorageJournal {
     // After a failure nothing more is acknowledged (flush throws it): the next start replays the log.
     if (this.failure) throw this.failure;
     this.log.append(change);
-    this.unapplied.push(change);
+    this.unapplied.push(waiting(change));
     if (this.unapplied.length >= CHECKPOINT_AT_CHANGES) void this.checkpoint();
   }
 
@@ -147,7 +147,7 @@ class LmdbJournal implements StorageJournal {
     let last: Promise<unknown> = Promise.resolve();
     try {
       for (const change of changes) {
-        last = applyChange(this.catalog, this.docs, change);
+        last = applyChange(this.catalog, this.docs, logged(change));
         last.catch(failed);
       }
       last = this.marks.put(CHECKPOINTED, through);
@@ -210,6 +210,21 @@ class LmdbJournal implements StorageJournal {
       await this.env.close();
     }
   }
+}
+
+/**
+ * A logged change waiting for its checkpoint, its value as a latin1 string:
+ * held past a few young-generation GCs, a Buffer would keep its slab of
+ * Node's buffer pool alive until a full GC (see CollectionData).
+ */
+type WaitingChange = Omit<StoreChange, 'value'> & { text?: string };
+
+function waiting({ value, ...change }: StoreChange): WaitingChange {
+  return value ? { ...change, text: value.toString('latin1') } : change;
+}
+
+function logged({ text, ...change }: WaitingChange): StoreChange {
+  return (text === undefined ? change : { ...change, value: Buffer.from(text, 'latin1') }) as StoreChange;
 }
 
 /** One logged change into lmdb (async: lmdb-js queues it in call order). */

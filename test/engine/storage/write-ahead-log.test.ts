@@ -7,6 +7,7 @@ import { openLmdbStorage } from '../../../src/engine/storage/index.js';
 import type { Storage } from '../../../src/engine/storage/index.js';
 import { changesAfter, segmentsOf, WriteAheadLog } from '../../../src/engine/storage/write-ahead-log.js';
 import { flushWrites } from '../../../src/engine/writes/index.js';
+import { bufferMemoryAfterGc } from './buffer-memory.js';
 import { tempDir } from './storage-kinds.js';
 
 /** Every lmdb environment opened in this file, newest last (each has write methods of its own). */
@@ -242,6 +243,22 @@ describe('lmdb storage: the write-ahead log', () => {
     await storage.flush();
     await expect.poll(() => lmdbDocuments(dbPath), { timeout: 5000 }).toBe(50);
     await expect.poll(() => segmentsOf(dbPath).length, { timeout: 5000 }).toBe(0);
+  });
+
+  it('keeps the changes waiting for a checkpoint out of Buffer memory, and checkpoints them intact', async () => {
+    const dbPath = join(dir(), 'engine.mdb');
+    const storage = opened(dbPath);
+    storage.insert('app', 'warm', { _id: 0 });
+    await storage.flush();
+    const before = await bufferMemoryAfterGc();
+    for (let i = 0; i < 4000; i++) storage.insert('app', 'menus', { _id: i, text: 'x'.repeat(500) });
+    await storage.flush();
+    expect(lmdbDocuments(dbPath)).toBe(0);
+    // 4000 changes of ~540 bytes wait: 2 MiB if each held a Buffer.
+    expect((await bufferMemoryAfterGc()) - before).toBeLessThan(200_000);
+    await storage.close();
+    const reopened = opened(dbPath);
+    expect(reopened.findById('app', 'menus', 3999)).toEqual({ _id: 3999, text: 'x'.repeat(500) });
   });
 
   it('checkpoints everything on close and leaves no segment', async () => {
