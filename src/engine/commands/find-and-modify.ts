@@ -116,7 +116,7 @@ export const findAndModifyCommand: CommandHandler = {
         reply = { lastErrorObject: { n: 1, updatedExisting: true }, value: project(p.returnNew ? doc : found) };
         // The new document as a whole was just encoded for storage: the reply reuses those bytes.
         const stored = modified && p.returnNew && !projected ? storage.findRawById(db, p.coll, doc._id) : undefined;
-        if (stored) reply = withStoredValue(reply, stored);
+        if (stored !== undefined) reply = withStoredValue(reply, Buffer.from(stored, 'latin1'));
       } else if (p.upsert) {
         const doc = upsertOne(storage, db, p.coll, p.update!, opts);
         reply = {

@@ -1,6 +1,6 @@
 import { BSON, Long } from 'bson';
 import type { Document } from '../query/types.js';
-import { decodeStoredDocument, storedBytesOf } from '../storage/index.js';
+import { decodeStoredDocument, storedBytesOf, type StoredBytes } from '../storage/index.js';
 import { encodeCursorReply, SELF_ENCODER, type BatchKey, type ReplyAllocator } from '../wire/index.js';
 
 /**
@@ -41,12 +41,12 @@ abstract class StoredBatchCursor {
   }
 
   /** The stored bytes of every document while the batch was never read in process, else undefined. */
-  get pristineBytes(): Uint8Array[] | undefined {
+  get pristineBytes(): StoredBytes[] | undefined {
     if (this.#whole) return undefined;
-    const bytes: Uint8Array[] = new Array(this.#scanned.length);
+    const bytes: StoredBytes[] = new Array(this.#scanned.length);
     for (let i = 0; i < this.#scanned.length; i++) {
       const stored = storedBytesOf(this.#scanned[i]);
-      if (!stored) return undefined;
+      if (stored === undefined) return undefined;
       bytes[i] = stored;
     }
     return bytes;

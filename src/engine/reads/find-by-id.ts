@@ -1,7 +1,7 @@
 import { BSON, Long } from 'bson';
 import { bsonType, isSimpleCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { decodeStoredDocument } from '../storage/index.js';
+import { decodeStoredDocument, type StoredBytes } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import { encodeExhaustedFirstBatchReply, SELF_ENCODER, type ReplyAllocator } from '../wire/index.js';
 import { defaultCollation } from './read-documents.js';
@@ -79,10 +79,10 @@ function isEmpty(doc: Document): boolean {
 class StoredBatchCursor {
   readonly id = Long.fromInt(0);
   readonly ns: string;
-  readonly #docs: readonly Uint8Array[];
+  readonly #docs: readonly StoredBytes[];
   #decoded: Document[] | undefined;
 
-  constructor(ns: string, docs: readonly Uint8Array[]) {
+  constructor(ns: string, docs: readonly StoredBytes[]) {
     this.ns = ns;
     this.#docs = docs;
   }
@@ -91,7 +91,7 @@ class StoredBatchCursor {
     return (this.#decoded ??= this.#docs.map(decodeStoredDocument));
   }
 
-  get storedBytes(): readonly Uint8Array[] {
+  get storedBytes(): readonly StoredBytes[] {
     return this.#docs;
   }
 
@@ -107,7 +107,7 @@ class StoredBatchCursor {
 }
 
 /** `{cursor: {firstBatch, id: 0, ns}}` whose wire form splices the stored bytes. */
-function exhaustedFirstBatch(ns: string, docs: Uint8Array[]): Document {
+function exhaustedFirstBatch(ns: string, docs: StoredBytes[]): Document {
   const cursor = new StoredBatchCursor(ns, docs);
   return { cursor, [SELF_ENCODER]: encodeStoredBatchReply };
 }

@@ -33,9 +33,17 @@ function tooLarge(size: number): Error {
   );
 }
 
-export function decodeStoredDocument(bytes: Uint8Array): Document {
+/**
+ * A stored document's BSON as the storage holds it: a latin1 string, one
+ * char per byte (CollectionData says why not a Buffer). Written into a
+ * reply as it is, decoded through a Buffer made for the read.
+ */
+export type StoredBytes = string;
+
+export function decodeStoredDocument(bytes: Uint8Array | StoredBytes): Document {
+  const buffer = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
   // bsonRegExp: a stored regex keeps its exact options (a JS RegExp cannot hold "x").
-  return fromBsonDocument(BSON.deserialize(bytes, { promoteValues: false, bsonRegExp: true }) as Document);
+  return fromBsonDocument(BSON.deserialize(buffer, { promoteValues: false, bsonRegExp: true }) as Document);
 }
 
 /**
@@ -45,18 +53,33 @@ export function decodeStoredDocument(bytes: Uint8Array): Document {
  * a copy (projection, pipeline stage) has no entry. Valid only while the
  * object is not changed in place, which the reply's builder must ensure.
  */
-const scannedBytes = new WeakMap<Document, Uint8Array>();
+const scannedBytes = new WeakMap<Document, StoredBytes>();
 
 /** `names`: decode only these top-level fields (a partial document; fieldNames()). */
-export function decodeScannedDocument(bytes: Uint8Array, names?: readonly Buffer[]): Document {
-  const doc = names ? decodeTopLevelFields(bytes, names) : decodeStoredDocument(bytes);
-  scannedBytes.set(doc, bytes);
+export function decodeScannedDocument(stored: StoredBytes, names?: readonly Buffer[]): Document {
+  const doc = names ? decodeTopLevelFields(inScratch(stored), names) : decodeStoredDocument(stored);
+  scannedBytes.set(doc, stored);
   return doc;
 }
 
 /** The stored bytes `doc` was decoded from by a scan, if it was. */
-export function storedBytesOf(doc: Document): Uint8Array | undefined {
+export function storedBytesOf(doc: Document): StoredBytes | undefined {
   return scannedBytes.get(doc);
+}
+
+/**
+ * Where a scan reads a document's elements: one Buffer, reused, since
+ * decodeTopLevelFields copies what it keeps. A Buffer per scanned document
+ * would be memory outside V8's heap again, and a list page's documents
+ * live long enough to reach the old generation (CollectionData).
+ */
+const scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+function inScratch(stored: StoredBytes): Buffer {
+  // A larger document is rare: it gets a Buffer of its own.
+  if (stored.length > scratch.length) return Buffer.from(stored, 'latin1');
+  scratch.write(stored, 0, 'latin1');
+  return scratch.subarray(0, stored.length);
 }
 
 /** Field names as the UTF-8 bytes a BSON element's name is compared with. */

@@ -2,7 +2,7 @@ import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
 import { bsonType, isPlainObject } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
+import { decodeStoredDocument, encodeStoredDocument, type StoredBytes } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
 import { IndexRuntime, sameDocKeys } from './index-runtime.js';
@@ -17,18 +17,19 @@ export const idKeyOf = (id: unknown): string => canonicalKey(id);
  * Every write checks all unique indexes before it changes anything, so a
  * DuplicateKey leaves the collection exactly as it was.
  *
- * The bytes are held as latin1 strings (one char per byte) and handed out
- * as Buffers. V8 starts a full GC whenever the memory outside its heap has
- * grown enough ("external memory pressure"), and a Buffer's bytes are
- * outside. With a Buffer per document the bench's writes set one off every
- * 3 to 5 seconds (a serialized Buffer is even a slice of Node's 8 KiB pool,
- * holding its whole slab), each marking every stored document and index
- * entry while the requests in flight waited: issue 12's p99. A string is
- * one object inside the heap, whose own limit grows with the data.
+ * The bytes are held as latin1 strings, one char per byte (StoredBytes),
+ * and handed out as they are. V8 starts a full GC whenever the memory
+ * outside its heap has grown enough ("external memory pressure"), and a
+ * Buffer's bytes are outside. With a Buffer per document the bench's writes
+ * set one off every 3 to 5 seconds (a serialized Buffer is even a slice of
+ * Node's 8 KiB pool, holding its whole slab), each marking every stored
+ * document and index entry while the requests in flight waited: issue 12's
+ * p99. A string is one object inside the heap, whose own limit grows with
+ * the data.
  */
 export class CollectionData {
   /** Insertion-ordered: iteration is the collection's natural order (mongod's record order). */
-  private readonly docs = new Map<string, string>();
+  private readonly docs = new Map<string, StoredBytes>();
   private readonly indexes = new Map<string, IndexRuntime>();
   /** Each document's record number (natural order): the durable storage stores it with every version of the document. */
   private readonly recordOf = new Map<string, number>();
@@ -82,13 +83,11 @@ export class CollectionData {
   }
 
   private *decodedDocs(): Iterable<[string, Document]> {
-    for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(Buffer.from(bytes, 'latin1'))];
+    for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(bytes)];
   }
 
-  /** The stored bytes, in a Buffer of the caller's own. */
-  get(idKey: string): Buffer | undefined {
-    const bytes = this.docs.get(idKey);
-    return bytes === undefined ? undefined : Buffer.from(bytes, 'latin1');
+  get(idKey: string): StoredBytes | undefined {
+    return this.docs.get(idKey);
   }
 
   /** Returns the stored key and bytes, and the record number (natural order) for the journal. */
@@ -116,8 +115,8 @@ export class CollectionData {
    */
   replace(doc: Document, previous?: Document): [string, Buffer, number] {
     const idKey = idKeyOf(doc._id);
-    const oldBytes = this.get(idKey);
-    if (!oldBytes) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
+    const oldBytes = this.docs.get(idKey);
+    if (oldBytes === undefined) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeStoredDocument(doc);
     const before = previous !== undefined && idKeyOf(previous._id) === idKey ? previous : decodeStoredDocument(oldBytes);
@@ -138,8 +137,8 @@ export class CollectionData {
   }
 
   remove(idKey: string): boolean {
-    const bytes = this.get(idKey);
-    if (!bytes) return false;
+    const bytes = this.docs.get(idKey);
+    if (bytes === undefined) return false;
     const keys = this.keysFor(decodeStoredDocument(bytes), false);
     for (const [name, k] of keys) this.index(name).remove(k, idKey);
     this.docs.delete(idKey);

@@ -9,3 +9,4 @@ export { canonicalKey } from './canonical-key.js';
 export { decodeStoredDocument } from './bson-codec.js';
 /** The stored bytes of a document a scan decoded (for replies that splice them). */
 export { storedBytesOf } from './bson-codec.js';
+export type { StoredBytes } from './bson-codec.js';

@@ -2,7 +2,7 @@ import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
 import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-codec.js';
+import { decodeScannedDocument, decodeStoredDocument, fieldNames, type StoredBytes } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
@@ -128,10 +128,10 @@ export class LiveStorage implements Storage {
 
   findById(db: string, coll: string, id: unknown): Document | undefined {
     const bytes = this.state(db, coll)?.data.get(idKeyOf(id));
-    return bytes && decodeStoredDocument(bytes);
+    return bytes === undefined ? undefined : decodeStoredDocument(bytes);
   }
 
-  findRawById(db: string, coll: string, id: unknown): Uint8Array | undefined {
+  findRawById(db: string, coll: string, id: unknown): StoredBytes | undefined {
     return this.state(db, coll)?.data.get(idKeyOf(id));
   }
 
@@ -142,7 +142,7 @@ export class LiveStorage implements Storage {
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
-        if (bytes) yield decodeScannedDocument(bytes, names);
+        if (bytes !== undefined) yield decodeScannedDocument(bytes, names);
       }
     })();
   }

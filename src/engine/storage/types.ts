@@ -1,5 +1,6 @@
 import type { Binary } from 'bson';
 import type { Document } from '../query/types.js';
+import type { StoredBytes } from './bson-codec.js';
 
 /**
  * The narrow storage interface the command layer uses (FerretDB's backend
@@ -106,10 +107,10 @@ export interface Storage {
   /** Lookup through the `_id` index; the returned document is a private copy. */
   findById(db: string, coll: string, id: unknown): Document | undefined;
   /**
-   * The stored BSON bytes of the document with this `_id` (point reads that
-   * only send the document back). The bytes are shared: never mutate them.
+   * The stored BSON of the document with this `_id` (point reads that only
+   * send the document back), as the storage holds it: a latin1 string.
    */
-  findRawById(db: string, coll: string, id: unknown): Uint8Array | undefined;
+  findRawById(db: string, coll: string, id: unknown): StoredBytes | undefined;
   /**
    * Candidate documents in `_id` order (full scan) or in index order (plan).
    * Each is a private copy the caller may mutate. Safe against concurrent

@@ -22,7 +22,13 @@ const OK_ONE_END = latin1('\0\x10ok\0\x01\0\0\0\0');
 
 export type BatchKey = keyof typeof BATCH_KEYS;
 
-export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly Uint8Array[], allocate?: ReplyAllocator): Buffer {
+/**
+ * A document's BSON: bytes, or a latin1 string holding one byte per char
+ * (the storage's form, written as it is).
+ */
+export type DocumentBytes = Uint8Array | string;
+
+export function encodeExhaustedFirstBatchReply(ns: string, docs: readonly DocumentBytes[], allocate?: ReplyAllocator): Buffer {
   return encodeCursorReply(ns, 0n, 'firstBatch', docs, allocate);
 }
 
@@ -31,7 +37,7 @@ export function encodeCursorReply(
   ns: string,
   id: bigint,
   batchKey: BatchKey,
-  docs: readonly Uint8Array[],
+  docs: readonly DocumentBytes[],
   allocate: ReplyAllocator = Buffer.allocUnsafe,
 ): Buffer {
   const nsUtf8 = utf8Of(ns);
@@ -52,8 +58,10 @@ export function encodeCursorReply(
     out[at++] = 0x03;
     at += i < 10 ? ((out[at] = 0x30 + i), 1) : out.write(String(i), at, 'latin1');
     out[at++] = 0;
-    out.set(docs[i], at);
-    at += docs[i].length;
+    const doc = docs[i]!;
+    if (typeof doc === 'string') out.write(doc, at, 'latin1');
+    else out.set(doc, at);
+    at += doc.length;
   }
   out.set(ID_KEY, at);
   at = out.writeBigInt64LE(id, at + ID_KEY.length);

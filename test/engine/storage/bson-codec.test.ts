@@ -29,17 +29,31 @@ describe('decodeScannedDocument with chosen top-level fields', () => {
     'ünïcode': 'name in UTF-8',
   };
   const bytes = encodeStoredDocument(doc);
+  // As the storage holds it (CollectionData): one char per byte.
+  const stored = bytes.toString('latin1');
   const whole = decodeStoredDocument(bytes);
 
   it.each(Object.keys(doc))('decodes %s (with _id) as the whole document has it', (name) => {
-    const partial = decodeScannedDocument(bytes, fieldNames(new Set([name, '_id'])));
+    const partial = decodeScannedDocument(stored, fieldNames(new Set([name, '_id'])));
     const expected = name === '_id' ? { _id: whole._id } : { _id: whole._id, [name]: whole[name] };
     expect(partial).toEqual(expected);
     expect(Object.keys(partial)).toEqual(Object.keys(expected));
   });
 
   it('gives an empty document when no field is named, and all fields when all are', () => {
-    expect(decodeScannedDocument(bytes, fieldNames(new Set(['absent'])))).toEqual({});
-    expect(decodeScannedDocument(bytes, fieldNames(new Set(Object.keys(doc))))).toEqual(whole);
+    expect(decodeScannedDocument(stored, fieldNames(new Set(['absent'])))).toEqual({});
+    expect(decodeScannedDocument(stored, fieldNames(new Set(Object.keys(doc))))).toEqual(whole);
+  });
+
+  it('keeps what it decoded intact when the next documents are decoded (their bytes go through one reused buffer)', () => {
+    const names = fieldNames(new Set(['binary', 'string']));
+    const first = decodeScannedDocument(stored, names);
+    const other = encodeStoredDocument({ binary: new Binary(Buffer.from([9, 9, 9, 9, 9]), 4), string: 'other' }).toString('latin1');
+    decodeScannedDocument(other, names);
+    const large = encodeStoredDocument({ binary: new Binary(Buffer.alloc(100_000, 7), 0), string: 'x'.repeat(70_000) }).toString('latin1');
+    const decodedLarge = decodeScannedDocument(large, names);
+    expect(first).toEqual({ binary: whole.binary, string: 'héllo' });
+    expect((decodedLarge.binary as Binary).buffer).toEqual(Buffer.alloc(100_000, 7));
+    expect(decodedLarge.string).toHaveLength(70_000);
   });
 });

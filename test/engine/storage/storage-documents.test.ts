@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Binary, BSONRegExp, Decimal128, Double, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { storedBytesOf } from '../../../src/engine/storage/index.js';
 import { bufferMemoryAfterGc } from './buffer-memory.js';
 import { storageKinds, storagePerTest, thrown } from './storage-kinds.js';
 
@@ -198,5 +199,18 @@ describe.each(storageKinds)('$name storage: documents', (kind) => {
     // 4000 documents of ~530 bytes: 2 MiB if each were a Buffer.
     expect((await bufferMemoryAfterGc()) - before).toBeLessThan(200_000);
     expect(s.findById('app', 'c', 3999)?.text).toHaveLength(500);
+  });
+
+  it('scans without holding Buffer memory for the documents it hands out (their stored bytes stay beside them for replies)', async () => {
+    for (let i = 0; i < 4000; i++) s.insert('app', 'c', { _id: i, text: 'x'.repeat(500), n: i });
+    await h.reopen();
+    const before = await bufferMemoryAfterGc();
+    const whole = [...s.scan('app', 'c')];
+    const partial = [...s.scan('app', 'c', undefined, new Set(['n']))];
+    expect((await bufferMemoryAfterGc()) - before).toBeLessThan(200_000);
+    expect(whole).toHaveLength(4000);
+    expect(whole[3999]).toEqual({ _id: 3999, text: 'x'.repeat(500), n: 3999 });
+    expect(partial[3999]).toEqual({ n: 3999 });
+    expect(storedBytesOf(partial[3999]!)).toBe(storedBytesOf(whole[3999]!));
   });
 });
