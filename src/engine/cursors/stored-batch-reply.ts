@@ -36,7 +36,7 @@ abstract class StoredBatchCursor {
   protected get batch(): Document[] {
     return (this.#whole ??= this.#scanned.map((doc) => {
       const bytes = storedBytesOf(doc);
-      return bytes ? decodeStoredDocument(bytes) : doc;
+      return bytes === undefined ? doc : decodeStoredDocument(bytes);
     }));
   }
 

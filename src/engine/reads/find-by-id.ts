@@ -41,7 +41,7 @@ export function findById(storage: Storage, db: string, body: Document, params: F
   // Under a non-simple default collation string ids compare by that collation, which the _id map does not.
   if (typeof id === 'string' && !isSimpleCollation(defaultCollation(info))) return undefined;
   const bytes = info && storage.findRawById(db, params.coll, id);
-  return exhaustedFirstBatch(`${db}.${params.coll}`, bytes ? [bytes] : []);
+  return exhaustedFirstBatch(`${db}.${params.coll}`, bytes === undefined ? [] : [bytes]);
 }
 
 /** The `_id` of `{_id: <value>}` when equality on it is exactly equality of the `_id` map's keys. */

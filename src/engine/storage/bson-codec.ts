@@ -2,12 +2,13 @@ import { BSON } from 'bson';
 import { mongoError } from '../errors.js';
 import { fromBsonDocument } from '../query/index.js';
 import type { Document } from '../query/index.js';
+import type { StoredBytes } from './types.js';
 
 /**
  * Documents live as BSON bytes: every read deserializes a private copy, and
- * the bytes are exactly what lmdb stores. `promoteValues: false` keeps Int32,
- * Double, Long and Decimal128 distinguishable; fromBson maps them into the
- * value model (query/types.ts).
+ * the bytes are what lmdb stores (there followed by the record number).
+ * `promoteValues: false` keeps Int32, Double, Long and Decimal128
+ * distinguishable; fromBson maps them into the value model (query/types.ts).
  */
 /** mongod's limit for a stored document: 16MB plus 16KB of headroom for internal fields. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024 + 16 * 1024;
@@ -32,13 +33,6 @@ function tooLarge(size: number): Error {
     `BSONObj size: ${size} (0x${size.toString(16).toUpperCase()}) is invalid. Size must be between 0 and ${MAX_DOCUMENT_BYTES}(16MB)`,
   );
 }
-
-/**
- * A stored document's BSON as the storage holds it: a latin1 string, one
- * char per byte (CollectionData says why not a Buffer). Written into a
- * reply as it is, decoded through a Buffer made for the read.
- */
-export type StoredBytes = string;
 
 export function decodeStoredDocument(bytes: Uint8Array | StoredBytes): Document {
   const buffer = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;

@@ -2,12 +2,12 @@ import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
 import { bsonType, isPlainObject } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeStoredDocument, encodeStoredDocument, type StoredBytes } from './bson-codec.js';
+import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
 import { IndexRuntime, sameDocKeys } from './index-runtime.js';
 import type { DocKeys } from './index-runtime.js';
-import type { CollectionSizes, IndexSpec, ScanPlan } from './types.js';
+import type { CollectionSizes, IndexSpec, ScanPlan, StoredBytes } from './types.js';
 
 /** The `_id` key of a document in the document map and in lmdb. */
 export const idKeyOf = (id: unknown): string => canonicalKey(id);

@@ -1,5 +1,5 @@
 /** The storage layer's public face: the interface and its two implementations. */
-export type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage } from './types.js';
+export type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
 export { createMemoryStorage } from './memory-storage.js';
 export { openLmdbStorage } from './lmdb-storage.js';
 export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
@@ -9,4 +9,3 @@ export { canonicalKey } from './canonical-key.js';
 export { decodeStoredDocument } from './bson-codec.js';
 /** The stored bytes of a document a scan decoded (for replies that splice them). */
 export { storedBytesOf } from './bson-codec.js';
-export type { StoredBytes } from './bson-codec.js';

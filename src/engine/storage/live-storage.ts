@@ -2,11 +2,11 @@ import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
 import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
-import { decodeScannedDocument, decodeStoredDocument, fieldNames, type StoredBytes } from './bson-codec.js';
+import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
-import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage } from './types.js';
+import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
 
 interface CollectionState {
   info: CollectionInfo;

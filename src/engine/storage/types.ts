@@ -1,6 +1,12 @@
 import type { Binary } from 'bson';
 import type { Document } from '../query/types.js';
-import type { StoredBytes } from './bson-codec.js';
+
+/**
+ * A stored document's BSON as the storage holds it: a latin1 string, one
+ * char per byte (CollectionData says why not a Buffer). Written into a
+ * reply as it is, decoded through a Buffer made for the read.
+ */
+export type StoredBytes = string;
 
 /**
  * The narrow storage interface the command layer uses (FerretDB's backend
