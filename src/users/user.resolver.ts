@@ -51,8 +51,8 @@ export class UserResolver {
   @Mutation(() => User, {
     description:
       'Update a user: absent fields stay, null clears an optional field. Your own profile needs no permission ' +
-      "(never your roles or tenant); others need users:update, roles users:assign-roles, and another user's password or " +
-      'email every permission that user holds. A new password ends older tokens.',
+      "(never your roles or tenant); others need users:update, roles users:assign-roles, and another user's roles, password " +
+      'or email every permission that user holds. A new password ends older tokens.',
   })
   updateUser(@Args() args: UpdateUserArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
     return this.service.update(actor, args);

@@ -99,13 +99,14 @@ export class UserService {
     if (roles !== undefined) {
       if (self) throw errors.forbidden('You cannot change your own roles');
       await this.assertMayAssign(actor, current.tenant_id, roles ?? []);
+      await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], 'roles', 'it would let you take their access away');
     }
     const signInFields = [
       ...(password !== undefined ? ['password'] : []),
       ...(profile.email !== undefined && profile.email !== current.email ? ['email'] : []),
     ];
     if (signInFields.length > 0 && !isUserInPerson(actor, id)) {
-      await this.assertMayTakeOver(actor, current.tenant_id, current.roles ?? [], signInFields);
+      await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], signInFields.join(' and '), 'it would let you sign in as them');
     }
 
     const set: Record<string, unknown> = { updatedBy };
@@ -125,19 +126,18 @@ export class UserService {
   }
 
   /**
-   * Whoever sets another user's password or email (sign-in is by email) can
-   * sign in as that user: allowed only when the caller already holds every
-   * permission the user's current roles grant, the test assigning those
-   * roles would pass. An API key changing its creator is "another user" here:
-   * it acts only within its scopes.
+   * Some changes to another user are allowed only when the caller already
+   * holds every permission the user's current roles grant (the test
+   * assigning those roles would pass): their password or email (sign-in is
+   * by email), since whoever sets them can sign in as that user; and their
+   * roles, since taking an administrator's roles away locks them out. An API
+   * key changing its creator is "another user" here: it acts only within its
+   * scopes.
    */
-  private async assertMayTakeOver(actor: Actor, tenantId: string | null, roleIds: readonly string[], fields: readonly string[]): Promise<void> {
+  private async assertHoldsWhatTheyHold(actor: Actor, tenantId: string | null, roleIds: readonly string[], what: string, why: string): Promise<void> {
     const notHeld = await this.roles.permissionsNotHeld(actor, tenantId, roleIds);
     if (notHeld.length > 0) {
-      throw errors.forbidden(
-        `Changing the ${fields.join(' and ')} of a user who holds permissions you do not hold is not allowed ` +
-          `(it would let you sign in as them): ${notHeld.join(', ')}`,
-      );
+      throw errors.forbidden(`Changing the ${what} of a user who holds permissions you do not hold is not allowed (${why}): ${notHeld.join(', ')}`);
     }
   }
 

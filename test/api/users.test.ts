@@ -207,6 +207,26 @@ function refusedTakeover(name: string, field: 'password' | 'email', who: () => W
   });
 }
 
+/** A refused change of an administrator's roles by the manager: 403 naming what was refused, the record unchanged. */
+function refusedDemotion(name: string, roles: string[]) {
+  return apiCase({
+    name,
+    arrange: () => tenantUser({ roles: ['admin'] }),
+    caller: () => manager,
+    operation: ({ id }) => op.update(id, { roles, updatedBy: manager.id }),
+    expect: {
+      status: 403,
+      code: 'FORBIDDEN',
+      db: async ({ id, before }, outcome) => {
+        expect(outcome.message).toBe(
+          "Changing the roles of a user who holds permissions you do not hold is not allowed (it would let you take their access away): '*' (role admin)",
+        );
+        expect(await storedById(id)).toEqual(before);
+      },
+    },
+  });
+}
+
 beforeAll(async () => {
   app = await startTestApp();
   const managerRole = await RoleModel.create({
@@ -576,6 +596,22 @@ runCases('updating a user', client, [
     caller: () => manager,
     operation: ({ id }) => op.update(id, { roles: ['admin'], updatedBy: manager.id }),
     expect: { status: 403, code: 'FORBIDDEN', db: async ({ id }) => expect((await storedById(id))?.roles).toEqual(['member']) },
+  }),
+  refusedDemotion("refuses taking some of an administrator's roles away without holding what they hold (403)", ['member']),
+  refusedDemotion("refuses taking all of an administrator's roles away without holding what they hold (403)", []),
+  apiCase({
+    name: 'lets a holder of users:assign-roles change the roles of a user holding less',
+    arrange: () => tenantUser({ roles: ['member'] }),
+    caller: () => manager,
+    operation: ({ id }) => op.update(id, { roles: [], updatedBy: manager.id }),
+    expect: { status: 200, data: (user) => expect(user.roles).toEqual([]) },
+  }),
+  apiCase({
+    name: 'lets a holder of users:assign-roles change the roles of a peer holding the same permissions',
+    arrange: () => tenantUser({ roles: [managerRoleId] }),
+    caller: () => manager,
+    operation: ({ id }) => op.update(id, { roles: ['member'], updatedBy: manager.id }),
+    expect: { status: 200, data: (user) => expect(user.roles).toEqual(['member']) },
   }),
   refusedTakeover("refuses setting an administrator's password without holding what it holds (403)", 'password', () => manager, () => ({ password: 'Hijack3d!' })),
   refusedTakeover("refuses setting an administrator's email without holding what it holds (403)", 'email', () => manager, () => ({ email: freshEmail('hijack') })),
@@ -957,6 +993,12 @@ describe('the audit records users and roles changes leave', () => {
     it('a refused escalation: one failure record', async () => {
       const target = await tenantUser({ roles: ['member'] });
       const { outcome, records } = await call(surface, op.update(target.id, { roles: ['admin'], updatedBy: manager.id }), manager);
+      expect([outcome.status, records.map((r) => [r.action, r.target.id, r.outcome])]).toEqual([403, [['users.update', target.id, 'failure']]]);
+    });
+
+    it('a refused removal of an administrator\'s roles: one failure record', async () => {
+      const target = await tenantUser({ roles: ['admin'] });
+      const { outcome, records } = await call(surface, op.update(target.id, { roles: [], updatedBy: manager.id }), manager);
       expect([outcome.status, records.map((r) => [r.action, r.target.id, r.outcome])]).toEqual([403, [['users.update', target.id, 'failure']]]);
     });
 
