@@ -82,6 +82,7 @@ export async function createApp<TContext>(
       docsPath,
       openApiPath,
       healthPath: '/healthz',
+      readyPath: '/readyz',
     }),
     useDocs({ basePath: REST_BASE_PATH, openApiPath }),
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),

@@ -10,6 +10,7 @@ export interface LandingLinks {
   docsPath: string;
   openApiPath: string;
   healthPath: string;
+  readyPath: string;
 }
 
 /**
@@ -24,6 +25,7 @@ export function useLandingPage(links: LandingLinks): Router {
     [`${links.docsPath}/`, 'REST in Swagger UI', 'served from local files'],
     [links.openApiPath, 'OpenAPI 3 document', 'of the REST surface'],
     [links.healthPath, 'Liveness', 'the process answers'],
+    [links.readyPath, 'Readiness', 'the database answers too (503 while it does not)'],
   ];
   const items = doors
     .map(([href, title, note]) => `    <li><a href="${escapeHtml(href)}">${escapeHtml(title)}</a> <code>${escapeHtml(href)}</code> — ${escapeHtml(note)}</li>`)

@@ -187,7 +187,7 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
     try {
       await page.goto(`${app.baseUrl}/`);
       const links = await page.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-      expect(links).toEqual(['/graphql', '/graphiql', '/api/v1/docs/', '/api/v1/openapi.json', '/healthz']);
+      expect(links).toEqual(['/graphql', '/graphiql', '/api/v1/docs/', '/api/v1/openapi.json', '/healthz', '/readyz']);
       await page.screenshot({ path: join(SCREENSHOTS, 'landing.png'), fullPage: false });
       await page.getByRole('link', { name: 'GraphQL in GraphiQL' }).click();
       await page.locator('.graphiql-container').waitFor();
