@@ -86,9 +86,9 @@ describe('the landing page at /', () => {
     expect([response.status, response.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
   });
 
-  it('links the front doors: Apollo Sandbox, GraphiQL, Swagger UI, the OpenAPI document, /healthz', async () => {
+  it('links the front doors: Apollo Sandbox, GraphiQL, Swagger UI, the OpenAPI document, /healthz and /readyz', async () => {
     const html = String((await app.http('GET', '/')).body);
-    expect(references(html)).toEqual(['/graphql', '/graphiql', '/api/v1/docs/', '/api/v1/openapi.json', '/healthz']);
+    expect(references(html)).toEqual(['/graphql', '/graphiql', '/api/v1/docs/', '/api/v1/openapi.json', '/healthz', '/readyz']);
     expect(html).toMatch(/Apollo Sandbox[\s\S]*internet/);
     expect(html).not.toMatch(/https?:\/\//);
   });
