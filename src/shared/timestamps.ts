@@ -1,4 +1,5 @@
 import { prop } from '@typegoose/typegoose';
+import { trusted, Types } from 'mongoose';
 import { Field } from 'type-graphql';
 
 /**
@@ -63,4 +64,32 @@ export function UpdatedAtField(): PropertyDecorator {
     })(target, propertyKey);
     prop({ type: () => Date, default: updatedAtOfCreated })(target, propertyKey as string);
   };
+}
+
+/**
+ * A filter on `createdAt` that agrees with what a record answers: one stored
+ * without `createdAt` answers the time of its id (to the second), so it is
+ * matched by that time, through `_id`'s order. Both bounds are exclusive.
+ * An ObjectId made from second `s` is the first id of that second, hence
+ * "after t" is `_id >= first id of the next whole second` and "before t" is
+ * `_id < first id of the second t rounds up to`.
+ * Its operators are marked `trusted` (sanitizeFilter is on; they are ours).
+ */
+export function createdBetween(after?: Date | null, before?: Date | null): Record<string, unknown> {
+  const stamped: Record<string, Date> = {};
+  const byId: Record<string, Types.ObjectId> = {};
+  if (after) {
+    stamped.$gt = after;
+    byId.$gte = firstIdOfSecond(Math.floor(after.getTime() / 1000) + 1);
+  }
+  if (before) {
+    stamped.$lt = before;
+    byId.$lt = firstIdOfSecond(Math.ceil(before.getTime() / 1000));
+  }
+  return { $or: [{ createdAt: trusted(stamped) }, { createdAt: trusted({ $exists: false }), _id: trusted(byId) }] };
+}
+
+/** ObjectIds hold a 32-bit unsigned second count: clamp, so a far date still orders. */
+function firstIdOfSecond(second: number): Types.ObjectId {
+  return Types.ObjectId.createFromTime(Math.min(Math.max(second, 0), 0xffffffff));
 }

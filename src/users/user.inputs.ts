@@ -74,11 +74,11 @@ export class UsersArgs extends PageArgs {
   @Length(1, 100)
   search?: string | null;
 
-  @Field(() => Date, { nullable: true, description: 'Users created after this instant (exclusive).' })
+  @Field(() => Date, { nullable: true, description: 'Users created after this instant (exclusive). A user imported without createdAt counts as created at the time of its id, as it answers.' })
   @IsOptional()
   createdAfter?: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'Users created before this instant (exclusive).' })
+  @Field(() => Date, { nullable: true, description: 'Users created before this instant (exclusive). A user imported without createdAt counts as created at the time of its id, as it answers.' })
   @IsOptional()
   createdBefore?: Date | null;
 }

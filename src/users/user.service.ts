@@ -4,6 +4,7 @@ import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantSco
 import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
 import { findPage, type Page } from '../shared/pagination.js';
+import { createdBetween } from '../shared/timestamps.js';
 import { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
 import { DEFAULT_USER_COLOR, User, UserModel } from './user.model.js';
@@ -37,7 +38,8 @@ export class UserService {
       filter.$or = [{ email: text }, { firstName: text }, { lastName: text }];
     }
     if (args.createdAfter || args.createdBefore) {
-      filter.createdAt = trusted({ ...(args.createdAfter ? { $gt: args.createdAfter } : {}), ...(args.createdBefore ? { $lt: args.createdBefore } : {}) });
+      // Beside a search's $or: both must hold.
+      filter.$and = [createdBetween(args.createdAfter, args.createdBefore)];
     }
     return findPage(this.model, filter, args);
   }

@@ -172,6 +172,12 @@ const idTimes = (id: string) => {
   return { createdAt: at, updatedAt: at };
 };
 
+/** createdAfter/createdBefore `ms` either side of a time. */
+const around = (at: Date, ms: number) => ({
+  createdAfter: new Date(at.getTime() - ms).toISOString(),
+  createdBefore: new Date(at.getTime() + ms).toISOString(),
+});
+
 function caller(user: TestUser): Who {
   return { token: user.token, id: user.id, user };
 }
@@ -779,6 +785,29 @@ runCases('reading users', client, [
     caller: () => listReader,
     operation: () => op.list({ createdAfter: '2000-01-01T00:00:00.000Z', createdBefore: '2001-01-01T00:00:00.000Z' }),
     expect: { status: 200, data: (page) => expect(page.items).toEqual([]) },
+  }),
+  apiCase({
+    name: 'filters a user stored without createdAt by the time of its id, as it answers it (bounds exclusive, beside a search)',
+    arrange: unstampedUser,
+    caller: () => admin,
+    operation: ({ id, user }) => op.list({ search: user.email, ...around(new ObjectId(id).getTimestamp(), 1) }),
+    expect: { status: 200, data: (page, { id }) => expect(page.items.map((u: { id: string }) => u.id)).toEqual([id]) },
+  }),
+  ...(['createdAfter', 'createdBefore'] as const).map((bound) =>
+    apiCase({
+      name: `leaves out a user stored without createdAt when the time of its id is ${bound} (exclusive)`,
+      arrange: unstampedUser,
+      caller: () => admin,
+      operation: ({ id, user }) => op.list({ search: user.email, [bound]: new ObjectId(id).getTimestamp().toISOString() }),
+      expect: { status: 200, data: (page) => expect(page).toEqual({ items: [], nextCursor: null }) },
+    }),
+  ),
+  apiCase({
+    name: 'filters a stamped user by its createdAt',
+    arrange: () => tenantUser(),
+    caller: () => admin,
+    operation: ({ before, user }) => op.list({ search: user.email, ...around(before!.createdAt as Date, 1) }),
+    expect: { status: 200, data: (page, { id }) => expect(page.items.map((u: { id: string }) => u.id)).toEqual([id]) },
   }),
   apiCase({
     name: 'refuses a malformed email filter (400 naming email)',
