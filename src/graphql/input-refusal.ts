@@ -28,8 +28,8 @@ import { coercionProblem, coerceValue, type InputPath } from './coercion-problem
  * resolver) never run. So when a value fails there, the arguments that did
  * read are checked against their rules here, and everything goes back as one
  * 400 BAD_USER_INPUT: the values that did not read (coercion-problems.ts),
- * then each rule the others break. Used by the REST edge (`readArguments` +
- * `refusalFor`) and the GraphQL plugin (`operationInputRefusal`).
+ * then each rule the others break. Used by the REST edge (`readArguments`, then
+ * the rules) and the GraphQL plugin (`operationInputRefusal`).
  */
 
 /** The arguments of one field, read one by one: what read, what failed and why. */
@@ -61,20 +61,6 @@ export function readArguments(args: readonly GraphQLArgument[], raw: Readonly<Re
     }
   }
   return reading;
-}
-
-/**
- * The refusal for a reading with values that did not read, adding the rules
- * the readable arguments break; undefined when every value read (the
- * resolver's own validation then runs, after authorization, as before).
- */
-export function refusalFor(
-  operationType: OperationTypeNode,
-  field: GraphQLField<unknown, unknown>,
-  reading: ArgumentReading,
-): AppError | undefined {
-  if (reading.problems.length === 0) return undefined;
-  return errors.invalidFields([...reading.problems, ...argumentRuleProblems(operationType, field, reading.values, reading.failed)]);
 }
 
 export interface OperationInput {

@@ -14,7 +14,8 @@ import {
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
 import { expectation } from '../graphql/coercion-problems.js';
-import { readArguments, refusalFor } from '../graphql/input-refusal.js';
+import { argumentRuleProblems } from '../graphql/argument-rules.js';
+import { readArguments, type ArgumentReading } from '../graphql/input-refusal.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {
@@ -116,11 +117,20 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     const { route, params } = matched;
     if (body !== undefined && !isJsonObject(body)) throw errors.badInput('The request body must be a JSON object');
     const fields = body ?? {};
-    // Every failing field at once: bad values, and fields sent where they do not belong.
-    const refusals = [valueRefusal(route, params, query, fields), placeRefusal(route, params, query, fields)].filter((r) => r !== undefined);
-    if (refusals.length > 1) throw errors.invalidFields(refusals.flatMap((refusal) => refusal.fieldErrors ?? []));
-    if (refusals[0]) throw refusals[0];
-    return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
+    const reading = readRouteValues(route, params, query, fields);
+    const misplaced = placeRefusal(route, params, query, fields);
+    // The usual call: every value read and sits where it belongs; the resolver checks the rules.
+    if (!misplaced && reading.problems.length === 0) {
+      return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
+    }
+    // Every failing field at once: values that did not read, fields sent where they do not
+    // belong, and every rule the other arguments break (they would otherwise surface only
+    // once the client has fixed the rest).
+    const placeProblems = misplaced?.fieldErrors ?? [];
+    for (const problem of placeProblems) reading.failed.add(problem.field);
+    const ruleProblems = argumentRuleProblems(route.operationType, route.field, reading.values, reading.failed);
+    if (misplaced && reading.problems.length === 0 && ruleProblems.length === 0) throw misplaced;
+    throw errors.invalidFields([...reading.problems, ...placeProblems, ...ruleProblems]);
   };
   return { match, allowedMethods, read };
 }
@@ -165,15 +175,14 @@ function plainPattern(pathname: string): RegExp {
 
 /**
  * Every argument read as GraphQL reads variables (input-refusal.ts), after
- * the checks of what SOFA's own conversion would mishandle: when any value
- * fails, one 400 names it and every rule the other arguments break.
+ * the checks of what SOFA's own conversion would mishandle.
  */
-function valueRefusal(
+function readRouteValues(
   route: RouteArguments,
   params: Record<string, string | undefined>,
   query: Record<string, unknown>,
   body: Record<string, unknown>,
-): AppError | undefined {
+): ArgumentReading {
   const raw: Record<string, unknown> = {};
   const urlProblems: FieldError[] = [];
   // GET and DELETE take no body (placeRefusal says so): its fields are no values.
@@ -198,7 +207,7 @@ function valueRefusal(
   const reading = readArguments(route.args.filter((arg) => !checked.has(arg.name)), raw);
   for (const field of checked) reading.failed.add(field);
   reading.problems.unshift(...urlProblems);
-  return refusalFor(route.operationType, route.field, reading);
+  return reading;
 }
 
 /**

@@ -296,6 +296,20 @@ describe('Every failing field at once: how the fields are named', () => {
     expect(fields).toEqual({ nme: ['unknown'], name: ['required'], mealType: ['type'], date: ['isCalendarDate'] });
   });
 
+  it('over REST, an unknown body field is named with the rules the other values break', async () => {
+    // Every value reads (no type failure): the rules would otherwise wait for the client to drop `nme`.
+    const rest = shapes.createMealMenu.rest({ nme: 'Lunch', name: '', date: '2026-02-30', mealType: 'lunch' });
+    const fields = await refusedFields(() => callOperation(client(), 'rest', { rest, graphql: { query: '' } }, admin));
+    expect(fields).toEqual({ nme: ['unknown'], name: ['isLength'], date: ['isCalendarDate'] });
+  });
+
+  it('over REST, a misplaced argument is named with the rules the others break, and not checked itself', async () => {
+    const rest = { ...shapes.createMealMenu.rest({ name: '', date: '2026-03-03', mealType: 'lunch' }) };
+    rest.path = `${rest.path}?estimatedPortions=-5`;
+    const fields = await refusedFields(() => callOperation(client(), 'rest', { rest, graphql: { query: '' } }, admin));
+    expect(fields).toEqual({ estimatedPortions: ['inBody'], name: ['isLength'] });
+  });
+
   it('says what a value must be, not what was sent', async () => {
     const body = {
       email: 'a@b.test',
