@@ -7,10 +7,11 @@ import type { Role } from './role.model.js';
 /** `createRole` / `POST /access-control/roles`. */
 @ArgsType()
 export class CreateRoleArgs implements Partial<Role> {
-  @Field({ description: 'Unique within the tenant; admin and member are taken by the built-in roles.' })
+  @Field({ description: 'Unique within the tenant; admin and member (in any letter case) are taken by the built-in roles.' })
   @IsString()
   @Length(1, 64)
-  @Matches(/^[\w .-]+$/, { message: '$property may hold letters, digits, spaces, _, . and - only' })
+  // Stored as sent: a name mongoose would trim ('admin ') would pass the built-in check, then be 'admin'.
+  @Matches(/^[\w.-](?:[\w .-]*[\w.-])?$/, { message: '$property may hold letters, digits, spaces, _, . and - only, and neither starts nor ends with a space' })
   name!: string;
 
   @Field(() => String, { nullable: true })

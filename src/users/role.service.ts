@@ -2,7 +2,8 @@ import type { ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors, isDuplicateKey } from '../errors/index.js';
-import { findPage, type Page } from '../shared/pagination.js';
+import { toObjectId } from '../shared/object-id.js';
+import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
 import type { CreateRoleArgs, RolesArgs } from './role.inputs.js';
 import { Role, RoleModel } from './role.model.js';
 
@@ -23,17 +24,26 @@ export interface RoleView {
 export class RoleService {
   constructor(private readonly model: ReturnModelType<typeof Role> = RoleModel) {}
 
+  /** Built-in roles first, then the tenant's custom roles; at most `limit` in all, one cursor walking both. */
   async list(actor: Actor, args: RolesArgs): Promise<Page<RoleView>> {
-    const page = await findPage(this.model, { ...tenantScope(actor) }, args);
-    const items: RoleView[] = page.items;
-    if (args.cursor) return { items, nextCursor: page.nextCursor };
-    const builtIns = Object.values(builtInRoles).map((role) => ({ ...role, permissions: [...role.permissions], tenant_id: actor.tenantId }));
-    return { items: [...builtIns, ...items], nextCursor: page.nextCursor };
+    const after = args.cursor ? decodeCursor(args.cursor) : null;
+    const builtIns = BUILT_IN_PLACES.filter(({ place }) => after === null || place > after).slice(0, args.limit);
+    const items: RoleView[] = builtIns.map(({ role }) => ({ ...role, permissions: [...role.permissions], tenant_id: actor.tenantId }));
+    const room = args.limit - items.length;
+    if (room > 0) {
+      // A built-in's cursor lies below every record id, so it reads the custom roles from the first.
+      const page = await findPage(this.model, { ...tenantScope(actor) }, { limit: room, cursor: args.cursor });
+      return { items: [...items, ...page.items], nextCursor: page.nextCursor };
+    }
+    const last = builtIns.at(-1)!.place;
+    const more = BUILT_IN_PLACES.some(({ place }) => place > last) || (await this.model.exists({ ...tenantScope(actor) })) !== null;
+    return { items, nextCursor: more ? encodeCursor(toObjectId(last)) : null };
   }
 
   async create(actor: Actor, args: CreateRoleArgs): Promise<RoleView> {
     const tenantId = tenantForCreate(actor, args.tenant_id);
-    if (builtInRole(args.name)) throw errors.conflict('name', `'${args.name}' is a built-in role`);
+    // In any letter case: a custom "Admin" beside the built-in admin would pass for it in every list.
+    if (builtInRole(args.name.toLowerCase())) throw errors.conflict('name', `'${args.name}' is the name of a built-in role`);
     const missing = args.permissions.filter((permission) => !hasPermission(actor, permission));
     if (missing.length > 0) {
       throw errors.forbidden(`You cannot grant permissions you do not hold: ${missing.map((p) => `'${p}'`).join(', ')}`);
@@ -83,6 +93,17 @@ export class RoleService {
     return { grants, unknown };
   }
 }
+
+/**
+ * Where each built-in role sits in the roles list, as a cursor sees it: ids
+ * 00…01, 00…02 (hex), below any ObjectId a record is given (its first four
+ * bytes are its creation time), so paging goes from the built-ins straight
+ * on to the custom roles in id order.
+ */
+const BUILT_IN_PLACES = Object.values(builtInRoles).map((role, index) => ({
+  role,
+  place: (index + 1).toString(16).padStart(24, '0'),
+}));
 
 interface Grant {
   role: string;
