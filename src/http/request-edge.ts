@@ -62,12 +62,24 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
       // REST: the route is found once, here; the 405, the admission, the argument reading and SOFA (sofa.ts) all use it.
-      const restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
-      // A path a route has, with another method: 405 naming the methods it takes, before any credential is read.
-      // HEAD and OPTIONS (a CORS preflight the CORS layer did not answer) go on as before.
-      if (!isGraphQL && !restRoute && !PASSED_METHODS.has(req.method)) {
+      let restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
+      // A path a route has, with another method, before any credential is read (RFC 9110):
+      // HEAD of a GET route is that GET (Node sends no body for a HEAD request); OPTIONS
+      // (no CORS preflight: the CORS layer answered those) is 204 naming the methods; any
+      // other method is 405 naming them.
+      if (!isGraphQL && !restRoute) {
         const allowed = readRestArguments.allowedMethods(req.path);
-        if (allowed.length > 0) throw errors.methodNotAllowed(req.method, allowed);
+        if (allowed.length > 0) {
+          const methods = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+          if (req.method === 'OPTIONS') {
+            res.setHeader('Allow', methods.join(', '));
+            res.status(204).end();
+            return;
+          }
+          if (req.method !== 'HEAD' || !allowed.includes('GET')) throw errors.methodNotAllowed(req.method, methods);
+          req.method = 'GET';
+          restRoute = readRestArguments.match({ method: 'GET', path: req.path });
+        }
       }
       const base = { requestId: String(req.id ?? ''), logger: req.log ?? logger };
       const edge: EdgeScope = {
@@ -90,8 +102,6 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     }
   };
 }
-
-const PASSED_METHODS: ReadonlySet<string> = new Set(['HEAD', 'OPTIONS']);
 
 /** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
 function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {

@@ -25,8 +25,9 @@ describe('CORS', () => {
     expect([response.status, response.headers.get('access-control-allow-headers')]).toEqual([204, expect.stringContaining('Authorization')]);
   });
 
-  it('lets the browser read the request id and WWW-Authenticate', async () => {
+  it('lets the browser read the request id, WWW-Authenticate, the rate-limit fields and Allow', async () => {
     const response = await app.http('GET', '/healthz', { headers: { origin: 'https://admin.example' } });
-    expect(response.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    const exposed = response.headers.get('access-control-expose-headers')?.split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Allow']));
   });
 });

@@ -138,14 +138,30 @@ describe('REST routes from GraphQL operations', () => {
 
   it('answers a wrong method on a known path with 405, naming the methods it takes in Allow', async () => {
     const response = await fetch(`${baseUrl}/things/1`, { method: 'DELETE' });
-    expect([response.status, response.headers.get('allow')]).toEqual([405, 'GET']);
+    expect([response.status, response.headers.get('allow')]).toEqual([405, 'GET, HEAD, OPTIONS']);
     expect((await response.json()).code).toBe('METHOD_NOT_ALLOWED');
     const twoMethods = await fetch(`${baseUrl}/things`, { method: 'PUT' });
-    expect([twoMethods.status, twoMethods.headers.get('allow')]).toEqual([405, 'GET, POST']);
+    expect([twoMethods.status, twoMethods.headers.get('allow')]).toEqual([405, 'GET, POST, HEAD, OPTIONS']);
+    const noGet = await fetch(`${baseUrl}/things/1/name`, { method: 'HEAD' });
+    expect([noGet.status, noGet.headers.get('allow')]).toEqual([405, 'PATCH, OPTIONS']);
   });
 
-  it('leaves HEAD and OPTIONS to the layers that answer them (no 405)', async () => {
-    for (const method of ['HEAD', 'OPTIONS']) expect((await fetch(`${baseUrl}/things/1`, { method })).status, method).not.toBe(405);
+  it('answers HEAD of a GET route as that GET, without the body', async () => {
+    const get = await fetch(`${baseUrl}/things/7`);
+    const head = await fetch(`${baseUrl}/things/7`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), head.headers.get('content-length')]).toEqual([
+      200,
+      get.headers.get('content-type'),
+      get.headers.get('content-length'),
+    ]);
+    expect(await head.text()).toBe('');
+    expect(await get.json()).toMatchObject({ id: '7', name: 'found' });
+  });
+
+  it('answers OPTIONS (no CORS preflight) with 204 and the methods of the path in Allow', async () => {
+    const options = await fetch(`${baseUrl}/things`, { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow'), await options.text()]).toEqual([204, 'GET, POST, HEAD, OPTIONS', '']);
+    expect((await fetch(`${baseUrl}/nothing-here`, { method: 'OPTIONS' })).status).toBe(404);
   });
 
   it('still answers 404 for a path no route has', async () => {
