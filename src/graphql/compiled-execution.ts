@@ -43,9 +43,10 @@ import { LRUCache } from 'lru-cache';
  * - introspection (`__schema`, `__type`): rare, and graphql-js's answer is the
  *   one every tool expects;
  * - subscriptions (none here) and any operation that is not found;
- * - a mutation of more than one field: graphql-jit runs the later ones even
- *   after one failed with a non-null result, graphql-js stops there (and a
- *   mutation must not run twice, so it cannot be asked again);
+ * - a mutation selecting more than one field (`__typename` beside its one
+ *   mutation field: validation refuses several of those): graphql-jit runs
+ *   the later ones even after one failed with a non-null result, graphql-js
+ *   stops there (and a mutation must not run twice, so it cannot be asked again);
  * - a document with a variable whose type holds an input object field with a
  *   default: graphql-jit does not fill such a field, and it is not ours to
  *   fill without coercing the whole value;

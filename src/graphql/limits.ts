@@ -16,6 +16,7 @@ import type * as MaxDepthModule from '@escape.tech/graphql-armor-max-depth';
 import type * as MaxDirectivesModule from '@escape.tech/graphql-armor-max-directives';
 import { errors, isAppError } from '../errors/index.js';
 import { atMostOncePerRequest } from './once-per-request.rule.js';
+import { oneMutationPerRequest } from './one-mutation.rule.js';
 import { MAX_QUERY_COST } from './query-cost.rule.js';
 
 // Loaded as CommonJS, like graphql itself here (see query-cost.rule.ts): their
@@ -68,12 +69,14 @@ const armorCallbacks = { exposeLimits: true, propagateOnRejection: false, onReje
 
 /**
  * The validation rules added to graphql-js's own (`specifiedRules`) on both
- * surfaces: depth, aliases, directives, and at most one password hash per request.
+ * surfaces: depth, aliases, directives, one mutation field per request and at
+ * most one password hash per request.
  */
 export const limitRules: readonly ValidationRule[] = [
   maxDepthRule({ ...armorCallbacks, n: GRAPHQL_LIMITS.depth }),
   maxAliasesRule({ ...armorCallbacks, n: GRAPHQL_LIMITS.aliases }),
   maxDirectivesRule({ ...armorCallbacks, n: GRAPHQL_LIMITS.directives }),
+  oneMutationPerRequest(),
   atMostOncePerRequest(),
 ];
 

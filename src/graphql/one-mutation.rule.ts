@@ -1,0 +1,41 @@
+import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+
+/**
+ * A validation rule: a mutation operation selects one mutation field. The
+ * service answers a request with the status of its most severe error and,
+ * every mutation field being non-null, `data: null`; graphql-js runs the
+ * fields of a mutation one after the other, so in `a: updateUser(…) b:
+ * deleteMealMenu(…)` a refused `b` would hide that `a` had changed data, and
+ * a refusal must change nothing. One change per request keeps both true.
+ * Fields are counted as written (fragments expanded, `@skip`/`@include` not
+ * evaluated); `__typename` does not count.
+ */
+export function oneMutationPerRequest(): ValidationRule {
+  return (context) => ({
+    OperationDefinition(node) {
+      if (node.operation !== 'mutation') return;
+      const fields = rootFields(context, node.selectionSet, new Set());
+      if (fields.length <= 1) return;
+      context.reportError(
+        new GraphQLError(
+          `A mutation request makes one change: it selects ${fields.length} mutation fields (${fields.join(', ')}). ` +
+            'Send each as a request of its own, so that a refusal of one never hides what another changed.',
+          { nodes: node },
+        ),
+      );
+    },
+  });
+}
+
+function rootFields(context: ValidationContext, selectionSet: SelectionSetNode, visited: Set<string>): string[] {
+  return selectionSet.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD) return selection.name.value === '__typename' ? [] : [selection.name.value];
+    if (selection.kind === Kind.INLINE_FRAGMENT) return rootFields(context, selection.selectionSet, visited);
+    const name = selection.name.value;
+    // A fragment spread twice or in a cycle counts once (graphql-js reports cycles itself).
+    if (visited.has(name)) return [];
+    visited.add(name);
+    const fragment = context.getFragment(name);
+    return fragment ? rootFields(context, fragment.selectionSet, visited) : [];
+  });
+}
