@@ -88,8 +88,9 @@ export function operationInputRefusal(input: OperationInput): AppError | undefin
   if (!operation || !rootType) return undefined;
 
   const variables = readVariables(schema, operation.variableDefinitions ?? [], input.variables ?? {});
-  // The usual request: everything reads; graphql-js and type-graphql take it from here.
-  if (validationErrors.length === 0 && variables.failed.size === 0) return undefined;
+  // The usual request: everything reads; graphql-js and type-graphql take it from here. A
+  // nullable variable left null or unset reads, yet may sit where an argument is non-null.
+  if (validationErrors.length === 0 && variables.failed.size === 0 && !variables.someUnset) return undefined;
 
   const scope: ArgumentScope = { variables, unclaimed: new Set(validationErrors), claimedVariables: new Set() };
   const readings: { field: GraphQLField<unknown, unknown>; reading: ArgumentReading }[] = [];
@@ -116,6 +117,8 @@ export function operationInputRefusal(input: OperationInput): AppError | undefin
 
 interface VariableReading {
   coerced: Record<string, unknown>;
+  /** Some variable read as null or was left out without a default. */
+  someUnset: boolean;
   /** Variable name -> its problems, said under the name given (the argument's, or its own). */
   failed: Map<string, (name: string) => FieldError[]>;
 }
@@ -126,7 +129,7 @@ function readVariables(
   definitions: readonly VariableDefinitionNode[],
   raw: Readonly<Record<string, unknown>>,
 ): VariableReading {
-  const reading: VariableReading = { coerced: {}, failed: new Map() };
+  const reading: VariableReading = { coerced: {}, someUnset: false, failed: new Map() };
   for (const definition of definitions) {
     const variable = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type);
@@ -143,6 +146,7 @@ function readVariables(
     const result = coerceValue(variable, type, given, raw[variable]);
     if (result.problems.length > 0) reading.failed.set(variable, (name) => coerceValue(name, type, given, raw[variable]).problems);
     else if (given) reading.coerced[variable] = result.value;
+    if (result.problems.length === 0 && (!given || result.value === null)) reading.someUnset = true;
   }
   return reading;
 }

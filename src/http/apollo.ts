@@ -77,8 +77,9 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       // short way (apollo-known-documents.ts) would go unreported, so none is, whatever the environment.
       ApolloServerPluginUsageReportingDisabled(),
       httpHeadFromErrors(),
-      queryCostLimit(),
+      // Input first: an argument that cannot be read is the caller's 400 naming it, not a document too large to cost.
       everyFailingField(),
+      queryCostLimit(),
       known.plugin,
     ],
   });
@@ -252,8 +253,8 @@ function queryCostLimit(): ApolloServerPlugin {
  * everyFailingField), for a request answered without Apollo (apollo-known-documents.ts).
  */
 function assertRunnable({ schema, document, operation, operationName, variables }: RunnableOperation): void {
-  assertQueryCost({ schema, document, operation, variables }, GRAPHQL_LIMITS.cost);
   assertOperationInput({ schema, document, operationName, variables });
+  assertQueryCost({ schema, document, operation, variables }, GRAPHQL_LIMITS.cost);
 }
 
 /** Sets the response status to the most severe error's, and the headers the errors imply. */

@@ -290,6 +290,15 @@ describe('Every failing field at once: how the fields are named', () => {
     expect(fields).toEqual({ mealType: ['type'], 'items.0.name': ['required'], estimatedPortions: ['type'], name: ['isLength'] });
   });
 
+  it('a nullable variable given null where the argument is non-null is named by the argument, not refused as a document', async () => {
+    const fields = await refusedFields(graphql('query($l: Int) { mealMenus(limit: $l) { nextCursor } }', { l: null }));
+    expect(fields).toEqual({ limit: ['required'] });
+    const withRules = await refusedFields(
+      graphql('mutation($items: [MealMenuItemInput!]) { createMealMenu(name: "", date: "2026-03-03", mealType: lunch, items: $items) { id } }', { items: null }),
+    );
+    expect(withRules).toEqual({ items: ['required'], name: ['isLength'] });
+  });
+
   it('over REST, an unknown body field is named with the values that fail', async () => {
     const rest = shapes.createMealMenu.rest({ nme: 'Lunch', date: '2026-02-30', mealType: 'brunch' });
     const fields = await refusedFields(() => callOperation(client(), 'rest', { rest, graphql: { query: '' } }, admin));
