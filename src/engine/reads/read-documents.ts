@@ -6,6 +6,7 @@ import {
 } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
+import { decodeStoredDocument, storedBytesOf } from '../storage/index.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { fieldsRead } from './fields-read.js';
@@ -78,7 +79,9 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
       ? // A $near answers by distance first, so no index gives its order.
         chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields })
       : undefined;
-  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit);
+  // A streamed read of stored documents (no blocking sort, no view's pipeline, no $text score on them) can recheck one a cursor read ahead.
+  const live = !isView(info) && !text.match ? { storage, db, coll, matches } : undefined;
+  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit, live);
   const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
@@ -103,7 +106,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;
   // Walking an index is no blocking sort in mongod: no memory limit applies.
   if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
-  return lazyFilter(candidates, matches, skip, limit);
+  return lazyFilter(candidates, matches, skip, limit, live);
 }
 
 /** Accepts any near condition: it is only parsed, never run. */
@@ -171,11 +174,62 @@ export function readFirst(storage: Storage, db: string, coll: string, opts: Read
   return undefined;
 }
 
-function* lazyFilter(
+/**
+ * What a streamed read's document is at a later command: itself while it is
+ * stored unchanged, its current version while that still matches, else
+ * undefined (deleted, or no longer matching: the read then goes on to the
+ * next). A cursor holds one document read ahead to know whether more
+ * remain; mongod reads nothing ahead, so a getMore answers from the
+ * collection as it is then (cursors/cursor-store.ts asks this first). A
+ * blocking sort has none: mongod also returns what it buffered.
+ */
+export type Recheck = (doc: Document) => Document | undefined;
+const rechecks = new WeakMap<Iterable<Document>, Recheck>();
+
+export function recheckOf(results: Iterable<Document>): Recheck | undefined {
+  return rechecks.get(results);
+}
+
+interface LiveRead {
+  storage: Storage;
+  db: string;
+  coll: string;
+  matches: (doc: Document) => boolean;
+}
+
+function lazyFilter(
   candidates: Iterable<Document>,
   matches: (doc: Document) => boolean,
   skip: number,
   limit: number,
+  live?: LiveRead,
+): Iterable<Document> {
+  // A document the cursor dropped on its recheck does not count against the limit.
+  const state = { dropped: false };
+  const results = filtered(candidates, matches, skip, limit, state);
+  if (live) {
+    rechecks.set(results, (doc) => {
+      const stored = storedBytesOf(doc);
+      if (stored === undefined) return doc;
+      // A partial document (fields-read.ts) may lack its _id.
+      const id = '_id' in doc ? doc._id : decodeStoredDocument(stored)._id;
+      const now = live.storage.findRawById(live.db, live.coll, id);
+      if (now === stored) return doc;
+      const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id);
+      if (current && live.matches(current)) return current;
+      state.dropped = true;
+      return undefined;
+    });
+  }
+  return results;
+}
+
+function* filtered(
+  candidates: Iterable<Document>,
+  matches: (doc: Document) => boolean,
+  skip: number,
+  limit: number,
+  state: { dropped: boolean },
 ): Generator<Document> {
   let skipped = 0;
   let taken = 0;
@@ -186,6 +240,10 @@ function* lazyFilter(
       continue;
     }
     yield doc;
+    if (state.dropped) {
+      state.dropped = false;
+      continue;
+    }
     if (limit > 0 && ++taken >= limit) return;
   }
 }
