@@ -4,6 +4,7 @@ import {
   boundedSort, compileFilter, compileSort, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore, validateCollation,
   valuesEqual,
 } from '../query/index.js';
+import type { FilterOptions, TextFilter } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { decodeStoredDocument, storedBytesOf } from '../storage/index.js';
@@ -51,7 +52,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   if (opts.collation !== undefined) validateCollation(opts.collation);
   const info = storage.collection(db, coll);
   // A `$text` is answered through the text index; the rest of the filter compiles as usual.
-  const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`);
+  const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`, opts.collation ?? defaultCollation(info));
   if (!text.match && usesTextScore(opts.sort)) throw textScoreUnavailable();
   if (!info) {
     parseForMissingCollection(text.rest, opts);
@@ -65,7 +66,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
   // A hinted index answers with the documents it holds only (sparse, partial, geo: index-membership.ts).
   const held = hinted ? indexMembership(hinted) : undefined;
-  const matches = withIndex(withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match), held);
+  const matches = withIndex(textFilter(text, { collation, variables: opts.variables, near }), held);
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards;
   // a hinted `$natural` still leaves an explicit sort to do.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
@@ -127,9 +128,12 @@ function withIndex(matches: (doc: Document) => boolean, held: ((doc: Document) =
   return held ? (doc) => held(doc) && matches(doc) : matches;
 }
 
-/** The rest of the filter first: the text search tokenises every string it reads. */
-function withText(rest: (doc: Document) => boolean, text: ((doc: Document) => boolean) | undefined): (doc: Document) => boolean {
-  return text ? (doc) => rest(doc) && text(doc) : rest;
+/** The filter with its `$text`: the rest first (the text search tokenises every string it reads), or in its `$or` clause. */
+function textFilter(text: TextFilter, options: FilterOptions): (doc: Document) => boolean {
+  if (text.underOr) return compileFilter(text.rest, { ...options, text: text.match });
+  const rest = compileFilter(text.rest, options);
+  const search = text.match;
+  return search ? (doc) => rest(doc) && search(doc) : rest;
 }
 
 /** An ascending/descending index's key order as a sort (undefined for special indexes: text, hashed, ...). */
