@@ -164,11 +164,11 @@ export function regexMatches(re: RegExp, value: unknown): boolean {
   if (typeof value === 'string') s = value;
   else if (bsonType(value) === 'BSONSymbol') s = String((value as { value: unknown }).value);
   else return false;
-  if (!budgeted.has(re)) {
-    re.lastIndex = 0;
-    return re.test(s);
-  }
-  // Past its budget a query's pattern does not match, as mongod's $regex answers.
+  re.lastIndex = 0;
+  if (re.test(s)) return true;
+  // Past its budget a query's pattern does not match, as mongod's $regex answers; but a long
+  // string can use up the base budget merely by its length: that one is searched again.
+  if (!budgeted.has(re) || BUDGET_PER_CHAR * s.length <= BACKTRACK_LIMIT) return false;
   const m = searchFrom(re, s, 0);
   return m !== null && m !== BUDGET_EXCEEDED;
 }
