@@ -539,6 +539,13 @@ const cases: CompatCase[] = [
     expected: [1, 2, 3, 4, 5],
   },
   {
+    name: '$text under $or: in a $or nested in another (flattened as mongod does)',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: async (c) => ids(await c.find({ $or: [{ $or: [{ $text: { $search: 'tea' } }, { tag: 'odd' }] }, { _id: 4 }] }).sort({ _id: 1 }).toArray()),
+    expected: [1, 2, 3, 4, 5],
+  },
+  {
     name: '$text under $or: count and aggregate answer the same',
     indexes: [...textIndex, { key: { tag: 1 } }],
     seed: tagged,

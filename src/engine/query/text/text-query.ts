@@ -171,8 +171,9 @@ export function containsText(filter: unknown): boolean {
  * `$and`) from the rest. A `$text` at the top of a `$or` clause stays in
  * place (the filter then evaluates it there), and `or` gives that `$or`'s
  * clauses, which mongod answers only when every other clause can use an
- * index (text-filter.ts). mongod's refusals: two `$text` (BadValue), one
- * under `$nor` (BadValue) or deeper in a `$or` (NoQueryExecutionPlans).
+ * index (text-filter.ts); a clause that is only a `$or` is flattened into
+ * it first. mongod's refusals: two `$text` (BadValue), one under `$nor`
+ * (BadValue) or deeper in a `$or` clause (NoQueryExecutionPlans).
  */
 export function extractText(filter: Document): { operand?: unknown; rest: Document; or?: { textClause: Document; others: unknown[] } } {
   const found: unknown[] = [];
@@ -192,12 +193,13 @@ export function extractText(filter: Document): { operand?: unknown; rest: Docume
         throw mongoError('BadValue', 'text expression not allowed in nor');
       }
       if (key === '$or' && Array.isArray(value) && value.some(containsText)) {
-        const textClause = value.find(containsText) as Document;
+        const clauses = flattenOr(value);
+        const textClause = clauses.find(containsText) as Document;
         const { $text: operand, ...besideText } = textClause;
         if (operand === undefined || containsText(besideText)) throw textUnderOr();
-        for (const clause of value) if (clause !== textClause && containsText(clause)) found.push(clause);
+        for (const clause of clauses) if (clause !== textClause && containsText(clause)) found.push(clause);
         found.push(operand);
-        or = { textClause, others: value.filter((clause) => clause !== textClause) };
+        or = { textClause, others: clauses.filter((clause) => clause !== textClause) };
       }
       out[key] = value;
     }
@@ -207,6 +209,15 @@ export function extractText(filter: Document): { operand?: unknown; rest: Docume
   if (found.length > 1) throw mongoError('BadValue', 'Too many text expressions');
   if (found.length === 0) return { rest };
   return or ? { operand: found[0], rest, or } : { operand: found[0], rest };
+}
+
+/** A `$or` clause that is only a `$or` counts as that `$or`'s clauses, as mongod's optimizer flattens them. */
+function flattenOr(clauses: unknown[]): unknown[] {
+  return clauses.flatMap((clause) => {
+    if (!isPlainObject(clause)) return [clause];
+    const keys = Object.keys(clause);
+    return keys.length === 1 && keys[0] === '$or' && Array.isArray(clause.$or) ? flattenOr(clause.$or) : [clause];
+  });
 }
 
 export function textUnderOr(): Error {
