@@ -198,6 +198,7 @@ export const ErrorCodes = {
   Location51109: 51109,
   Location51110: 51110,
   Location51111: 51111,
+  Location51156: 51156,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

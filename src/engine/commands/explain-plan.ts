@@ -100,7 +100,7 @@ function explainSearchRead(
   const ns = `${db}.${coll}`;
   // Compiling without a near plan refuses the near operator with mongod's 5626500.
   if (spec.refuseNear && hasNearCondition(spec.filter)) compileFilter(spec.filter, { collation, variables: spec.variables });
-  const text = planTextFilter(spec.filter, info.indexes, ns);
+  const text = planTextFilter(spec.filter, info.indexes, ns, collation);
   const near = text.match ? undefined : planNear(spec.filter, info.indexes, ns);
   if (!text.match && !near) return undefined;
   const started = performance.now();

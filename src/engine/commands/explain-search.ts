@@ -45,11 +45,12 @@ export function runNearRead(storage: Storage, db: string, coll: string, spec: Se
 
 /** Runs a text read: the documents the search finds, then the rest of the filter, sort, skip and limit. */
 export function runTextRead(storage: Storage, db: string, coll: string, spec: SearchRead, text: TextFilter, collation: Collation | undefined): SearchCounts {
-  const rest = compileFilter(text.rest, { collation, variables: spec.variables });
+  // A $text in a $or clause is matched there, with the other clauses (each by an index in mongod's plan).
+  const rest = compileFilter(text.rest, { collation, variables: spec.variables, text: text.underOr ? text.match : undefined });
   let found = 0;
   const matched: Document[] = [];
   for (const doc of storage.scan(db, coll)) {
-    if (!text.match!(doc)) continue;
+    if (!text.underOr && !text.match!(doc)) continue;
     found++;
     if (rest(doc)) matched.push(doc);
   }

@@ -3,7 +3,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { findById, isView, readDocuments } from '../reads/index.js';
+import { findById, isView, readDocuments, recheckOf } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
@@ -51,11 +51,22 @@ export const findCommand: CommandHandler = {
       allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
       onlyStoredBytes: storedBytes,
     });
-    if (projected) results = mapIterable(results, compileProjection(projection, filter));
+    let recheck = recheckOf(results);
+    if (projected) {
+      const project = compileProjection(projection, filter);
+      // The cursor's read-ahead document is always the last one projected: its recheck works on the stored one.
+      let lastRead: Document | undefined;
+      results = mapIterable(results, (doc) => project((lastRead = doc)));
+      const recheckStored = recheck;
+      recheck = recheckStored && ((projectedDoc) => {
+        const current = recheckStored(lastRead!);
+        return current === lastRead ? projectedDoc : current && project(current);
+      });
+    }
 
     // 4. reply
     const ns = namespaceOf(ctx.db, coll);
-    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes }));
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes, recheck }));
   },
 };
 

@@ -35,6 +35,8 @@ interface OpenCursor {
   noTimeout: boolean;
   /** The opener's promise that its documents come unchanged from a scan (stored-batch-reply.ts). */
   storedBytes: boolean;
+  /** A streamed read's check of its read-ahead document at a later getMore (reads/read-documents.ts). */
+  recheck?: (doc: Document) => Document | undefined;
 }
 
 export interface KillCursorsResult {
@@ -68,7 +70,13 @@ export class CursorStore {
   open(
     ns: string,
     results: Iterable<Document>,
-    opts: { batchSize?: number; singleBatch?: boolean; noTimeout?: boolean; storedBytes?: boolean } = {},
+    opts: {
+      batchSize?: number;
+      singleBatch?: boolean;
+      noTimeout?: boolean;
+      storedBytes?: boolean;
+      recheck?: (doc: Document) => Document | undefined;
+    } = {},
   ): BatchResult {
     const source = results[Symbol.iterator]();
     const cursor: OpenCursor = {
@@ -78,6 +86,7 @@ export class CursorStore {
       lastUsed: Date.now(),
       noTimeout: opts.noTimeout ?? false,
       storedBytes: opts.storedBytes ?? false,
+      recheck: opts.recheck,
     };
     const batch = takeBatch(cursor, opts.batchSize ?? 101);
     if (cursor.lookahead.done || opts.singleBatch) {
@@ -102,6 +111,11 @@ export class CursorStore {
     cursor.lastUsed = Date.now();
     let batch: Document[];
     try {
+      // Read ahead during an earlier command: deleted or changed since, as mongod would read it now.
+      if (cursor.recheck && !cursor.lookahead.done) {
+        const current = cursor.recheck(cursor.lookahead.value);
+        cursor.lookahead = current === undefined ? cursor.source.next() : { done: false, value: current };
+      }
       batch = takeBatch(cursor, batchSize && batchSize > 0 ? batchSize : Infinity);
     } catch (err) {
       // As mongod: a cursor whose query failed is gone (its read-ahead would be served twice).

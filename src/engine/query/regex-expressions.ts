@@ -1,14 +1,14 @@
 import { evalExpr } from 'mingo/core';
 import { isMongoCommandError, mongoError } from '../errors.js';
-import { toRegExp } from './regex.js';
+import { BUDGET_EXCEEDED, searchFrom, toRegExp } from './regex.js';
 import { bsonType, isPlainObject } from './values.js';
 
 /**
  * `$regexMatch`, `$regexFind` and `$regexFindAll`, as mongod 7.0 runs them,
- * in place of mingo's: the pattern compiles through query/regex.ts, so these
- * get the same backtrack budget as a query `$regex` (past it the search
- * finds nothing, as a query `$regex` answers; mongod's PCRE would fail the
- * command with 51156 there, which V8 does not let us tell apart). Also as
+ * in place of mingo's: the pattern compiles and searches through
+ * query/regex.ts, so these get the same backtrack budget as a query `$regex`;
+ * past it they fail the command with 51156, as mongod does when PCRE stops at
+ * its match limit (where a query `$regex` just does not match). Also as
  * mongod and unlike mingo: `idx` counts code points, `$regexFindAll`
  * searches the whole string from each position (so `^` and lookbehind see
  * what came before) and steps past an empty match instead of looping on it,
@@ -16,6 +16,12 @@ import { bsonType, isPlainObject } from './values.js';
  */
 
 type Operator = (obj: unknown, expr: unknown, options: unknown) => unknown;
+
+interface Search {
+  name: string;
+  re: RegExp;
+  input: string;
+}
 
 interface Match {
   match: string;
@@ -26,7 +32,7 @@ interface Match {
 const ARGUMENTS = new Set(['input', 'regex', 'options']);
 
 /** The compiled search, or undefined when input or regex is null/missing (the operator's "no match"). */
-function prepare(name: string, obj: unknown, expr: unknown, options: unknown): { re: RegExp; input: string } | undefined {
+function prepare(name: string, obj: unknown, expr: unknown, options: unknown): Search | undefined {
   if (!isPlainObject(expr)) throw mongoError('Location51103', `${name} expects an object of named arguments but found: ${typeName(expr)}`);
   for (const key of Object.keys(expr)) if (!ARGUMENTS.has(key)) throw mongoError('Location31024', `${name} found an unknown argument: ${key}`);
   if (!('input' in expr)) throw mongoError('Location31022', `${name} requires 'input' parameter`);
@@ -66,13 +72,16 @@ function prepare(name: string, obj: unknown, expr: unknown, options: unknown): {
   const input = value('input');
   if (input === undefined || input === null || regex === undefined || regex === null) return undefined;
   if (typeof input !== 'string') throw mongoError('Location51104', `${name} needs 'input' to be of type string`);
-  return { re, input };
+  return { name, re, input };
 }
 
 /** The next match at or after `from` (UTF-16 offset), with its start and end. */
-function nextMatch(re: RegExp, input: string, from: number): { m: RegExpExecArray; start: number; end: number } | undefined {
-  re.lastIndex = from;
-  const m = re.exec(input);
+function nextMatch({ name, re, input }: Search, from: number): { m: RegExpExecArray; start: number; end: number } | undefined {
+  const m = searchFrom(re, input, from);
+  if (m === BUDGET_EXCEEDED) {
+    // mongod reports PCRE2's error text for its match limit.
+    throw mongoError('Location51156', `Error occurred while executing the regular expression in ${name}. Result code: match limit exceeded`);
+  }
   if (!m) return undefined;
   return { m, start: m.index, end: m.index + m[0].length };
 }
@@ -96,25 +105,25 @@ function codePoints(input: string, from: number, to: number): number {
 
 const $regexMatch: Operator = (obj, expr, options) => {
   const search = prepare('$regexMatch', obj, expr, options);
-  return search !== undefined && nextMatch(search.re, search.input, 0) !== undefined;
+  return search !== undefined && nextMatch(search, 0) !== undefined;
 };
 
 const $regexFind: Operator = (obj, expr, options) => {
   const search = prepare('$regexFind', obj, expr, options);
-  const found = search && nextMatch(search.re, search.input, 0);
+  const found = search && nextMatch(search, 0);
   return found ? toMatch(found.m, codePoints(search!.input, 0, found.start)) : null;
 };
 
 const $regexFindAll: Operator = (obj, expr, options) => {
   const search = prepare('$regexFindAll', obj, expr, options);
   if (!search) return [];
-  const { re, input } = search;
+  const { input } = search;
   const out: Match[] = [];
   let pos = 0;
   let idx = 0;
   // As mongod's loop: search at least once (an empty input can match), then while input remains.
   do {
-    const found = nextMatch(re, input, pos);
+    const found = nextMatch(search, pos);
     if (!found) break;
     idx += codePoints(input, pos, found.start);
     out.push(toMatch(found.m, idx));

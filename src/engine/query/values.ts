@@ -80,6 +80,18 @@ export function fromBsonDocument(doc: Document): Document {
   return doc;
 }
 
+/**
+ * How many values fromBsonDocument has met that may view into the bytes they
+ * were decoded from: a Binary (UUID included) is a view, and a DBRef or a
+ * Code's scope may hold one unwalked. A caller compares the count before and
+ * after a conversion to learn, at no cost to documents without them, whether
+ * the decoded document keeps its bytes alive (storage/bson-codec.ts).
+ */
+let byteViews = 0;
+export function byteViewsConverted(): number {
+  return byteViews;
+}
+
 function convertFieldsInPlace(doc: Document): void {
   for (const key in doc) {
     if (!Object.hasOwn(doc, key)) continue;
@@ -108,6 +120,11 @@ function convertInPlace(value: object): unknown {
       const n = (value as { value: number }).value;
       return Number.isInteger(n) || Object.is(n, -0) ? value : n;
     }
+    case 'Binary':
+    case 'DBRef':
+    case 'Code':
+      byteViews++;
+      return value;
     case undefined:
       break;
     default:

@@ -4,8 +4,10 @@ import {
   boundedSort, compileFilter, compileSort, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore, validateCollation,
   valuesEqual,
 } from '../query/index.js';
+import type { FilterOptions, TextFilter } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
+import { decodeStoredDocument, storedBytesOf } from '../storage/index.js';
 import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { fieldsRead } from './fields-read.js';
@@ -50,7 +52,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   if (opts.collation !== undefined) validateCollation(opts.collation);
   const info = storage.collection(db, coll);
   // A `$text` is answered through the text index; the rest of the filter compiles as usual.
-  const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`);
+  const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`, opts.collation ?? defaultCollation(info));
   if (!text.match && usesTextScore(opts.sort)) throw textScoreUnavailable();
   if (!info) {
     parseForMissingCollection(text.rest, opts);
@@ -64,7 +66,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
   // A hinted index answers with the documents it holds only (sparse, partial, geo: index-membership.ts).
   const held = hinted ? indexMembership(hinted) : undefined;
-  const matches = withIndex(withText(compileFilter(text.rest, { collation, variables: opts.variables, near }), text.match), held);
+  const matches = withIndex(textFilter(text, { collation, variables: opts.variables, near }), held);
   // `$natural` (as sort or hint) asks for a collection scan in record order, forwards or backwards;
   // a hinted `$natural` still leaves an explicit sort to do.
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
@@ -78,7 +80,9 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
       ? // A $near answers by distance first, so no index gives its order.
         chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields })
       : undefined;
-  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit);
+  // A streamed read of stored documents (no blocking sort, no view's pipeline, no $text score on them) can recheck one a cursor read ahead.
+  const live = !isView(info) && !text.match ? { storage, db, coll, matches } : undefined;
+  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit, live);
   const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
@@ -103,7 +107,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;
   // Walking an index is no blocking sort in mongod: no memory limit applies.
   if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
-  return lazyFilter(candidates, matches, skip, limit);
+  return lazyFilter(candidates, matches, skip, limit, live);
 }
 
 /** Accepts any near condition: it is only parsed, never run. */
@@ -124,9 +128,12 @@ function withIndex(matches: (doc: Document) => boolean, held: ((doc: Document) =
   return held ? (doc) => held(doc) && matches(doc) : matches;
 }
 
-/** The rest of the filter first: the text search tokenises every string it reads. */
-function withText(rest: (doc: Document) => boolean, text: ((doc: Document) => boolean) | undefined): (doc: Document) => boolean {
-  return text ? (doc) => rest(doc) && text(doc) : rest;
+/** The filter with its `$text`: the rest first (the text search tokenises every string it reads), or in its `$or` clause. */
+function textFilter(text: TextFilter, options: FilterOptions): (doc: Document) => boolean {
+  if (text.underOr) return compileFilter(text.rest, { ...options, text: text.match });
+  const rest = compileFilter(text.rest, options);
+  const search = text.match;
+  return search ? (doc) => rest(doc) && search(doc) : rest;
 }
 
 /** An ascending/descending index's key order as a sort (undefined for special indexes: text, hashed, ...). */
@@ -171,11 +178,62 @@ export function readFirst(storage: Storage, db: string, coll: string, opts: Read
   return undefined;
 }
 
-function* lazyFilter(
+/**
+ * What a streamed read's document is at a later command: itself while it is
+ * stored unchanged, its current version while that still matches, else
+ * undefined (deleted, or no longer matching: the read then goes on to the
+ * next). A cursor holds one document read ahead to know whether more
+ * remain; mongod reads nothing ahead, so a getMore answers from the
+ * collection as it is then (cursors/cursor-store.ts asks this first). A
+ * blocking sort has none: mongod also returns what it buffered.
+ */
+export type Recheck = (doc: Document) => Document | undefined;
+const rechecks = new WeakMap<Iterable<Document>, Recheck>();
+
+export function recheckOf(results: Iterable<Document>): Recheck | undefined {
+  return rechecks.get(results);
+}
+
+interface LiveRead {
+  storage: Storage;
+  db: string;
+  coll: string;
+  matches: (doc: Document) => boolean;
+}
+
+function lazyFilter(
   candidates: Iterable<Document>,
   matches: (doc: Document) => boolean,
   skip: number,
   limit: number,
+  live?: LiveRead,
+): Iterable<Document> {
+  // A document the cursor dropped on its recheck does not count against the limit.
+  const state = { dropped: false };
+  const results = filtered(candidates, matches, skip, limit, state);
+  if (live) {
+    rechecks.set(results, (doc) => {
+      const stored = storedBytesOf(doc);
+      if (stored === undefined) return doc;
+      // A partial document (fields-read.ts) may lack its _id.
+      const id = '_id' in doc ? doc._id : decodeStoredDocument(stored)._id;
+      const now = live.storage.findRawById(live.db, live.coll, id);
+      if (now === stored) return doc;
+      const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id);
+      if (current && live.matches(current)) return current;
+      state.dropped = true;
+      return undefined;
+    });
+  }
+  return results;
+}
+
+function* filtered(
+  candidates: Iterable<Document>,
+  matches: (doc: Document) => boolean,
+  skip: number,
+  limit: number,
+  state: { dropped: boolean },
 ): Generator<Document> {
   let skipped = 0;
   let taken = 0;
@@ -186,6 +244,10 @@ function* lazyFilter(
       continue;
     }
     yield doc;
+    if (state.dropped) {
+      state.dropped = false;
+      continue;
+    }
     if (limit > 0 && ++taken >= limit) return;
   }
 }

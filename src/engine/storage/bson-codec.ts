@@ -1,6 +1,6 @@
 import { BSON } from 'bson';
 import { mongoError } from '../errors.js';
-import { fromBsonDocument } from '../query/index.js';
+import { byteViewsConverted, fromBsonDocument } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import type { StoredBytes } from './types.js';
 
@@ -35,9 +35,31 @@ function tooLarge(size: number): Error {
 }
 
 export function decodeStoredDocument(bytes: Uint8Array | StoredBytes): Document {
+  // Small strings go into a slab of Node's Buffer pool; nothing keeps the Buffer once decoded...
   const buffer = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
+  const views = byteViewsConverted();
+  const doc = decode(buffer);
+  if (byteViewsConverted() === views || ownsItsMemory(buffer)) return doc;
+  // ...unless the document holds a Binary (a view into them): held, it would
+  // pin the whole slab (64 KiB in Node 26), or see a reused buffer overwritten. Such a
+  // document decodes again from memory of its own, of its exact size.
+  return decode(exactCopy(bytes));
+}
+
+function decode(buffer: Uint8Array): Document {
   // bsonRegExp: a stored regex keeps its exact options (a JS RegExp cannot hold "x").
   return fromBsonDocument(BSON.deserialize(buffer, { promoteValues: false, bsonRegExp: true }) as Document);
+}
+
+function ownsItsMemory(buffer: Uint8Array): boolean {
+  return buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength;
+}
+
+function exactCopy(bytes: Uint8Array | StoredBytes): Buffer {
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  if (typeof bytes === 'string') own.write(bytes, 0, 'latin1');
+  else own.set(bytes);
+  return own;
 }
 
 /**
@@ -63,7 +85,8 @@ export function storedBytesOf(doc: Document): StoredBytes | undefined {
 
 /**
  * Where a scan reads a document's elements: one Buffer, reused, since
- * decodeTopLevelFields copies what it keeps. A Buffer per scanned document
+ * decodeTopLevelFields copies what it keeps (and decodeStoredDocument gives
+ * a Binary among them memory of its own). A Buffer per scanned document
  * would be memory outside V8's heap again, and a list page's documents
  * live long enough to reach the old generation (CollectionData).
  */

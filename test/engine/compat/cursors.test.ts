@@ -1,7 +1,17 @@
-import { Long } from 'mongodb';
-import { describeCompat, type CompatCase } from './compat-cases.js';
+import { Long, type Db, type Document } from 'mongodb';
+import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
 
 const many = Array.from({ length: 250 }, (_, i) => ({ _id: i, v: i % 7 }));
+const fiveDocs = [1, 2, 3, 4, 5].map((i) => ({ _id: i, v: i }));
+
+/** The first batch's and the next batch's _ids and the cursor id after the getMore, with `change` made between the two. */
+async function afterFirstBatch(c: LooseCollection, db: Db, find: Document, change: () => Promise<unknown>): Promise<unknown[]> {
+  const first = await db.command({ find: c.collectionName, ...find });
+  await change();
+  const next = await db.command({ getMore: first.cursor.id, collection: c.collectionName });
+  const ids = (docs: Document[]) => docs.map((d) => d._id);
+  return [ids(first.cursor.firstBatch), ids(next.cursor.nextBatch), Number(next.cursor.id)];
+}
 
 const cases: CompatCase[] = [
   {
@@ -30,6 +40,64 @@ const cases: CompatCase[] = [
       { _id: 3, v: 3 },
       { _id: 4, v: 40 },
     ],
+  },
+  // A cursor's next document is read when the getMore runs (mongod reads nothing ahead), except what a blocking sort buffered.
+  {
+    name: 'getMore does not return the next document when it was deleted after the first batch',
+    seed: fiveDocs,
+    run: (c, db) => afterFirstBatch(c, db, { batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
+    expected: [[1, 2], [4, 5], 0],
+  },
+  {
+    name: 'getMore returns the current version of the next document when it changed after the first batch',
+    seed: fiveDocs,
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, batchSize: 2 });
+      await c.updateOne({ _id: 3 }, { $set: { v: 30 } });
+      return (await db.command({ getMore: first.cursor.id, collection: c.collectionName })).cursor.nextBatch;
+    },
+    expected: [
+      { _id: 3, v: 30 },
+      { _id: 4, v: 4 },
+      { _id: 5, v: 5 },
+    ],
+  },
+  {
+    name: 'getMore skips the next document when a change made it no longer match',
+    seed: fiveDocs,
+    run: (c, db) => afterFirstBatch(c, db, { filter: { v: { $lt: 10 } }, batchSize: 2 }, () => c.updateOne({ _id: 3 }, { $set: { v: 30 } })),
+    expected: [[1, 2], [4, 5], 0],
+  },
+  {
+    name: 'a limit counts the returned documents only when the next one was deleted',
+    seed: fiveDocs,
+    run: (c, db) => afterFirstBatch(c, db, { limit: 3, batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
+    expected: [[1, 2], [4], 0],
+  },
+  {
+    name: 'a projected find does not return the next document when it was deleted',
+    seed: fiveDocs,
+    run: (c, db) => afterFirstBatch(c, db, { projection: { v: 1 }, batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
+    expected: [[1, 2], [4, 5], 0],
+  },
+  {
+    name: 'a find in an index order does not return the next document when it was deleted',
+    seed: fiveDocs,
+    indexes: [{ key: { v: -1 } }],
+    run: (c, db) => afterFirstBatch(c, db, { sort: { v: -1 }, batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
+    expected: [[5, 4], [2, 1], 0],
+  },
+  {
+    name: 'when the deleted next document was the last, getMore answers an empty batch and closes the cursor',
+    seed: fiveDocs.slice(0, 3),
+    run: (c, db) => afterFirstBatch(c, db, { batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
+    expected: [[1, 2], [], 0],
+  },
+  {
+    name: 'a blocking sort returns what it buffered, a document deleted after the first batch included',
+    seed: fiveDocs,
+    run: (c, db) => afterFirstBatch(c, db, { sort: { v: -1 }, batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
+    expected: [[5, 4], [3, 2, 1], 0],
   },
   {
     name: 'a cursor iterates past the first batch of 101',

@@ -4,8 +4,9 @@ import { describeCompat, type CompatCase, type LooseCollection } from './compat-
  * $regexMatch, $regexFind and $regexFindAll: results as mongod 7.0 gives
  * them (idx in code points, null for a capture that took no part, a search
  * from each position over the whole string), argument errors with its codes,
- * and the query $regex's backtrack budget, so a catastrophic pattern answers
- * instead of holding the only thread.
+ * and the query $regex's backtrack budget, so a catastrophic pattern fails
+ * with 51156 (as mongod past PCRE's match limit) instead of holding the only
+ * thread.
  */
 
 const texts = [{ _id: 1, s: 'xab' }];
@@ -67,23 +68,41 @@ const cases: CompatCase[] = [
     expected: ['abab', 'cdcd'],
   },
   {
-    // Without the budget this would run for minutes. mongod's PCRE stops at its match limit too (and fails the command with 51156).
-    name: 'a catastrophic pattern answers in $regexMatch, $regexFind and $regexFindAll',
-    seed: [{ _id: 1, s: `${'a'.repeat(32)}b` }],
-    run: async (c) => {
-      const out: unknown[] = [];
-      for (const op of ['$regexMatch', '$regexFind', '$regexFindAll']) {
-        out.push(await evaluate(c, { [op]: { input: '$s', regex: '^(a+)+\\1$' } }).then((v) => (v === false || v === null || (Array.isArray(v) && v.length === 0) ? 'no match' : v), (e: { code: number }) => (e.code === 51156 ? 'no match' : e.code)));
-      }
-      return out;
-    },
-    expected: ['no match', 'no match', 'no match'],
+    // Each start position backtracks in the lookahead: a budget for the whole search, not growing with it, runs out.
+    name: '$regexFind: a lookahead far into a long string is found (the budget grows with the input)',
+    seed: [{ _id: 1, s: `${'x'.repeat(1_200_000)}ab` }],
+    run: (c) => evaluate(c, { $regexFind: { input: '$s', regex: 'x(?=(ab))' } }),
+    expected: { match: 'x', idx: 1_199_999, captures: ['ab'] },
   },
   {
-    name: '$regexMatch in $match ($expr) answers for a catastrophic pattern',
+    name: '$regexFind: a lookbehind whose only match is empty at the end',
+    seed: [{ _id: 1, s: 'ab' }],
+    run: (c) => evaluate(c, { $regexFind: { input: '$s', regex: '(?<=b)' } }),
+    expected: { match: '', idx: 2, captures: [] },
+  },
+  { name: '$regexFind: a lookbehind that matches nowhere is null', seed: [{ _id: 1, s: 'ab' }], run: (c) => evaluate(c, { $regexFind: { input: '$s', regex: '(?<=x)' } }), expected: null },
+  { name: '$regexMatch: a lookahead that matches nowhere is false', seed: [{ _id: 1, s: 'ab' }], run: (c) => evaluate(c, { $regexMatch: { input: '$s', regex: 'a(?=x)' } }), expected: false },
+
+  // Past the backtrack budget (mongod: PCRE's match limit) the command fails; without the budget these would run for minutes.
+  ...['$regexMatch', '$regexFind', '$regexFindAll'].map(
+    (op): CompatCase => ({
+      name: `${op}: a catastrophic pattern fails with 51156`,
+      seed: [{ _id: 1, s: `${'a'.repeat(32)}b` }],
+      run: (c) => evaluate(c, { [op]: { input: '$s', regex: '^(a+)+\\1$' } }),
+      code: 51156,
+    }),
+  ),
+  {
+    name: '$regexFindAll: a catastrophic pattern fails with 51156 after earlier matches',
+    seed: [{ _id: 1, s: `aa\n${'a'.repeat(32)}b` }],
+    run: (c) => evaluate(c, { $regexFindAll: { input: '$s', regex: '^(a+)+\\1$', options: 'm' } }),
+    code: 51156,
+  },
+  {
+    name: '$regexMatch in $match ($expr) fails with 51156 for a catastrophic pattern',
     seed: [{ _id: 1, s: `${'a'.repeat(32)}b` }, { _id: 2, s: 'aaaa' }],
-    run: async (c) => (await c.aggregate([{ $match: { $expr: { $regexMatch: { input: '$s', regex: '^(a+)+\\1$' } } } }]).toArray().catch((e: { code: number }) => (e.code === 51156 ? [{ _id: 2 }] : []))).map((d) => d._id),
-    expected: [2],
+    run: (c) => c.aggregate([{ $match: { $expr: { $regexMatch: { input: '$s', regex: '^(a+)+\\1$' } } } }]).toArray(),
+    code: 51156,
   },
 
   // refusals

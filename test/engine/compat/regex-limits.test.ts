@@ -37,6 +37,13 @@ const cases: CompatCase[] = [
     run: async (c) => ids(await c.find({ s: { $in: [/^(a+)+\1$/, /^ab/] } }).toArray()),
     expected: [1, 4],
   },
+  {
+    // Each start position backtracks in the lookahead: a budget for the whole search, not growing with it, runs out.
+    name: 'a lookahead far into a long string matches (the budget grows with the input)',
+    seed: [{ _id: 1, s: `${'x'.repeat(1_200_000)}ab` }, { _id: 2, s: 'x'.repeat(1_200_000) }],
+    run: async (c) => ids(await c.find({ s: { $regex: 'x(?=ab)' } }, { projection: { _id: 1 } }).toArray()),
+    expected: [1],
+  },
   { name: 'a pattern longer than 16384 characters is 51091', seed: strings, run: (c) => c.find({ s: { $regex: 'a'.repeat(16385) } }).toArray(), code: 51091 },
   { name: 'an invalid pattern is 51091', seed: strings, run: (c) => c.find({ s: { $regex: '(a' } }).toArray(), code: 51091 },
   { name: 'an invalid backreference pattern is 51091', seed: strings, run: (c) => c.find({ s: { $regex: '(?<=a' } }).toArray(), code: 51091 },

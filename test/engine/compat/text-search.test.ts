@@ -21,6 +21,7 @@ const articles = [
   { _id: 5, title: 'Coffee shop', body: 'shop local' },
 ];
 const textIndex = [{ key: { title: 'text', body: 'text' } }];
+const tagged = articles.map((a) => ({ ...a, tag: a._id % 2 === 1 ? 'odd' : 'even' }));
 const weighted = [{ key: { title: 'text', body: 'text' }, options: { weights: { title: 10 } } }];
 
 const ids = (docs: Document[]) => docs.map((d) => d._id);
@@ -505,6 +506,73 @@ const cases: CompatCase[] = [
     name: 'refusal: $text under $nor (BadValue)',
     indexes: textIndex,
     run: (c) => c.find({ $nor: [{ $text: { $search: 'a' } }] }).toArray(),
+    code: 2,
+  },
+  // ---------------------------------------------------------------- under $or
+  {
+    name: '$text under $or: with the other clause indexed, documents matching either',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: async (c) => ids(await c.find({ $or: [{ $text: { $search: 'tea' } }, { tag: 'odd' }] }).sort({ _id: 1 }).toArray()),
+    expected: [1, 2, 3, 5],
+  },
+  {
+    name: '$text under $or: a clause on _id uses its index',
+    indexes: textIndex,
+    seed: articles,
+    run: async (c) => ids(await c.find({ $or: [{ _id: { $in: [1, 2] } }, { $text: { $search: 'shoes' } }] }).sort({ _id: 1 }).toArray()),
+    expected: [1, 2, 3],
+  },
+  {
+    name: '$text under $or: the $text clause with a condition of its own, beside a top-level condition',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: async (c) =>
+      ids(await c.find({ $or: [{ $text: { $search: 'coffee' }, _id: { $gt: 1 } }, { tag: 'even' }], _id: { $lt: 5 } }).sort({ _id: 1 }).toArray()),
+    expected: [2, 4],
+  },
+  {
+    name: '$text under $or: each clause of a nested $or indexed',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: async (c) => ids(await c.find({ $or: [{ $text: { $search: 'tea' } }, { $or: [{ tag: 'odd' }, { _id: 4 }] }] }).sort({ _id: 1 }).toArray()),
+    expected: [1, 2, 3, 4, 5],
+  },
+  {
+    name: '$text under $or: in a $or nested in another (flattened as mongod does)',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: async (c) => ids(await c.find({ $or: [{ $or: [{ $text: { $search: 'tea' } }, { tag: 'odd' }] }, { _id: 4 }] }).sort({ _id: 1 }).toArray()),
+    expected: [1, 2, 3, 4, 5],
+  },
+  {
+    name: '$text under $or: count and aggregate answer the same',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: async (c) => {
+      const filter = { $or: [{ $text: { $search: 'tea' } }, { tag: 'odd' }] };
+      return [await c.countDocuments(filter), ids(await c.aggregate([{ $match: filter }, { $sort: { _id: -1 } }]).toArray())];
+    },
+    expected: [4, [5, 3, 2, 1]],
+  },
+  {
+    name: 'refusal: $text under $or beside a clause whose only index is hidden (NoQueryExecutionPlans)',
+    indexes: [...textIndex, { key: { tag: 1 }, options: { hidden: true } }],
+    seed: tagged,
+    run: (c) => c.find({ $or: [{ $text: { $search: 'tea' } }, { tag: 'odd' }] }).toArray(),
+    code: 291,
+  },
+  {
+    name: 'refusal: $text under $or beside a nested $or with a clause no index answers (NoQueryExecutionPlans)',
+    indexes: [...textIndex, { key: { tag: 1 } }],
+    seed: tagged,
+    run: (c) => c.find({ $or: [{ $text: { $search: 'tea' } }, { $or: [{ tag: 'odd' }, { title: 'x' }] }] }).toArray(),
+    code: 291,
+  },
+  {
+    name: 'refusal: two $text under one $or (BadValue)',
+    indexes: textIndex,
+    run: (c) => c.find({ $or: [{ $text: { $search: 'a' } }, { $text: { $search: 'b' } }] }).toArray(),
     code: 2,
   },
   {

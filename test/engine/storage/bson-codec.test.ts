@@ -1,4 +1,4 @@
-import { Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from 'bson';
 import { describe, expect, it } from 'vitest';
 import { decodeScannedDocument, decodeStoredDocument, encodeStoredDocument, fieldNames } from '../../../src/engine/storage/bson-codec.js';
 
@@ -55,5 +55,38 @@ describe('decodeScannedDocument with chosen top-level fields', () => {
     expect(first).toEqual({ binary: whole.binary, string: 'héllo' });
     expect((decodedLarge.binary as Binary).buffer).toEqual(Buffer.alloc(100_000, 7));
     expect(decodedLarge.string).toHaveLength(70_000);
+  });
+});
+
+// A decoded Binary is a view into the bytes it was decoded from: those must be the document's own, not a pooled or reused buffer.
+describe('decoded Binary values', () => {
+  const uuid = new UUID('0e6a3c39-5f0b-4b5e-9f2a-0123456789ab');
+  const stored = encodeStoredDocument({ _id: 1, uuid, data: new Binary(Buffer.from([1, 2, 3]), 0), text: 'x' }).toString('latin1');
+  const memoryOf = (value: unknown) => (value as Binary).buffer.buffer.byteLength;
+
+  it("hold memory of their document's exact size, whole or partly decoded", () => {
+    const whole = decodeStoredDocument(stored);
+    expect(memoryOf(whole.uuid)).toBe(stored.length);
+    expect(memoryOf(whole.data)).toBe(stored.length);
+    const partial = decodeScannedDocument(stored, fieldNames(new Set(['data'])));
+    expect(memoryOf(partial.data)).toBeLessThan(stored.length);
+    expect((partial.data as Binary).buffer).toEqual(Buffer.from([1, 2, 3]));
+  });
+
+  it('stay intact when other documents are decoded after them', () => {
+    const first = decodeStoredDocument(stored);
+    const firstPartial = decodeScannedDocument(stored, fieldNames(new Set(['uuid'])));
+    for (let i = 0; i < 1000; i++) {
+      const other = encodeStoredDocument({ _id: 2, uuid: new UUID(), data: new Binary(Buffer.from([i & 255, 9, 9]), 0), text: 'y' }).toString('latin1');
+      decodeStoredDocument(other);
+      decodeScannedDocument(other, fieldNames(new Set(['uuid'])));
+    }
+    expect((first.uuid as UUID).toHexString()).toBe(uuid.toHexString());
+    expect((first.data as Binary).buffer).toEqual(Buffer.from([1, 2, 3]));
+    expect((firstPartial.uuid as UUID).toHexString()).toBe(uuid.toHexString());
+  });
+
+  it('leave documents without one decoded as before', () => {
+    expect(decodeStoredDocument(encodeStoredDocument({ _id: 1, n: new Int32(2), s: 'a' }).toString('latin1'))).toEqual({ _id: 1, n: 2, s: 'a' });
   });
 });

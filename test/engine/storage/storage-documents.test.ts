@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Binary, BSONRegExp, Decimal128, Double, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { Binary, BSONRegExp, Decimal128, Double, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from 'bson';
 import { storedBytesOf } from '../../../src/engine/storage/index.js';
 import { bufferMemoryAfterGc } from './buffer-memory.js';
 import { storageKinds, storagePerTest, thrown } from './storage-kinds.js';
@@ -212,5 +212,24 @@ describe.each(storageKinds)('$name storage: documents', (kind) => {
     expect(whole[3999]).toEqual({ _id: 3999, text: 'x'.repeat(500), n: 3999 });
     expect(partial[3999]).toEqual({ n: 3999 });
     expect(storedBytesOf(partial[3999]!)).toBe(storedBytesOf(whole[3999]!));
+  });
+
+  it('hands out documents holding a Binary without their reads pinning Buffer pool slabs, the Binary intact', async () => {
+    for (let i = 0; i < 20_000; i++) s.insert('app', 'c', { _id: i, uuid: new UUID(), data: new Binary(Buffer.from([i & 255, 1, 2, 3]), 0), n: i });
+    await h.reopen();
+    const before = await bufferMemoryAfterGc();
+    // One document in a hundred is held, as a page of results is among many reads: a view into a pooled read would keep its slab (64 KiB) alive.
+    const held: Record<string, unknown>[] = [];
+    const keep = (doc: Record<string, unknown> | undefined, i: number) => (i % 100 === 0 ? held.push(doc!) : undefined);
+    [...s.scan('app', 'c')].forEach(keep);
+    [...s.scan('app', 'c', undefined, new Set(['data', 'n']))].forEach(keep);
+    for (let i = 0; i < 20_000; i++) keep(s.findById('app', 'c', i), i);
+    // 600 documents of ~70 bytes each own their bytes (about 30 KB measured); the pinned slabs were 3.2 MB.
+    expect((await bufferMemoryAfterGc()) - before).toBeLessThan(300_000);
+    expect(held).toHaveLength(600);
+    for (const doc of held) {
+      expect((doc.data as Binary).buffer).toEqual(Buffer.from([(doc.n as number) & 255, 1, 2, 3]));
+      if (doc.uuid !== undefined) expect(doc.uuid).toBeInstanceOf(Binary);
+    }
   });
 });

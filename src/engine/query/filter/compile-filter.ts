@@ -76,6 +76,10 @@ function compileWith(filter: Document, ctx: FilterContext): Predicate {
   for (const key of Object.keys(filter)) {
     const value = filter[key];
     if (key.startsWith('$')) {
+      if (key === '$text' && ctx.options.text) {
+        parts.push(ctx.options.text);
+        continue;
+      }
       const op = TOP_LEVEL_OPERATORS[key];
       if (op) parts.push(op(value, ctx));
       // No server-side JavaScript: mongod with security.javascriptEnabled false answers this.

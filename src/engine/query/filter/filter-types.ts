@@ -6,6 +6,8 @@ export interface FilterOptions {
   variables?: Document;
   /** The query's resolved $near/$nearSphere (query/geo/near.ts); without it a near operator is refused. */
   near?: { test(leaves: unknown[]): boolean };
+  /** The query's `$text` search where it sits in a `$or` clause (query/text/text-filter.ts); elsewhere it is split off first. */
+  text?: (doc: Document) => boolean;
 }
 
 /** Whole-document test. */

@@ -1,10 +1,12 @@
 import { mongoError } from '../../errors.js';
+import type { IndexSpec } from '../../storage/types.js';
 import { isOperatorObject } from '../filter/compile-filter.js';
+import { planQuery } from '../planner.js';
 import { isPlainObject } from '../values.js';
-import type { Document } from '../types.js';
+import type { Collation, Document } from '../types.js';
 import { isTextIndexSpec } from './text-index-spec.js';
 import { setTextScore } from './text-meta.js';
-import { buildTextQuery, extractText, parseTextOperand } from './text-query.js';
+import { buildTextQuery, extractText, parseTextOperand, textUnderOr } from './text-query.js';
 import { compileTextSearch, textIndexInfo } from './text-search.js';
 
 /**
@@ -15,8 +17,13 @@ import { compileTextSearch, textIndexInfo } from './text-search.js';
 
 export interface TextFilter {
   rest: Document;
-  /** Undefined when the filter has no `$text`. */
+  /**
+   * Undefined when the filter has no `$text`. Also records the document's
+   * textScore. Unless `underOr`, the rest must be matched too.
+   */
   match?: (doc: Document) => boolean;
+  /** The `$text` is a `$or` clause left in `rest`: compile `rest` with `match` as its `$text` (FilterOptions.text). */
+  underOr?: boolean;
   /** What explain shows of the search (mongod's TEXT_MATCH stage); set with `match`. */
   explain?: TextExplain;
 }
@@ -59,26 +66,44 @@ function checkPrefix(prefix: string[], rest: Document): void {
 }
 
 /**
+ * mongod answers a `$text` in a `$or` only with an indexed plan for every
+ * other clause (an OR of index scans beside the text index): a clause the
+ * engine's planner can narrow by an index, or a `$or` of such clauses. The
+ * engine's planner is narrower than mongod's (no regex, null or sparse
+ * index bounds), so a clause it cannot plan is refused where mongod might not.
+ */
+function usesIndex(clause: unknown, indexes: readonly IndexLike[], collation: Collation | undefined): boolean {
+  if (!isPlainObject(clause)) return false;
+  if (planQuery(clause, indexes as IndexSpec[], collation)) return true;
+  const or = clause.$or;
+  return Array.isArray(or) && or.length > 0 && or.every((inner) => usesIndex(inner, indexes, collation));
+}
+
+/**
  * Splits off and compiles the filter's `$text`. `indexes` is undefined when
  * the collection does not exist. Refusals as mongod: no text index is
  * IndexNotFound (27); see extractText for misplaced `$text`.
  */
-export function planTextFilter(filter: Document, indexes: readonly IndexLike[] | undefined, ns: string): TextFilter {
-  const { operand, rest } = extractText(filter);
+export function planTextFilter(filter: Document, indexes: readonly IndexLike[] | undefined, ns: string, collation?: Collation): TextFilter {
+  const { operand, rest, or } = extractText(filter);
   if (operand === undefined) return { rest: filter };
   const parsed = parseTextOperand(operand);
   if (!indexes) throw mongoError('IndexNotFound', `text index required for $text query (no such collection '${ns}')`);
   const textIndexes = indexes.filter(isTextIndexSpec);
   if (textIndexes.length === 0) throw mongoError('IndexNotFound', 'text index required for $text query');
+  if (or && !or.others.every((clause) => usesIndex(clause, indexes, collation))) throw textUnderOr();
   const info = textIndexInfo(textIndexes[0]!);
-  checkPrefix(info.prefix, rest);
+  // Under a $or, the compound text index's prefix equalities belong in the $text's own clause.
+  const beside = or ? withoutText(or.textClause) : rest;
+  checkPrefix(info.prefix, beside);
   const query = buildTextQuery(parsed, info.defaultLanguage);
   const search = compileTextSearch(info, query);
-  const prefixValues = topLevelConditions(rest);
+  const prefixValues = topLevelConditions(beside);
   const equalTo = (c: unknown) => (isOperatorObject(c) ? c.$eq : c);
   const indexPrefix = Object.fromEntries(info.prefix.map((field) => [field, equalTo(prefixValues.get(field)?.find(isEquality))]));
   return {
     rest,
+    ...(or ? { underOr: true } : {}),
     explain: {
       index: textIndexes[0]!,
       indexPrefix,
@@ -96,4 +121,9 @@ export function planTextFilter(filter: Document, indexes: readonly IndexLike[] |
       return true;
     },
   };
+}
+
+function withoutText(clause: Document): Document {
+  const { $text: _text, ...others } = clause;
+  return others;
 }

@@ -168,12 +168,16 @@ export function containsText(filter: unknown): boolean {
 
 /**
  * Splits the filter's `$text` (at the top level or inside a top-level
- * `$and`) from the rest. mongod's refusals: two `$text` (BadValue), one
- * under `$nor` (BadValue) or `$or` (NoQueryExecutionPlans: the engine has no
- * plan that ORs a text search with other clauses).
+ * `$and`) from the rest. A `$text` at the top of a `$or` clause stays in
+ * place (the filter then evaluates it there), and `or` gives that `$or`'s
+ * clauses, which mongod answers only when every other clause can use an
+ * index (text-filter.ts); a clause that is only a `$or` is flattened into
+ * it first. mongod's refusals: two `$text` (BadValue), one under `$nor`
+ * (BadValue) or deeper in a `$or` clause (NoQueryExecutionPlans).
  */
-export function extractText(filter: Document): { operand?: unknown; rest: Document } {
+export function extractText(filter: Document): { operand?: unknown; rest: Document; or?: { textClause: Document; others: unknown[] } } {
   const found: unknown[] = [];
+  let or: { textClause: Document; others: unknown[] } | undefined;
   const strip = (node: Document): Document => {
     const out: Document = {};
     for (const [key, value] of Object.entries(node)) {
@@ -189,10 +193,13 @@ export function extractText(filter: Document): { operand?: unknown; rest: Docume
         throw mongoError('BadValue', 'text expression not allowed in nor');
       }
       if (key === '$or' && Array.isArray(value) && value.some(containsText)) {
-        throw mongoError(
-          'NoQueryExecutionPlans',
-          'error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well.',
-        );
+        const clauses = flattenOr(value);
+        const textClause = clauses.find(containsText) as Document;
+        const { $text: operand, ...besideText } = textClause;
+        if (operand === undefined || containsText(besideText)) throw textUnderOr();
+        for (const clause of clauses) if (clause !== textClause && containsText(clause)) found.push(clause);
+        found.push(operand);
+        or = { textClause, others: clauses.filter((clause) => clause !== textClause) };
       }
       out[key] = value;
     }
@@ -200,7 +207,24 @@ export function extractText(filter: Document): { operand?: unknown; rest: Docume
   };
   const rest = strip(filter);
   if (found.length > 1) throw mongoError('BadValue', 'Too many text expressions');
-  return found.length === 1 ? { operand: found[0], rest } : { rest };
+  if (found.length === 0) return { rest };
+  return or ? { operand: found[0], rest, or } : { operand: found[0], rest };
+}
+
+/** A `$or` clause that is only a `$or` counts as that `$or`'s clauses, as mongod's optimizer flattens them. */
+function flattenOr(clauses: unknown[]): unknown[] {
+  return clauses.flatMap((clause) => {
+    if (!isPlainObject(clause)) return [clause];
+    const keys = Object.keys(clause);
+    return keys.length === 1 && keys[0] === '$or' && Array.isArray(clause.$or) ? flattenOr(clause.$or) : [clause];
+  });
+}
+
+export function textUnderOr(): Error {
+  return mongoError(
+    'NoQueryExecutionPlans',
+    'error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well.',
+  );
 }
 
 /** Whether a projection, sort or pipeline stage asks for `{$meta: "textScore"}` anywhere. */
