@@ -236,14 +236,14 @@ function placeRefusal(
       ),
     );
   }
-  // A body may repeat a path parameter (a client sending the whole record), never contradict it.
-  const contradicting = takesBody
-    ? [...route.pathArgs].filter((field) => Object.hasOwn(body, field) && !sameAsPath(body[field], decodeSafely(params[field])))
-    : [];
+  // A body (or, for GET and DELETE, a query string) may repeat a path parameter (a client
+  // sending the whole record), never contradict it: the path's value is the one that counts.
+  const [repeated, where] = takesBody ? [body, 'the body'] : [query, 'the query string'];
+  const contradicting = [...route.pathArgs].filter((field) => Object.hasOwn(repeated, field) && !sameAsPath(repeated[field], decodeSafely(params[field])));
   if (contradicting.length > 0) {
     return errors.badInput(
-      `${contradicting.join(', ')} in the body differ${contradicting.length > 1 ? '' : 's'} from the path`,
-      contradicting.map((field) => ({ field, rule: 'matchesPath', message: `${field} in the body must be the ${field} of the path, or absent` })),
+      `${contradicting.join(', ')} in ${where} differ${contradicting.length > 1 ? '' : 's'} from the path`,
+      contradicting.map((field) => ({ field, rule: 'matchesPath', message: `${field} in ${where} must be the ${field} of the path, or absent` })),
     );
   }
   // GET and DELETE take their arguments from the path and query string, as the

@@ -101,6 +101,15 @@ describe('REST routes from GraphQL operations', () => {
     expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'id', 'matchesPath']);
   });
 
+  it('refuses a query value of GET or DELETE that contradicts a path parameter; the same value is fine', async () => {
+    const response = await call('GET', '/things/7?id=8');
+    expect([response.status, response.body.errors]).toEqual([
+      400,
+      [{ field: 'id', rule: 'matchesPath', message: 'id in the query string must be the id of the path, or absent' }],
+    ]);
+    expect((await call('GET', '/things/7?id=7')).body).toMatchObject({ id: '7', name: 'found' });
+  });
+
   it('refuses a path parameter sent in the query string of a body route, saying it belongs in the path', async () => {
     const response = await call('PATCH', '/things/7/count/5?count=9');
     expect(response.status).toBe(400);
