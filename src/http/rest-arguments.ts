@@ -61,7 +61,7 @@ export interface RestArgumentReader {
   allowedMethods(path: string): string[];
   /**
    * Reads a REST call's arguments as strictly as GraphQL reads variables, and
-   * answers the body fields to pass as variables (a body field may repeat a
+   * answers the body fields (and empty query values) to pass as variables (a body field may repeat a
    * path parameter only with the same value). Throws one 400 naming every failing field:
    * when a value fails to read, also every rule the other arguments break.
    * `matched` is this reader's own match of the call (found again when not given).
@@ -121,7 +121,9 @@ export function createRestArgumentReader(schema: GraphQLSchema, routes: RestRout
     const misplaced = placeRefusal(route, params, query, fields);
     // The usual call: every value read and sits where it belongs; the resolver checks the rules.
     if (!misplaced && reading.problems.length === 0) {
-      return Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)));
+      // An empty query value read as "" (it passed the argument's rules): SOFA would pass nothing.
+      const empty = route.args.filter((arg) => query[arg.name] === '' && !Object.hasOwn(params, arg.name)).map((arg) => [arg.name, '']);
+      return Object.fromEntries([...Object.entries(fields).filter(([field]) => !Object.hasOwn(params, field)), ...empty]);
     }
     // Every failing field at once: values that did not read, fields sent where they do not
     // belong, and every rule the other arguments break (they would otherwise surface only
@@ -196,7 +198,8 @@ function readRouteValues(
     }
     // SOFA's order: path, then a non-empty query value, then the body.
     const fromUrl = Object.hasOwn(params, arg.name) ? decodeSafely(params[arg.name]) : query[arg.name];
-    const inUrl = fromUrl !== undefined && fromUrl !== '';
+    // An empty value is a value, read as GraphQL reads "" (a bare `?flag` is no `true`): SOFA alone would drop it.
+    const inUrl = fromUrl !== undefined;
     // Path and query values go through SOFA's own conversion; body values go to graphql-js as they are.
     const message = inUrl ? urlValueProblem(arg, fromUrl) : undefined;
     if (message) urlProblems.push({ field: arg.name, rule: 'type', message });

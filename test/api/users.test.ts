@@ -809,6 +809,14 @@ runCases('reading users', client, [
     operation: ({ before, user }) => op.list({ search: user.email, ...around(before!.createdAt as Date, 1) }),
     expect: { status: 200, data: (page, { id }) => expect(page.items.map((u: { id: string }) => u.id)).toEqual([id]) },
   }),
+  ...(['search', 'email', 'role'] as const).map((filter) =>
+    apiCase({
+      name: `refuses an empty ${filter} filter, as sent (400 naming ${filter}; REST's ?${filter}= is no missing filter)`,
+      caller: () => listReader,
+      operation: () => op.list({ [filter]: '' }),
+      expect: { status: 400, fieldErrors: [{ field: filter, rule: expect.any(String) }] },
+    }),
+  ),
   apiCase({
     name: 'refuses a malformed email filter (400 naming email)',
     caller: () => listReader,

@@ -101,6 +101,13 @@ describe('REST routes from GraphQL operations', () => {
     expect([response.status, response.body.errors?.[0]?.field, response.body.errors?.[0]?.rule]).toEqual([400, 'id', 'matchesPath']);
   });
 
+  it('reads an empty or bare query value as "", as GraphQL would (SOFA alone drops it): a bare flag is no true', async () => {
+    for (const [query, field] of [['?mine', 'mine'], ['?mine=', 'mine'], ['?limit=', 'limit']] as const) {
+      const response = await call('GET', `/things${query}`);
+      expect([response.status, response.body.errors?.map((e: { field: string; rule: string }) => [e.field, e.rule])], query).toEqual([400, [[field, 'type']]]);
+    }
+  });
+
   it('refuses a query value of GET or DELETE that contradicts a path parameter; the same value is fine', async () => {
     const response = await call('GET', '/things/7?id=8');
     expect([response.status, response.body.errors]).toEqual([
