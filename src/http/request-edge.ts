@@ -61,6 +61,13 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     const isGraphQL = req.path === graphqlPath;
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
+      // Apollo answers another method with 405 but a body saying BAD_REQUEST/400: ours says 405 throughout.
+      if (isGraphQL && !GRAPHQL_METHODS.includes(req.method)) {
+        if (req.method !== 'OPTIONS') throw errors.methodNotAllowed(req.method, [...GRAPHQL_METHODS, 'OPTIONS']);
+        res.setHeader('Allow', [...GRAPHQL_METHODS, 'OPTIONS'].join(', '));
+        res.status(204).end();
+        return;
+      }
       // REST: the route is found once, here; the 405, the admission, the argument reading and SOFA (sofa.ts) all use it.
       let restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
       // A path a route has, with another method, before any credential is read (RFC 9110):
@@ -102,6 +109,9 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     }
   };
 }
+
+/** What /graphql takes (GraphQL over HTTP): GET for queries, POST for any operation. */
+const GRAPHQL_METHODS: readonly string[] = ['GET', 'POST'];
 
 /** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
 function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {

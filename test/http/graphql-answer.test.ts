@@ -29,6 +29,21 @@ describe('the HTTP answer of /graphql', () => {
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
+  it('another method: 405 with Allow, and a body that says 405 too (METHOD_NOT_ALLOWED)', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const answer = await raw('/graphql', { method, headers: { 'content-type': 'application/json' }, body: '{"query":"{ permissions }"}' });
+      const body = JSON.parse(answer.bytes.toString('utf8'));
+      expect([answer.status, answer.headers.get('allow'), body.errors?.[0]?.extensions?.code, body.errors?.[0]?.extensions?.http?.status], method).toEqual([
+        405,
+        'GET, POST, OPTIONS',
+        'METHOD_NOT_ALLOWED',
+        405,
+      ]);
+    }
+    const options = await raw('/graphql', { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow'), options.bytes.length]).toEqual([204, 'GET, POST, OPTIONS', 0]);
+  });
+
   it('POST: the status from the errors', async () => {
     const user = await app.createUser({ tenantId: 'tenant-answer' });
     const answer = await raw('/graphql', {
