@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import mongoose from 'mongoose';
 import { signAccessToken } from './auth/index.js';
 import { ConfigError, loadConfig } from './config.js';
+import { isDuplicateKey } from './errors/index.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
@@ -53,18 +54,30 @@ async function main(argv: string[]): Promise<number> {
     }
     password = checked.password;
   }
-  const { config, warnings } = loadConfig();
+  // ADMIN_EMAIL/ADMIN_PASSWORD are first start's, not the CLI's: a shell that exports only
+  // ADMIN_PASSWORD (to pipe it into create-admin) must not make the configuration invalid.
+  const { ADMIN_EMAIL: _email, ADMIN_PASSWORD: _password, ...env } = process.env;
+  const { config, warnings } = loadConfig(env);
   const logger = createLogger({ logLevel: 'warn' });
   warnings.forEach((warning) => logger.warn(warning));
   const database = await openDatabase(config, logger);
   try {
     if (command === 'create-admin') {
-      if (await UserModel.exists({ email: values.email, tenant_id: null }).collation(emailCollation)) {
-        console.error(`A platform user with the email ${values.email} already exists`);
-        return 1;
+      // Idempotent, as first start is: a second run (a retried script) leaves the administrator as it is.
+      const existing = await platformUser(values.email);
+      if (existing) {
+        console.error(`A platform user with the email ${values.email} already exists: left unchanged (its password too)`);
+        console.log(JSON.stringify(existing));
+        return 0;
       }
-      const admin = await createPlatformAdmin({ email: values.email, password });
-      console.log(JSON.stringify(admin));
+      try {
+        console.log(JSON.stringify(await createPlatformAdmin({ email: values.email, password })));
+      } catch (err) {
+        // Another run created it meanwhile.
+        const created = isDuplicateKey(err) ? await platformUser(values.email) : null;
+        if (!created) throw err;
+        console.log(JSON.stringify(created));
+      }
       return 0;
     }
     const filter = { email: values.email, ...(values.tenant ? { tenant_id: values.tenant } : {}) };
@@ -87,6 +100,12 @@ async function main(argv: string[]): Promise<number> {
     await database.close();
     if (mongoose.connection.readyState !== 0) await mongoose.disconnect();
   }
+}
+
+/** The platform user (no tenant) with this email, as create-admin prints one; null when there is none. */
+async function platformUser(email: string): Promise<{ id: string; email: string } | null> {
+  const user = await UserModel.findOne({ email, tenant_id: null }, { email: 1 }).collation(emailCollation).lean();
+  return user ? { id: String(user._id), email: user.email } : null;
 }
 
 /**

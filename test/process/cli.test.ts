@@ -53,10 +53,15 @@ describe('the command line', () => {
       expect(verifyAccessToken(config.jwt, accessToken)).toEqual({ sub: created.admin.id, tenant: null, roles: ['admin'], ver: 0 });
     });
 
-    it('create-admin refuses an email that already exists (exit 1)', async () => {
-      const result = await run('create-admin', '--email', ADMIN.email, '--password', ADMIN.password);
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`A platform user with the email ${ADMIN.email} already exists`);
+    it('create-admin again is idempotent: exit 0, the same administrator printed (token below finds one user)', async () => {
+      const result = await run('create-admin', '--email', ADMIN.email.toUpperCase(), '--password', `${ADMIN.password}-other`);
+      expect([result.code, JSON.parse(result.stdout)]).toEqual([0, created.admin]);
+      expect(result.stderr).toContain(`A platform user with the email ${ADMIN.email.toUpperCase()} already exists: left unchanged`);
+    });
+
+    it('ignores ADMIN_EMAIL/ADMIN_PASSWORD (first start\'s): an exported ADMIN_PASSWORD alone is no configuration error', async () => {
+      const result = await runNode(cli, ['token', '--email', ADMIN.email], { env: { ...env(), ADMIN_PASSWORD: ADMIN.password }, cwd: workDir });
+      expect([result.code, result.stderr]).toEqual([0, '']);
     });
   });
 
