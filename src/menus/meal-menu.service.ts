@@ -3,6 +3,7 @@ import { trusted, type Types } from 'mongoose';
 import { hasPermission, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { decodeDocument } from '../shared/bson-documents.js';
+import { calendarDayOf } from '../shared/calendar-date.js';
 import { leanDefaults } from '../shared/lean-defaults.js';
 import { pathValidator } from '../shared/path-validator.js';
 import { toObjectId } from '../shared/object-id.js';
@@ -119,6 +120,8 @@ export class MealMenuService {
    */
   private answered(stored: StoredMenu): MealMenu {
     const menu = this.withDefaults(stored);
+    const date = menu.date as unknown;
+    if (date instanceof Date && !Number.isNaN(date.getTime())) menu.date = calendarDayOf(date);
     return Object.assign(menu, { id: menu._id.toHexString() });
   }
 

@@ -32,3 +32,12 @@ export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/**
+ * The calendar day of an instant, in UTC: how a day stored as a BSON date by
+ * another system (an import) is answered, rather than as the milliseconds a
+ * String field would make of it.
+ */
+export function calendarDayOf(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
+}

@@ -391,6 +391,13 @@ runCases('Reading one meal menu (GET /restaurant/meal-menus/{id}, mealMenu)', cl
     },
   }),
   apiCase({
+    name: 'answers an imported record whose day is stored as a BSON date with that day (UTC), as YYYY-MM-DD',
+    arrange: () => plantLegacyMenu(TENANT, { date: new Date('2030-05-01T00:00:00Z') }),
+    caller: () => admin,
+    operation: (id) => op.get(id),
+    expect: { status: 200, data: (menu: Menu, id) => expect(menu).toMatchObject({ id, date: '2030-05-01' }) },
+  }),
+  apiCase({
     name: 'answers a legacy record without deletedAt as live',
     arrange: () => plantLegacyMenu(),
     caller: () => admin,
