@@ -109,6 +109,8 @@ export const errors = {
       'UNSUPPORTED_MEDIA_TYPE',
       `The request body must be sent as ${expected} (Content-Type: ${expected}), not ${received ? received : 'without a Content-Type'}`,
     ),
+  unsupportedCharset: (charset: string) =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', `The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8), not in ${charset}`),
   /** A GraphQL document refused before it runs (too deep, too many aliases, too costly, a field repeated). */
   documentRefused: (message: string) => new AppError('GRAPHQL_VALIDATION_FAILED', message),
   /** A JSON array of GraphQL operations in one request: refused, so one request is one operation to limit and log. */

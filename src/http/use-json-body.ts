@@ -5,6 +5,7 @@ import { BODY_METHODS } from './rest-arguments.js';
 
 interface BodyParserError {
   type?: string;
+  charset?: string;
   status?: number;
   expose?: boolean;
   message?: string;
@@ -53,6 +54,8 @@ function bodyError(err: BodyParserError, limitLabel: string): unknown {
   if (err instanceof AppError) return err;
   if (err.type === 'entity.too.large' || err.status === 413) return errors.payloadTooLarge(limitLabel);
   if (err.type === 'entity.parse.failed') return errors.badInput('The request body is not valid JSON');
+  // JSON is UTF-8 (RFC 8259); the parser names the charset it refused.
+  if (err.type === 'charset.unsupported') return errors.unsupportedCharset(String(err.charset ?? 'another charset').slice(0, 40));
   if (err.expose && err.status && err.status >= 400 && err.status < 500) return errors.badInput(err.message ?? 'Bad request');
   return err;
 }

@@ -70,6 +70,16 @@ describe('REST: a JSON body sent as another type', () => {
     expect(response.status).toBe(404);
   });
 
+  it('refuses JSON in a charset other than UTF-8 with 415 naming the charset', async () => {
+    const login = { email: user.email, password: user.password };
+    const response = await app.rest('POST', '/auth/login', { rawBody: JSON.stringify(login), headers: { 'content-type': 'application/json; charset=latin1' } });
+    expect([response.status, response.body.code, response.body.detail]).toEqual([
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8), not in latin1',
+    ]);
+  });
+
   it('accepts application/json with a charset, and +json types', async () => {
     const login = { email: user.email, password: user.password };
     const plain = await app.rest('POST', '/auth/login', { rawBody: JSON.stringify(login), headers: { 'content-type': 'application/json; charset=utf-8' } });
