@@ -1,4 +1,5 @@
 import { buildSchema, getModelForClass, index, modelOptions, Passthrough, plugin, prop, Severity } from '@typegoose/typegoose';
+import type { Types } from 'mongoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { appendOnly } from './append-only.plugin.js';
 
@@ -83,8 +84,12 @@ export const AUDIT_EVENT_COLLECTION = 'auditevents';
 })
 @ObjectType({ description: 'One audit record of a create, update, delete, revoke, roll or role change.' })
 export class AuditEvent {
-  /** Mongoose's `id` virtual: the `_id` as its 24-hex string. */
+  /** The contract names the record's `_id`; `id` stays for clients that cache by it. */
   @Field(() => ID, { description: 'The record id (24 hexadecimal characters).' })
+  readonly _id!: Types.ObjectId;
+
+  /** Mongoose's `id` virtual: the `_id` as its 24-hex string. */
+  @Field(() => ID, { description: 'The same value as _id, for clients that cache by id.' })
   readonly id!: string;
 
   @Field(() => AuditActor)

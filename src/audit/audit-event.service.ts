@@ -11,7 +11,7 @@ import { AuditEvent, AuditEventModel } from './audit-event.model.js';
 export type AuditEventDocument = DocumentType<AuditEvent>;
 
 /** What the `Audited` middleware hands over; `_id` and `at` are the trail's own. */
-export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'>;
+export type NewAuditEvent = Omit<AuditEvent, '_id' | 'id' | 'at'>;
 
 /** A record as inserted. */
 type StoredAuditEvent = NewAuditEvent & { _id: Types.ObjectId; at: Date };

@@ -29,6 +29,7 @@ let menuOne: string;
 let menuTwo: string;
 
 interface Event {
+  _id: string;
   id: string;
   actor: { type: string; id: string };
   tenant_id: string | null;
@@ -58,7 +59,7 @@ interface ListArgs {
   to?: string;
 }
 
-const EVENT_FIELDS = 'id actor { type id } tenant_id action target { type id } changes requestId ip at outcome';
+const EVENT_FIELDS = '_id id actor { type id } tenant_id action target { type id } changes requestId ip at outcome';
 
 const op = {
   list(args: ListArgs = {}): Operation {
@@ -177,7 +178,8 @@ runCases('Listing audit events (GET /audit-events, auditEvents)', client, [
         expect(page.items).toHaveLength(1);
         const [event] = page.items;
         expect(event).toEqual({
-          id: expect.stringMatching(/^[0-9a-f]{24}$/),
+          _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+          id: event!._id,
           actor: { type: 'user', id: adminB.id },
           tenant_id: TENANT,
           action: 'menus.update',
