@@ -230,7 +230,7 @@ function describeComponents(
   delete schemas.Mutation;
   for (const type of Object.values(schema.getTypeMap())) {
     if (isScalarType(type) && !isSpecifiedScalarType(type)) schemas[type.name] ??= SCALAR_SCHEMAS[type.name] ?? { type: 'string', description: type.description ?? undefined };
-    // A nullable GraphQL field can be null in an answer (or a body): OpenAPI 3.0 says so with `nullable`.
+    // A field that can be null in an answer (nullable in GraphQL) or in a body (its JSON Schema takes null): OpenAPI 3.0 says `nullable`.
     const component = schemas[type.name] as ObjectSchema | undefined;
     const properties = component?.properties;
     if (!component || !properties || !(isObjectType(type) || isInputObjectType(type))) continue;
