@@ -18,6 +18,15 @@ import {
 } from 'graphql';
 import { getMetadataStorage as getTypeGraphQLStorage } from 'type-graphql';
 import { CURSOR_PATTERN, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../shared/index.js';
+import {
+  calendarDatePattern,
+  emailPattern,
+  ipOrCidrPattern,
+  originPattern,
+  passwordPattern,
+  urlPattern,
+  type RulePattern,
+} from './rule-patterns.js';
 
 /** A JSON Schema document (draft 2020-12), as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -26,37 +35,42 @@ const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 const DEFS = '#/$defs/';
 
 /**
- * Rules that are ours (class-validator's `ValidateBy`), and one renamed
- * format, as JSON Schema: the converter for each rule name. The built-in rules (IsEmail, Length, Matches,
- * IsEnum, IsUrl, IsIn, Min, Max, ArrayMaxSize, ...) are class-validator-jsonschema's.
+ * Rules that are ours (class-validator's `ValidateBy`), and built-in ones the
+ * service checks more strictly than class-validator-jsonschema writes them, as
+ * JSON Schema: the converter for each rule name. The other built-in rules
+ * (Length, Matches, IsEnum, IsIn, Min, Max, ArrayMaxSize, ...) are
+ * class-validator-jsonschema's. A `description` here says where a pattern
+ * cannot follow the check exactly; it is added to the field's description.
  */
 const OWN_RULES: Record<string, JsonSchema | ((meta: { constraints?: unknown[] }) => JsonSchema)> = {
-  // JSON Schema's format name (class-validator-jsonschema writes 'url'), and what validator.js's isURL adds to it.
-  isUrl: (meta) => urlSchema(meta.constraints?.[0] as { protocols?: string[] } | undefined),
-  // class-validator's isEmail takes non-ASCII addresses (idn-email) and wants a top-level domain of 2+ letters.
-  isEmail: { type: 'string', format: 'idn-email', pattern: '^[^\\s@]+@(?:[^\\s@.]+\\.)+[^\\s@.\\d-][^\\s@.]+$' },
+  // JSON Schema's format name (class-validator-jsonschema writes 'url'): `iri`, as validator.js's isURL takes
+  // non-ASCII host names; and the grammar of isURL.
+  isUrl: (meta) => ({
+    type: 'string',
+    format: 'iri',
+    ...rule(urlPattern((meta.constraints?.[0] as { protocols?: string[] } | undefined)?.protocols ?? ['http', 'https', 'ftp'])),
+  }),
+  // class-validator's isEmail takes non-ASCII addresses (idn-email).
+  isEmail: { type: 'string', format: 'idn-email', ...rule(emailPattern()) },
   isAcceptablePassword: {
     type: 'string',
     format: 'password',
     minLength: PASSWORD_MIN_LENGTH,
     maxLength: PASSWORD_MAX_LENGTH,
-    pattern: '^(?=.*[A-Z])(?=.*[a-z])(?=.*[\\d\\W]).*$',
+    ...rule(passwordPattern()),
   },
-  isCalendarDate: { type: 'string', format: 'date' },
+  isCalendarDate: { type: 'string', format: 'date', ...rule(calendarDatePattern()) },
   isPageCursor: { type: 'string', pattern: CURSOR_PATTERN.source },
-  isIpOrCidr: { type: 'string', pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' },
-  isOrigin: { type: 'string', format: 'uri', pattern: '^https?://[^/]+$' },
+  isIpOrCidr: { type: 'string', ...rule(ipOrCidrPattern()) },
+  isOrigin: { type: 'string', format: 'uri', ...rule(originPattern()) },
 };
 
-/**
- * validator.js's isURL as a pattern: one of the allowed protocols, and a host
- * that is an IP address or a name with a top-level domain (`localhost` is no URL to it).
- */
-function urlSchema(options: { protocols?: string[] } | undefined): JsonSchema {
-  const protocols = (options?.protocols ?? ['http', 'https', 'ftp']).map((protocol) => protocol.replace(/[^a-z0-9+.-]/gi, '')).join('|');
-  const host = '(?:\\[[0-9A-Fa-f:.]+\\]|\\d{1,3}(?:\\.\\d{1,3}){3}|(?:[^\\s/?#:@.]+\\.)+[^\\s/?#:@.\\d-][^\\s/?#:@.]+)';
-  return { type: 'string', format: 'uri', pattern: `^(?:${protocols})://(?:[^\\s/?#@]+@)?${host}(?::\\d{1,5})?(?:[/?#]\\S*)?$` };
+function rule({ pattern, note }: RulePattern): JsonSchema {
+  return note ? { pattern, description: note } : { pattern };
 }
+
+/** GraphQL's Int is a signed 32-bit integer: a larger number is refused before any rule runs. */
+const INT_BOUNDS = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
 
 /** Which JSON Schema keywords a rule may add to a property: never its type, which GraphQL decides. */
 const TYPE_KEYWORDS = new Set(['type', '$ref', 'not', 'properties', 'required']);
@@ -125,8 +139,14 @@ function objectSchema(
   const required: string[] = [];
   for (const field of fields) {
     const defaultValue = 'defaultValue' in field ? field.defaultValue : undefined;
-    const property = withRules(typeSchema(field.type), rules[field.name]);
-    if (field.description) property.description = field.description;
+    const fieldRules = rules[field.name];
+    // IsDefined (class-validator-jsonschema: `not: {type: 'null'}`) refuses null: the field may be absent, never null,
+    // although GraphQL must type an optional argument as nullable.
+    const typed = typeSchema(field.type, isInput && refusesNull(fieldRules));
+    const { description: ruleNote, ...valueRules } = fieldRules ?? {};
+    const property = withRules(typed, fieldRules ? valueRules : undefined);
+    const description = [field.description, ruleNote].filter(Boolean).join(' ');
+    if (description) property.description = description;
     if (defaultValue !== undefined) property.default = defaultValue;
     properties[field.name] = property;
     if (isNonNullType(field.type) && defaultValue === undefined) required.push(field.name);
@@ -137,21 +157,21 @@ function objectSchema(
   );
 }
 
-/** A GraphQL type as JSON Schema; nullable unless non-null. */
-function typeSchema(type: GraphQLOutputType | GraphQLInputType): JsonSchema {
+/** A GraphQL type as JSON Schema; nullable unless non-null or `nonNull` (a rule refuses null). */
+function typeSchema(type: GraphQLOutputType | GraphQLInputType, nonNull = false): JsonSchema {
   const inner = getNullableType(type);
   let schema: JsonSchema;
   if (isListType(inner)) schema = { type: 'array', items: typeSchema(inner.ofType) };
   else if (isScalarType(inner)) schema = scalarSchema(inner.name);
   else schema = { $ref: `${DEFS}${getNamedType(inner).name}` };
-  if (isNonNullType(type)) return schema;
+  if (isNonNullType(type) || nonNull) return schema;
   return typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
 }
 
 function scalarSchema(name: string): JsonSchema {
   switch (name) {
     case 'Int':
-      return { type: 'integer' };
+      return { type: 'integer', ...INT_BOUNDS };
     case 'Float':
       return { type: 'number' };
     case 'Boolean':
@@ -163,6 +183,11 @@ function scalarSchema(name: string): JsonSchema {
     default:
       return { type: 'string' };
   }
+}
+
+function refusesNull(rules: JsonSchema | undefined): boolean {
+  const not = rules?.not as JsonSchema | undefined;
+  return not?.type === 'null';
 }
 
 /** A field's type with the class's rules for it (items rules go into the items). */

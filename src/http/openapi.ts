@@ -32,6 +32,12 @@ export function openApiOptions({ title, description, version, securitySchemes }:
   return document;
 }
 
+interface ObjectSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
 interface ParameterObject {
   name?: string;
   in?: string;
@@ -44,7 +50,7 @@ interface OperationObject {
   parameters?: ParameterObject[];
   requestBody?: {
     required?: boolean;
-    content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }>;
+    content?: Record<string, { schema?: ObjectSchema }>;
   };
   security?: unknown[];
 }
@@ -58,9 +64,13 @@ interface OperationObject {
  * - a path parameter is not also a body field (a body may be omitted when
  *   every argument is in the path);
  * - an argument with a default (`limit`, `includeDeleted`, `items`) or a
- *   nullable one is optional, and a nullable body field takes `null`
- *   (`nullable: true`: an update's `null` clears a field, login's `tenantId`
- *   null names the platform account);
+ *   nullable one is optional, and a body field takes `null` (`nullable: true`)
+ *   where the input's JSON Schema does (an update's `null` clears a field,
+ *   login's `tenantId` null names the platform account; a field whose class
+ *   says IsDefined may be absent but not null, although GraphQL types it
+ *   nullable);
+ * - a body takes no other field (`additionalProperties: false`): the REST
+ *   layer refuses unknown ones;
  * - an operation open to anyone (`login`: no `@Authorized`) needs no credential.
  */
 export function describeRestInputs(
@@ -90,9 +100,16 @@ export function describeRestInputs(
 
     const body = operation.requestBody?.content?.['application/json']?.schema;
     if (operation.requestBody && body?.properties) {
+      const input = inputSchemas.get(`${fieldName[0].toUpperCase()}${fieldName.slice(1)}Input`);
+      const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
       for (const name of inPath) delete body.properties[name as string];
-      for (const arg of field.args) if (!isNonNullType(arg.type) && body.properties[arg.name]) body.properties[arg.name] = nullable(body.properties[arg.name]);
-      withValidationRules(body.properties, inputSchemas.get(`${fieldName[0].toUpperCase()}${fieldName.slice(1)}Input`));
+      for (const arg of field.args) {
+        if (!body.properties[arg.name]) continue;
+        const takesNull = declared[arg.name] ? acceptsNull(declared[arg.name]) : !isNonNullType(arg.type);
+        body.properties[arg.name] = withNullability(body.properties[arg.name], takesNull);
+      }
+      withValidationRules(body.properties, input);
+      if (input?.additionalProperties === false) body.additionalProperties = false;
       const required = (body.required ?? []).filter((name) => !inPath.has(name) && !optional.has(name));
       if (required.length > 0) body.required = required;
       else delete body.required;
@@ -105,16 +122,20 @@ export function describeRestInputs(
     operation.operationId = fieldName;
     operation.responses = { ...operation.responses, ...problemResponses({ open, hasPath: inPath.size > 0, method, typeName }) };
   }
-  describeComponents(document as { components?: { schemas?: Record<string, unknown> } }, schema);
+  describeComponents(document as { components?: { schemas?: Record<string, unknown> } }, schema, inputSchemas);
 }
 
-/** JSON Schema keywords that mean the same in OpenAPI 3.0 and carry a validation rule. */
-const RULE_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'default'];
+/**
+ * JSON Schema keywords that mean the same in OpenAPI 3.0 and carry a validation
+ * rule, and the description (the JSON Schema's says where a pattern is not exact).
+ */
+const RULE_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'default', 'description'];
 
 /**
- * Each body field gets the rules its input class declares (the schema lookup's
- * `<Mutation>Input`, src/graphql/json-schema.ts), so the docs show them:
- * lengths, patterns, formats, bounds, list sizes.
+ * Each body field, and each field of an input type, gets the rules its class
+ * declares (the schema lookup's `<Mutation>Input` or input type,
+ * src/graphql/json-schema.ts), so the docs show them: lengths, patterns,
+ * formats, bounds, list sizes.
  */
 function withValidationRules(properties: Record<string, unknown>, input: JsonSchema | undefined): void {
   const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
@@ -129,7 +150,10 @@ function withValidationRules(properties: Record<string, unknown>, input: JsonSch
 
 function copyRules(target: Record<string, unknown>, rules: JsonSchema): void {
   if ('$ref' in target) return;
-  for (const keyword of RULE_KEYWORDS) if (rules[keyword] !== undefined) target[keyword] = rules[keyword];
+  for (const keyword of RULE_KEYWORDS) {
+    // A nullable reference (wrapped in allOf) already carries its description next to the $ref.
+    if (rules[keyword] !== undefined && !(keyword === 'description' && 'allOf' in target)) target[keyword] = rules[keyword];
+  }
 }
 
 /** The problem+json refusals a route can answer, each as a documented response. */
@@ -161,6 +185,21 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
+/** Whether a JSON Schema (src/graphql/json-schema.ts) takes null: `type: [..., 'null']` or `anyOf: [..., {type: 'null'}]`. */
+function acceptsNull(property: JsonSchema): boolean {
+  if (Array.isArray(property.type)) return property.type.includes('null');
+  return Array.isArray(property.anyOf) && property.anyOf.some((option) => (option as JsonSchema).type === 'null');
+}
+
+/** A property schema that takes null exactly when `takesNull`. */
+function withNullability(property: unknown, takesNull: boolean): unknown {
+  if (typeof property !== 'object' || property === null) return property;
+  const { nullable: wasNullable, ...rest } = property as Record<string, unknown>;
+  if (takesNull) return wasNullable ? property : nullable(property);
+  if (wasNullable && Array.isArray(rest.allOf) && rest.allOf.length === 1 && Object.keys(rest).length === 1) return rest.allOf[0];
+  return rest;
+}
+
 /** A property schema that also takes null; a `$ref` cannot carry siblings in OpenAPI 3.0, so it is wrapped. */
 function nullable(property: unknown): unknown {
   if (typeof property !== 'object' || property === null) return property;
@@ -177,19 +216,36 @@ const SCALAR_SCHEMAS: Record<string, object> = {
 /**
  * The components SOFA leaves out or should not add: the problem+json schema
  * every refusal follows, each custom scalar it refers to, and no
- * `Query`/`Mutation` (the root types are no REST resources).
+ * `Query`/`Mutation` (the root types are no REST resources). An input type
+ * (a nested body object) is described as its JSON Schema says: its class's
+ * rules, no other field, and only the fields without a default required.
  */
-function describeComponents(document: { components?: { schemas?: Record<string, unknown> } }, schema: GraphQLSchema): void {
+function describeComponents(
+  document: { components?: { schemas?: Record<string, unknown> } },
+  schema: GraphQLSchema,
+  inputSchemas: ReadonlyMap<string, JsonSchema>,
+): void {
   const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
   delete schemas.Query;
   delete schemas.Mutation;
   for (const type of Object.values(schema.getTypeMap())) {
     if (isScalarType(type) && !isSpecifiedScalarType(type)) schemas[type.name] ??= SCALAR_SCHEMAS[type.name] ?? { type: 'string', description: type.description ?? undefined };
-    // A nullable GraphQL field can be null in an answer (or a body): OpenAPI 3.0 says so with `nullable`.
-    const properties = (schemas[type.name] as { properties?: Record<string, unknown> } | undefined)?.properties;
-    if (!properties || !(isObjectType(type) || isInputObjectType(type))) continue;
+    // A field that can be null in an answer (nullable in GraphQL) or in a body (its JSON Schema takes null): OpenAPI 3.0 says `nullable`.
+    const component = schemas[type.name] as ObjectSchema | undefined;
+    const properties = component?.properties;
+    if (!component || !properties || !(isObjectType(type) || isInputObjectType(type))) continue;
+    const input = isInputObjectType(type) ? inputSchemas.get(type.name) : undefined;
+    const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
     for (const [name, typeField] of Object.entries(type.getFields())) {
-      if (!isNonNullType(typeField.type) && properties[name]) properties[name] = nullable(properties[name]);
+      if (!properties[name]) continue;
+      properties[name] = withNullability(properties[name], declared[name] ? acceptsNull(declared[name]) : !isNonNullType(typeField.type));
+    }
+    if (input) {
+      withValidationRules(properties, input);
+      const required = (input.required as string[] | undefined) ?? [];
+      if (required.length > 0) component.required = required;
+      else delete component.required;
+      if (input.additionalProperties === false) component.additionalProperties = false;
     }
   }
   schemas.Problem = {

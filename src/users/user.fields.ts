@@ -53,6 +53,13 @@ function presenceRule(presence: Presence, key: string | symbol): PropertyDecorat
   return [];
 }
 
+// GraphQL must type an optional argument as nullable, so its description says what the type cannot: null is refused.
+const UNCLEARABLE_NOTE = 'May be left out (the stored value stays); null is refused, it cannot be cleared.';
+
+function describePresence(description: string | undefined, presence: Presence): string | undefined {
+  return presence === 'unclearable' ? [description, UNCLEARABLE_NOTE].filter(Boolean).join(' ') : description;
+}
+
 function userField(
   type: () => unknown,
   description: string | undefined,
@@ -61,7 +68,7 @@ function userField(
   return (presence = 'required') =>
     (target, key) =>
       compose(
-        Field(type as () => StringConstructor, { nullable: presence !== 'required', description }),
+        Field(type as () => StringConstructor, { nullable: presence !== 'required', description: describePresence(description, presence) }),
         ...presenceRule(presence, key),
         ...rules,
       )(target, key);

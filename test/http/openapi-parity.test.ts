@@ -67,6 +67,8 @@ describe('parity of GraphQL, REST and OpenAPI', () => {
     expect(body.email.format).toBe('idn-email');
     const menu = (document.paths['/restaurant/meal-menus'] as any).post.requestBody.content['application/json'].schema.properties;
     expect(menu.estimatedPortions.minimum).toBe(0);
+    // GraphQL's Int is 32-bit: a larger number is refused before any rule.
+    expect(menu.estimatedPortions.maximum).toBe(2 ** 31 - 1);
   });
 
   it('documents sign-in failure as its one 401, and no 403 or 409 for it', () => {
@@ -92,6 +94,77 @@ describe('parity of GraphQL, REST and OpenAPI', () => {
     expect(body('/auth/login', 'post').tenantId.nullable).toBe(true);
     expect(body('/auth/login', 'post').email.nullable).toBeUndefined();
     expect(body('/access-control/users/{id}', 'patch').mobile.nullable).toBe(true);
+  });
+
+  const bodyOf = (path: string, method: string) => (document.paths[path] as any)[method].requestBody.content['application/json'].schema;
+
+  it('describes every body and input type as closed (unknown fields are refused), and the service refuses them', async () => {
+    const open = documented()
+      .filter(({ operation }) => (operation as any).requestBody)
+      .filter(({ operation }) => (operation as any).requestBody.content['application/json'].schema.additionalProperties !== false);
+    expect(open.map(({ path, method }) => `${method} ${path}`)).toEqual([]);
+    const components = document.components.schemas as Record<string, { additionalProperties?: boolean }>;
+    const inputs = Object.values(schema.getTypeMap()).filter(isInputObjectType);
+    expect(inputs.map((type) => type.name)).toEqual(expect.arrayContaining(['MealMenuItemInput', 'SocialLinksInput']));
+    expect(inputs.filter((type) => components[type.name]?.additionalProperties !== false).map((type) => type.name)).toEqual([]);
+
+    const admin = await app.createUser({ tenantId: 't-openapi', roles: ['admin'] });
+    const menu = { name: 'Lunch', date: '2026-03-03', mealType: 'lunch' };
+    for (const body of [{ ...menu, spicy: true }, { ...menu, items: [{ name: 'Soup', spicy: true }] }]) {
+      expect((await app.rest('POST', '/restaurant/meal-menus', { token: admin.token, body })).status).toBe(400);
+    }
+  });
+
+  it('requires of an input type only the fields without a default, as the service does', async () => {
+    const components = document.components.schemas as Record<string, { required?: string[] }>;
+    for (const type of Object.values(schema.getTypeMap()).filter(isInputObjectType)) {
+      const required = Object.values(type.getFields()).filter((field) => isNonNullType(field.type) && field.defaultValue === undefined).map((field) => field.name);
+      expect([type.name, components[type.name]?.required ?? []]).toEqual([type.name, required]);
+    }
+    expect(components.MealMenuItemInput!.required).toEqual(['name']);
+    const admin = await app.createUser({ tenantId: 't-openapi', roles: ['admin'] });
+    const created = await app.rest('POST', '/restaurant/meal-menus', {
+      token: admin.token,
+      body: { name: 'Lunch', date: '2026-03-03', mealType: 'lunch', items: [{ name: 'Soup' }] },
+    });
+    expect([created.status, created.body.items]).toEqual([201, [expect.objectContaining({ name: 'Soup', allergens: [] })]]);
+  });
+
+  it('shows the validation rules of the fields of nested input types, as of top-level arguments', () => {
+    const components = document.components.schemas as Record<string, any>;
+    expect(components.MealMenuItemInput.properties.name).toMatchObject({ minLength: 1, maxLength: 200 });
+    expect(components.MealMenuItemInput.properties.description).toMatchObject({ maxLength: 2000, nullable: true });
+    expect(components.MealMenuItemInput.properties.allergens).toMatchObject({ maxItems: 50, default: [], items: { minLength: 1, maxLength: 100 } });
+    const body = bodyOf('/access-control/users', 'post').properties;
+    for (const network of ['twitter', 'instagram', 'linkedin']) {
+      const link = components.SocialLinksInput.properties[network];
+      expect(link).toMatchObject({ maxLength: 2048, nullable: true, pattern: body.profilePicture.pattern, format: body.profilePicture.format });
+    }
+  });
+
+  it('marks a body field nullable exactly where the service takes null (updateUser: required fields may be absent, not null)', async () => {
+    const admin = await app.createUser({ tenantId: 't-openapi', roles: ['admin'] });
+    const target = await app.createUser({ tenantId: 't-openapi', roles: ['member'] });
+    const properties = bodyOf('/access-control/users/{id}', 'patch').properties as Record<string, { nullable?: boolean }>;
+    const documentedNull: [string, boolean][] = [];
+    const served: [string, boolean][] = [];
+    for (const [name, property] of Object.entries(properties)) {
+      if (name === 'updatedBy') continue;
+      const answer = await app.rest('PATCH', `/access-control/users/${target.id}`, { token: admin.token, body: { [name]: null, updatedBy: admin.id } });
+      expect(answer.status, name).toBeLessThan(500);
+      documentedNull.push([name, property.nullable === true]);
+      served.push([name, answer.status === 200]);
+    }
+    expect(documentedNull).toEqual(served);
+    expect(Object.fromEntries(documentedNull)).toMatchObject({ email: false, password: false, firstName: false, createdBy: false, tenant_id: false, mobile: true });
+  });
+
+  it('says in the GraphQL description that null is refused where GraphQL must type an optional argument nullable', () => {
+    const properties = bodyOf('/access-control/users/{id}', 'patch').properties as Record<string, { nullable?: boolean }>;
+    const args = schema.getMutationType()!.getFields().updateUser!.args;
+    const refusingNull = args.filter((arg) => !isNonNullType(arg.type) && properties[arg.name] && properties[arg.name]!.nullable !== true);
+    expect(refusingNull.map((arg) => arg.name).sort()).toEqual(['createdBy', 'email', 'firstName', 'password', 'tenant_id']);
+    expect(refusingNull.filter((arg) => !/null is refused/.test(arg.description ?? '')).map((arg) => arg.name)).toEqual([]);
   });
 
   it('has no Query or Mutation pseudo-components', () => {

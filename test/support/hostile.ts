@@ -252,9 +252,12 @@ function stringFor(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'date':
       return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
     case 'email':
+    case 'idn-email':
       return fc.emailAddress();
     case 'uri':
       return schema.pattern ? fc.constantFrom('https://app.example.test', 'http://localhost:3000') : fc.webUrl();
+    case 'iri':
+      return fc.constantFrom('https://cdn.example.test/a.png', 'HTTP://203.0.113.7:8080/b?c#d', 'https://ü.example.test/');
     case 'password':
       return fc.constantFrom('Passw0rd!', 'Xy1xyz');
   }
