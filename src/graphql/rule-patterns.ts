@@ -93,13 +93,9 @@ export function originPattern(): RulePattern {
   };
 }
 
-/**
- * A calendar day YYYY-MM-DD that exists (format `date` checks month and day);
- * the service's check (shared/calendar-date.ts) reads years 0000 to 0099 as
- * 1900 to 1999 and refuses them, so the years are 0100 to 9999.
- */
+/** A calendar day YYYY-MM-DD (format `date` checks that the month and day exist), any year 0000 to 9999. */
 export function calendarDatePattern(): RulePattern {
-  return { pattern: '^(?:0[1-9]|[1-9]\\d)\\d{2}-\\d{2}-\\d{2}$' };
+  return { pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 }
 
 /** credential-rules.ts isAcceptablePassword: an uppercase letter, a lowercase letter, a digit or non-word character, anywhere (line breaks included). */

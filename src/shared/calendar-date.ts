@@ -12,8 +12,10 @@ export function isCalendarDate(value: unknown): value is string {
   const match = CALENDAR_DATE_PATTERN.exec(value);
   if (!match) return false;
   const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
-  // Date.UTC rolls 2026-02-30 over to March; a real day survives the round trip.
-  const probe = new Date(Date.UTC(year, month - 1, day));
+  // setUTCFullYear rolls 2026-02-30 over to March (a real day survives the round trip), and,
+  // unlike Date.UTC, takes years 0000 to 0099 as written rather than as 1900 to 1999.
+  const probe = new Date(0);
+  probe.setUTCFullYear(year, month - 1, day);
   return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 
