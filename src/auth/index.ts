@@ -36,4 +36,4 @@ export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, 
 export { createRequestContextFactory } from './request-context.js';
 export { requireActor } from './require-actor.js';
 export { permissionsOfRoles } from './role-permissions.js';
-export { TENANT_FIELD, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';
+export { IsTenantId, isTenantId, TENANT_FIELD, TENANT_ID_RULE, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';
