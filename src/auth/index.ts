@@ -14,6 +14,7 @@ export type {
   CountedApiKeyUse,
   LoginCandidate,
 } from './account-store.js';
+export { MAX_LOGIN_CANDIDATES } from './account-store.js';
 export { generateApiKeySecret, hashApiKeySecret, parseApiKeySecret, sameHash, type NewApiKeySecret, type ParsedApiKeySecret } from './api-key-secret.js';
 export { hasPermission, isPlatformAdmin, isUserInPerson, type Actor, type RateLimitState } from './actor.js';
 export { apiKeyStrategy, ipAllowList, normalizeIp, RATE_WINDOW_SECONDS, type ApiKeyStrategyOptions } from './api-key.strategy.js';
@@ -35,4 +36,4 @@ export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, 
 export { createRequestContextFactory } from './request-context.js';
 export { requireActor } from './require-actor.js';
 export { permissionsOfRoles } from './role-permissions.js';
-export { TENANT_FIELD, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';
+export { IsTenantId, isTenantId, TENANT_FIELD, TENANT_ID_RULE, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';

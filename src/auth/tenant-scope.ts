@@ -1,3 +1,4 @@
+import { Matches, type ValidationOptions } from 'class-validator';
 import { isPlatformAdmin, type Actor } from './actor.js';
 import { errors } from '../errors/index.js';
 
@@ -18,6 +19,29 @@ import { errors } from '../errors/index.js';
 export const TENANT_FIELD = 'tenant_id';
 
 export type TenantFilter = { tenant_id?: string };
+
+/**
+ * What a tenant id may be, wherever one is taken (users, roles, API keys,
+ * menus): 1 to 100 ASCII letters, digits, `-`, `_` and `.`. Tenant ids are
+ * compared exactly (letter case counts), so no spaces, control characters or
+ * look-alike letters that would make two tenants read the same.
+ */
+const TENANT_ID = /^[A-Za-z0-9._-]{1,100}$/;
+
+/** Said after the name of what was checked: `tenant_id must be …`. */
+export const TENANT_ID_RULE = 'must be 1 to 100 letters (A-Z, a-z), digits, -, _ or . (no spaces)';
+
+export function isTenantId(value: unknown): value is string {
+  return typeof value === 'string' && TENANT_ID.test(value);
+}
+
+/**
+ * The rule of every input that takes a `tenant_id` (class-validator's
+ * `matches`, so the JSON Schema and OpenAPI documents show the pattern).
+ */
+export function IsTenantId(options?: ValidationOptions): PropertyDecorator {
+  return Matches(TENANT_ID, { message: `$property ${TENANT_ID_RULE}`, ...options });
+}
 
 /** The caller's own tenant; a platform administrator has none (null). Throws for a tenantless non-administrator. */
 function confinedTenant(actor: Actor): string | null {

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
-import { permissions } from '../auth/index.js';
+import { IsTenantId, permissions, TENANT_ID_RULE } from '../auth/index.js';
 import { PageArgs } from '../shared/pagination.js';
 import type { Role } from './role.model.js';
 
@@ -27,10 +27,9 @@ export class CreateRoleArgs implements Partial<Role> {
   @IsIn([...permissions], { each: true, message: 'each of $property must be a permission of the catalogue (see permissions)' })
   permissions!: string[];
 
-  @Field(() => String, { nullable: true, description: 'The tenant; required when a platform administrator creates a role, else your own.' })
+  @Field(() => String, { nullable: true, description: `The tenant; required when a platform administrator creates a role, else your own. It ${TENANT_ID_RULE}.` })
   @IsOptional()
-  @IsString()
-  @Length(1, 100)
+  @IsTenantId()
   tenant_id?: string | null;
 }
 

@@ -5,7 +5,6 @@ import {
   IsDefined,
   IsEmail,
   IsEnum,
-  IsMongoId,
   IsOptional,
   IsString,
   IsUrl,
@@ -16,7 +15,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
+import { IsTenantId, TENANT_ID_RULE } from '../auth/index.js';
 import { EMAIL_MAX_LENGTH, IsAcceptablePassword, PASSWORD_RULE } from '../shared/index.js';
+import { IsObjectId } from '../shared/object-id.js';
 import { IdentificationType, type SocialLinks } from './user.model.js';
 
 /**
@@ -110,7 +111,7 @@ export const UserField = {
   social: userField(() => SocialLinksInput, 'Social media links: twitter, instagram, linkedin.', ValidateNested()),
   defaultColor: userField(() => String, 'Default color associated with the user; bg-blue-500 when not given.', IsString(), Length(1, 50), Matches(COLOR, { message: '$property may hold letters, digits, #, _ and - only' })),
   roles: userField(() => [String], 'Role ids: admin, member, or a custom role of the tenant. Assigning them needs users:assign-roles.', IsArray(), ArrayMaxSize(20), ArrayUnique(), Matches(ROLE_ID, { each: true, message: 'each of $property must be admin, member or a role id (24 hexadecimal characters)' })),
-  createdBy: userField(() => String, 'Id of the user who created the record: your own user id.', IsMongoId({ message: '$property must be a 24-character hexadecimal id' })),
-  updatedBy: userField(() => String, 'Id of the user who last updated the record: your own user id.', IsMongoId({ message: '$property must be a 24-character hexadecimal id' })),
-  tenant_id: userField(() => String, 'The tenant; required when a platform administrator creates a user, else your own.', IsString(), Length(1, 100)),
+  createdBy: userField(() => String, 'Id of the user who created the record: your own user id (any letter case).', IsObjectId()),
+  updatedBy: userField(() => String, 'Id of the user who last updated the record: your own user id (any letter case).', IsObjectId()),
+  tenant_id: userField(() => String, `The tenant; required when a platform administrator creates a user, else your own. It ${TENANT_ID_RULE}.`, IsTenantId()),
 } satisfies Record<string, FieldDecoratorFactory>;

@@ -98,7 +98,9 @@ export class UserService {
     if (tenantId !== undefined && tenantId !== current.tenant_id) {
       throw errors.forbidden('You cannot move a user to another tenant');
     }
-    if (roles !== undefined) {
+    // Roles sent back as held (in any order) change nothing: no permission is needed for them.
+    const rolesChange = roles !== undefined && !sameRoles(roles ?? [], current.roles ?? []);
+    if (rolesChange) {
       if (self) throw errors.forbidden('You cannot change your own roles');
       await this.assertMayAssign(actor, current.tenant_id, roles ?? []);
       await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], 'roles', 'it would let you take their access away');
@@ -116,7 +118,7 @@ export class UserService {
       if (value !== undefined) set[field] = value;
     }
     if (profile.defaultColor === null) set.defaultColor = DEFAULT_USER_COLOR;
-    if (roles !== undefined) set.roles = roles ?? [];
+    if (rolesChange) set.roles = roles ?? [];
     const update: Record<string, unknown> = { $set: set };
     if (password !== undefined) {
       set.passwordHash = await hashPassword(password);
@@ -162,6 +164,12 @@ function assertSelf(actor: Actor, ids: { createdBy?: string; updatedBy?: string 
       throw errors.forbidden(`${field} must be your own user id`);
     }
   }
+}
+
+/** The same role ids, in any order (a stored list holds each once, as the input rule does). */
+function sameRoles(given: readonly string[], held: readonly string[]): boolean {
+  const heldSet = new Set(held);
+  return given.length === heldSet.size && given.every((role) => heldSet.has(role));
 }
 
 function withoutNulls<T extends object>(fields: T): Partial<T> {

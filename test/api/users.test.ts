@@ -712,6 +712,174 @@ runCases('updating a user', client, [
   }),
 ]);
 
+/** A fresh role of TENANT granting users:update and users:read, not users:assign-roles, and a user holding it. */
+async function updater(): Promise<Who> {
+  counter += 1;
+  const role = await RoleModel.create({ name: `updater-${counter}`, tenant_id: TENANT, permissions: ['users:update', 'users:read'] });
+  return caller(await app.createUser({ tenantId: TENANT, roles: [String(role._id)] }));
+}
+
+/** Tenant ids the rule refuses (1-100 letters, digits, -, _, .). */
+const BAD_TENANT_IDS: [string, string][] = [
+  ['blank', '  '],
+  ['with a NUL character', 'x\u0000y'],
+  ['with a trailing space', 'acme '],
+  ['with a slash', 'acme/beta'],
+  ['of 101 characters', 'a'.repeat(101)],
+];
+
+runCases('sending back what a user holds', client, [
+  apiCase({
+    name: 'lets a user send back their own roles unchanged (no permission needed, nothing changes)',
+    arrange: () => tenantUser({ roles: ['member'] }),
+    caller: ({ user }) => caller(user),
+    operation: ({ id }) => op.update(id, { roles: ['member'], firstName: 'Same-Roles', updatedBy: id }),
+    expect: {
+      status: 200,
+      data: (user) => expect([user.roles, user.firstName]).toEqual([['member'], 'Same-Roles']),
+      db: async ({ id }) => expect((await storedById(id))?.roles).toEqual(['member']),
+    },
+  }),
+  apiCase({
+    name: 'lets a user send back their whole record (roles, tenant_id, createdBy as stored)',
+    arrange: async () => {
+      const made = await tenantUser({ roles: ['member'] });
+      return { ...made, stored: await storedById(made.id) };
+    },
+    caller: ({ user }) => caller(user),
+    operation: ({ id, stored }) =>
+      op.update(id, { id, email: stored!.email, firstName: stored!.firstName, roles: stored!.roles, tenant_id: stored!.tenant_id, updatedBy: id }),
+    expect: { status: 200, data: (user, { id }) => expect([user.id, user.roles, user.tenant_id]).toEqual([id, ['member'], TENANT]) },
+  }),
+  apiCase({
+    name: 'still refuses a user changing their own roles (403, nothing changes)',
+    arrange: () => tenantUser({ roles: ['member'] }),
+    caller: ({ user }) => caller(user),
+    operation: ({ id }) => op.update(id, { roles: ['member', 'admin'], updatedBy: id }),
+    expect: { status: 403, code: 'FORBIDDEN', db: async ({ id, before }) => expect(await storedById(id)).toEqual(before) },
+  }),
+  apiCase({
+    name: "lets a holder of users:update without users:assign-roles send another user's roles back unchanged, in any order",
+    arrange: async () => ({ target: await tenantUser({ roles: ['member', auditorRoleId] }), who: await updater() }),
+    caller: ({ who }) => who,
+    operation: ({ target, who }) => op.update(target.id, { roles: [auditorRoleId, 'member'], lastName: 'Kept', updatedBy: who.id }),
+    expect: {
+      status: 200,
+      db: async ({ target }) => expect((await storedById(target.id))?.roles).toEqual(['member', auditorRoleId]),
+    },
+  }),
+  apiCase({
+    name: "lets a holder of users:update without users:assign-roles send another user's empty roles back",
+    arrange: async () => ({ target: await tenantUser({ roles: [] }), who: await updater() }),
+    caller: ({ who }) => who,
+    operation: ({ target, who }) => op.update(target.id, { roles: [], updatedBy: who.id }),
+    expect: { status: 200, data: (user) => expect(user.roles).toEqual([]) },
+  }),
+  apiCase({
+    name: "still refuses a holder of users:update without users:assign-roles changing another user's roles (403, nothing changes)",
+    arrange: async () => ({ target: await tenantUser({ roles: [] }), who: await updater() }),
+    caller: ({ who }) => who,
+    operation: ({ target, who }) => op.update(target.id, { roles: ['member'], updatedBy: who.id }),
+    expect: { status: 403, code: 'FORBIDDEN', db: async ({ target }) => expect(await storedById(target.id)).toEqual(target.before) },
+  }),
+]);
+
+runCases('ids in any letter case', client, [
+  apiCase({
+    name: 'takes your own id in uppercase as createdBy and updatedBy, and stores it in lowercase',
+    arrange: () => validUser(admin, { createdBy: admin.id.toUpperCase(), updatedBy: admin.id.toUpperCase() }),
+    caller: () => admin,
+    operation: (body) => op.create(body),
+    expect: {
+      status: 201,
+      data: (user) => expect([user.createdBy, user.updatedBy]).toEqual([admin.id, admin.id]),
+      db: async (body) => expect((await users().findOne({ email: body.email }))?.createdBy).toBe(admin.id),
+    },
+  }),
+  apiCase({
+    name: 'treats your own id in uppercase in the path as your own record (no users:update needed)',
+    arrange: () => tenantUser({ roles: [] }),
+    caller: ({ user }) => caller(user),
+    operation: ({ id }) => op.update(id.toUpperCase(), { firstName: 'Upper', updatedBy: id.toUpperCase() }),
+    expect: { status: 200, data: (user, { id }) => expect([user.firstName, user.updatedBy]).toEqual(['Upper', id]) },
+  }),
+  apiCase({
+    name: 'refuses changing your own roles through your id in uppercase (403, nothing changes)',
+    arrange: () => tenantUser({ roles: ['admin'] }),
+    caller: ({ user }) => caller(user),
+    operation: ({ id }) => op.update(id.toUpperCase(), { roles: [], updatedBy: id }),
+    expect: { status: 403, code: 'FORBIDDEN', db: async ({ id, before }) => expect(await storedById(id)).toEqual(before) },
+  }),
+  apiCase({
+    name: "still refuses someone else's id as createdBy (403, nothing stored)",
+    arrange: () => validUser(admin, { createdBy: member.id.toUpperCase() }),
+    caller: () => admin,
+    operation: (body) => op.create(body),
+    expect: { status: 403, code: 'FORBIDDEN', db: async (body) => expect(await countByEmail(body.email)).toBe(0) },
+  }),
+]);
+
+runCases('tenant ids', client, [
+  ...BAD_TENANT_IDS.map(([what, tenantId]) =>
+    apiCase({
+      name: `refuses a user in a tenant_id ${what} (400 naming tenant_id and the rule, nothing stored)`,
+      arrange: () => validUser(platform, { tenant_id: tenantId }),
+      caller: () => platform,
+      operation: (body) => op.create(body),
+      expect: {
+        status: 400,
+        code: 'BAD_USER_INPUT',
+        fieldErrors: [{ field: 'tenant_id', rule: 'matches', message: 'tenant_id must be 1 to 100 letters (A-Z, a-z), digits, -, _ or . (no spaces)' }],
+        db: async (body) => expect(await countByEmail(body.email)).toBe(0),
+      },
+    }),
+  ),
+  ...BAD_TENANT_IDS.map(([what, tenantId]) =>
+    apiCase({
+      name: `refuses a role in a tenant_id ${what} (400 naming tenant_id, nothing stored)`,
+      arrange: () => ({ name: `bad-tenant-${(counter += 1)}` }),
+      caller: () => platform,
+      operation: ({ name }) => op.createRole({ name, permissions: ['menus:read'], tenant_id: tenantId }),
+      expect: {
+        status: 400,
+        code: 'BAD_USER_INPUT',
+        fieldErrors: [{ field: 'tenant_id', rule: 'matches' }],
+        db: async ({ name }) => expect(await app.db.collection('roles').countDocuments({ name })).toBe(0),
+      },
+    }),
+  ),
+  apiCase({
+    name: 'takes an email held in a tenant whose id differs only in letter case (tenants are exact), and each signs into its own',
+    arrange: async () => {
+      const tenant = `case-tenant-${(counter += 1)}`;
+      const held = await app.createUser({ tenantId: tenant, email: freshEmail('cook') });
+      return { held, body: validUser(platform, { email: held.email, tenant_id: tenant.toUpperCase() }) };
+    },
+    caller: () => platform,
+    operation: ({ body }) => op.create(body),
+    expect: {
+      status: 201,
+      data: async (user, { held, body }) => {
+        const signIn = async (tenantId: string, password: string) =>
+          (await app.rest('POST', '/auth/login', { body: { email: held.email, password, tenantId } })).status;
+        expect([user.tenant_id, await signIn(body.tenant_id as string, 'Str0ng-Pass'), await signIn(held.tenantId!, held.password)]).toEqual([
+          (body.tenant_id as string),
+          200,
+          200,
+        ]);
+      },
+      db: async ({ held }) => expect(await countByEmail(held.email)).toBe(2),
+    },
+  }),
+  apiCase({
+    name: 'takes a tenant_id of letters, digits, -, _ and .',
+    arrange: () => validUser(platform, { tenant_id: 'Acme_2.eu-west' }),
+    caller: () => platform,
+    operation: (body) => op.create(body),
+    expect: { status: 201, data: (user) => expect(user.tenant_id).toBe('Acme_2.eu-west') },
+  }),
+]);
+
 // ---------------------------------------------------------------- read
 
 runCases('reading users', client, [
