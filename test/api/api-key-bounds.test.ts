@@ -324,6 +324,28 @@ runCases('a key whose parent was revoked', client, [
   }),
 ]);
 
+runCases('a key made with a key revoked meanwhile', client, [
+  apiCase({
+    name: 'is removed again and its create answers 401, when the revoke (by another instance) came after the credential was accepted',
+    arrange: async () => {
+      const parent = await makeKey(asChef(), { rateLimit: 5000 });
+      // Eight fast uses: this instance now serves the key from a grant with uses left, without reading it again.
+      for (let i = 0; i < 8; i += 1) expect((await app.rest('GET', '/restaurant/meal-menus', asKey(parent))).status).toBe(200);
+      // Revoked as another instance would: in the database, unseen by this instance's grant.
+      await keys().updateOne({ _id: new ObjectId(parent.id) }, { $set: { revokedAt: new Date(), revokedBy: chef.id } });
+      return parent;
+    },
+    caller: asKey,
+    operation: () => op.create({ name: uniqueName(), scopes: ['menus:read'] }),
+    expect: {
+      status: 401,
+      code: 'UNAUTHENTICATED',
+      data: (_data, _parent, outcome) => expect(outcome.message).toBe('API key revoked'),
+      db: async (parent) => expect(await madeBy(parent.id)).toEqual([]),
+    },
+  }),
+]);
+
 runCases('rolling with an API key', client, [
   apiCase({
     name: "refuses a key whose limits exceed the calling key's (403 naming each), leaving its secret as it was",
