@@ -28,8 +28,9 @@ const L = API_KEY_LIMITS;
 /**
  * `createApiKey` / `POST /api-keys`: the key's settings, flat. Every rule is
  * declared here, once; a refusal is 400 naming each failing field and rule
- * and writes nothing. That no scope exceeds the caller's own permissions is
- * the service's check (403).
+ * and writes nothing. That no scope exceeds the caller's own permissions,
+ * and that a key made with an API key stays within that key's limits
+ * (api-key-bounds.ts), are the service's checks (403).
  */
 @ArgsType()
 export class CreateApiKeyArgs implements Partial<ApiKey> {
@@ -56,7 +57,9 @@ export class CreateApiKeyArgs implements Partial<ApiKey> {
 
   @Field(() => [String], {
     nullable: true,
-    description: `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; none: any.`,
+    description:
+      `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; none: any. ` +
+      "Called with an API key that lists origins: each one of them; none: that key's.",
   })
   @IsOptional()
   @IsArray()
@@ -66,7 +69,9 @@ export class CreateApiKeyArgs implements Partial<ApiKey> {
 
   @Field(() => [String], {
     nullable: true,
-    description: `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; none: any.`,
+    description:
+      `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; none: any. ` +
+      "Called with an API key that lists addresses: each within one of its entries; none: that key's.",
   })
   @IsOptional()
   @IsArray()
@@ -74,16 +79,26 @@ export class CreateApiKeyArgs implements Partial<ApiKey> {
   @IsIpOrCidr({ each: true })
   allowedIPs?: string[];
 
-  @Field(() => Date, { nullable: true, description: 'When the key expires (in the future); none: never.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: "When the key expires (in the future); none: never. Called with an API key that expires: no later than it; none: when it does.",
+  })
   @IsOptional()
   @IsFutureDate()
   expiresAt?: Date | null;
 
-  @Field(() => Int, { defaultValue: DEFAULT_RATE_LIMIT, description: `Requests per hour, 1 to ${L.rateLimitMax}.` })
+  // No GraphQL default: a caller using an API key gets the default only up to that key's own limit (api-key-bounds.ts). null reads as absent.
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      `Requests per hour, 1 to ${L.rateLimitMax}; none: ${DEFAULT_RATE_LIMIT}. ` +
+      "Called with an API key: at most that key's limit, and its limit when lower than the default.",
+  })
+  @IsOptional()
   @IsInt()
   @Min(1)
   @Max(L.rateLimitMax)
-  rateLimit: number = DEFAULT_RATE_LIMIT;
+  rateLimit?: number;
 
   @Field(() => JSONObject, {
     nullable: true,

@@ -92,6 +92,8 @@ export function liveAt(at: Date): Record<string, unknown> {
 // each gives the _id order after its equality fields, so a page reads only its own records.
 @index({ tenant_id: 1, _id: 1 })
 @index({ tenant_id: 1, createdBy: 1, _id: 1 })
+// A revoke finds the keys the revoked one created, and theirs, in its tenant.
+@index({ tenant_id: 1, createdByKey: 1 })
 // A key written through the model (revoked, rolled, changed) ends this process's grants of uses at once.
 @plugin(forgetApiKeyGrantsOnWrite)
 @modelOptions({
@@ -150,6 +152,15 @@ export class ApiKey {
   @Field({ description: 'Id of the user who created the key.' })
   @prop({ required: true })
   createdBy!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Id (_id) of the API key whose credential created this key (createdBy is still its user); null when a user created it in person. ' +
+      'The key stays within that key\'s expiry, rate limit and allowed IPs and origins, and revoking that key revokes this one.',
+  })
+  @prop({ type: () => String, default: null })
+  createdByKey!: string | null;
 
   @Field({ description: 'Id of the user who last updated the key.' })
   @prop({ required: true })

@@ -6,7 +6,7 @@ import { CurrentActor, type Actor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
-import { ApiKeyService, type ApiKeyDocument } from './api-key.service.js';
+import { ApiKeyService, keysRevokedWith, type ApiKeyDocument } from './api-key.service.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
 import { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
 
@@ -45,18 +45,20 @@ export class ApiKeyResolver {
   @Mutation(() => ApiKeyWithSecret, {
     description:
       'Create an API key of your tenant, acting with scopes you hold. Answers the record and its secret `key`, ' +
-      'shown this once (only a hash of it is stored).',
+      'shown this once (only a hash of it is stored). Called with an API key, the new key stays within its expiry, ' +
+      'rate limit and allowed IPs and origins (403 naming a field given beyond them) and is revoked with it.',
   })
   createApiKey(@Args() args: CreateApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
     return this.service.create(actor, args);
   }
 
   @Authorized()
-  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey' }))
+  // One record per key revoked: the one named, and each key it created that the revoke took with it.
+  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey', alsoChanged: keysRevokedWith }))
   @Mutation(() => ApiKey, {
     description:
       'Revoke an API key for good (nothing re-enables it); its creator and holders of api-keys:revoke may. ' +
-      'Revoking again answers the same record.',
+      'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record.',
   })
   revokeApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
     return this.service.revoke(actor, id);
@@ -67,7 +69,8 @@ export class ApiKeyResolver {
   @Mutation(() => ApiKeyWithSecret, {
     description:
       'Give an API key a new secret (same id, keyId and settings), shown this once; the previous one works for ' +
-      'gracePeriodSeconds more. As revoking, and only with scopes you hold; a revoked or expired key is 409.',
+      'gracePeriodSeconds more. As revoking, and only with scopes you hold (called with an API key: only a key within ' +
+      'its limits); a revoked or expired key is 409.',
   })
   rollApiKey(@Args() { id, gracePeriodSeconds }: RollApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
     return this.service.roll(actor, id, gracePeriodSeconds);

@@ -8,6 +8,7 @@ import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import type { ApiKeysArgs, CreateApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyModel, ApiKeyStatus, apiKeyStatusAt, liveAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
 import type { ApiKeyWithSecret } from './api-key.types.js';
+import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
 
 export type ApiKeyDocument = DocumentType<ApiKey>;
 export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
@@ -36,6 +37,14 @@ const ROLL: Access = { permission: 'api-keys:revoke', refusal: 'You do not have 
 const ROLL_ATTEMPTS = 3;
 
 const notFound = (id: string) => errors.notFound('API key', id);
+
+/** Per answered revoke: the ids of the keys it revoked besides the one named (their audit records). */
+const revokedWith = new WeakMap<object, readonly string[]>();
+
+/** The keys a revoke revoked along with the key it answers (none for any other result). */
+export function keysRevokedWith(result: unknown): readonly string[] {
+  return (typeof result === 'object' && result !== null && revokedWith.get(result)) || [];
+}
 
 /**
  * API keys: the rules of the contract's "API keys" section. Every method
@@ -96,51 +105,98 @@ export class ApiKeyService {
   /**
    * A key of the caller's tenant (a platform administrator's: of none),
    * created by the caller, with scopes the caller holds. Answers the record
-   * and its secret, which is never shown again.
+   * and its secret, which is never shown again. Made with an API key, it
+   * records that key (`createdByKey`) and stays within its limits
+   * (api-key-bounds.ts).
    */
   async create(actor: Actor, args: CreateApiKeyArgs): Promise<ApiKeyWithSecret> {
     // Refuses a caller without a tenant who is no platform administrator.
     tenantScope(actor);
     assertScopesHeld(actor, args.scopes, (named) => `You cannot give an API key ${named} you do not hold`);
+    const settings = settingsForCreate(actor, args);
+    const callingKey = actor.via.kind === 'api-key' ? actor.via.apiKeyId : null;
     const { secret, keyId, hash } = generateApiKeySecret();
     const key = await this.model.create({
       keyId,
       name: args.name,
       description: args.description ?? null,
       scopes: args.scopes,
-      allowedOrigins: args.allowedOrigins ?? [],
-      allowedIPs: args.allowedIPs ?? [],
-      expiresAt: args.expiresAt ?? null,
+      allowedOrigins: [...settings.allowedOrigins],
+      allowedIPs: [...settings.allowedIPs],
+      expiresAt: settings.expiresAt,
       lastUsedAt: null,
       usageCount: 0,
-      rateLimit: args.rateLimit,
+      rateLimit: settings.rateLimit,
       metadata: args.metadata ?? {},
       tenant_id: actor.tenantId,
       createdBy: actor.userId,
+      createdByKey: callingKey,
       updatedBy: actor.userId,
       revokedAt: null,
       revokedBy: null,
       secrets: [{ hash, validUntil: null }],
     });
+    // A revoke of the calling key that found its keys before this one was stored would miss it:
+    // the calling key, read after the insert, must still be unrevoked, else the new key goes (its secret was never answered).
+    if (callingKey && !(await this.model.exists({ _id: toObjectId(callingKey), revokedAt: null }))) {
+      await this.model.deleteOne({ _id: key._id });
+      throw errors.unauthenticated('API key revoked');
+    }
     return answer(key, { key: secret });
   }
 
   /**
-   * Revoked for good. Revoking again answers the same record, `revokedAt`
-   * unchanged: the update only applies to a key not yet revoked, so of two
-   * concurrent revokes the first one's instant stays.
+   * Revoked for good, together with every key it created with its
+   * credential, and theirs (`createdByKey`), before the answer: a leaked key
+   * is shut off with all it made. Revoking again answers the same record,
+   * `revokedAt` unchanged: the update only applies to a key not yet revoked,
+   * so of two concurrent revokes the first one's instant stays; it revokes
+   * any key it created that is still live. `keysRevokedWith(answer)` names
+   * the other keys this call revoked.
    */
   async revoke(actor: Actor, id: string): Promise<ApiKeyDocument> {
     const key = await this.findAllowed(actor, id, REVOKE);
-    if (key.revokedAt) return key;
-    const revoked = await this.model.findOneAndUpdate(
-      { _id: key._id, revokedAt: null },
-      { $set: { revokedAt: new Date(), revokedBy: actor.userId, updatedBy: actor.userId } },
-      { returnDocument: 'after' },
-    );
-    const current = revoked ?? (await this.model.findById(key._id));
+    let current: ApiKeyDocument | null = key;
+    if (!key.revokedAt) {
+      const revoked = await this.model.findOneAndUpdate({ _id: key._id, revokedAt: null }, { $set: revocation(actor) }, { returnDocument: 'after' });
+      current = revoked ?? (await this.model.findById(key._id));
+    }
     if (!current) throw notFound(id);
+    revokedWith.set(current, await this.revokeCreatedBy(key, actor));
     return current;
+  }
+
+  /**
+   * Revokes the keys `root` created with its credential, and the keys those
+   * created, level by level (revoked ones are walked too: their keys may be
+   * live after an interrupted revoke). Each key is revoked by an update that
+   * applies only while it is live, so exactly the keys this call revoked are
+   * answered. They share the root's tenant and creator: whoever may revoke
+   * the root may revoke them.
+   */
+  private async revokeCreatedBy(root: ApiKeyDocument, actor: Actor): Promise<string[]> {
+    const revoked: string[] = [];
+    const seen = new Set([root._id.toHexString()]);
+    let parents = [root._id.toHexString()];
+    while (parents.length > 0) {
+      const children = await this.model
+        .find({ tenant_id: root.tenant_id, createdByKey: trusted({ $in: parents }) }, { _id: 1, revokedAt: 1 })
+        .lean<Pick<StoredKey, '_id' | 'revokedAt'>[]>();
+      parents = [];
+      const live: Types.ObjectId[] = [];
+      for (const child of children) {
+        const childId = child._id.toHexString();
+        if (seen.has(childId)) continue;
+        seen.add(childId);
+        parents.push(childId);
+        if (!child.revokedAt) live.push(child._id);
+      }
+      const updates = live.map((childId) =>
+        this.model.findOneAndUpdate({ _id: childId, revokedAt: null }, { $set: revocation(actor) }, { projection: { _id: 1 } }).lean(),
+      );
+      for (const updated of await Promise.all(updates)) if (updated) revoked.push(updated._id.toHexString());
+    }
+    return revoked;
   }
 
   /**
@@ -156,6 +212,7 @@ export class ApiKeyService {
       const now = new Date();
       assertRollable(key, now);
       assertScopesHeld(actor, key.scopes, (named) => `You cannot roll an API key with ${named} you do not hold`);
+      assertRollWithin(actor, key);
       const current = key.secrets.find((secret) => secret.validUntil === null);
       const fresh = generateApiKeySecret(key.keyId);
       const secrets = [{ hash: fresh.hash, validUntil: null }, ...secretsAfterRoll(key.secrets, current, now, gracePeriodSeconds)];
@@ -272,6 +329,11 @@ function assertScopesHeld(actor: Actor, scopes: readonly string[], sentence: (na
   if (missing.length === 0) return;
   const listed = missing.map((scope) => `'${scope}'`).join(', ');
   throw errors.forbidden(sentence(`${missing.length === 1 ? 'the scope' : 'the scopes'} ${listed}`));
+}
+
+/** What a revoke sets on each key it revokes. */
+function revocation(actor: Actor) {
+  return { revokedAt: new Date(), revokedBy: actor.userId, updatedBy: actor.userId };
 }
 
 function assertRollable(key: ApiKeyDocument, now: Date): void {

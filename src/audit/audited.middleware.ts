@@ -6,6 +6,12 @@ import { AuditEventService, type NewAuditEvent } from './audit-event.service.js'
 export interface AuditedOptions {
   /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
   targetType: string;
+  /**
+   * Ids of further records of `targetType` a successful call changed besides
+   * the one it answers (a revoke revoking the keys the revoked key created):
+   * each gets a success record of its own, the same in all but the target.
+   */
+  alsoChanged?: (result: unknown) => readonly string[];
 }
 
 type Args = Record<string, unknown>;
@@ -31,13 +37,14 @@ export function drainAuditTrail(): Promise<void> {
  * - tenant: the result's `tenant_id`, else the `tenant_id` argument, else the
  *   caller's tenant. A failure has no result, and a tenant member is recorded
  *   in its own tenant whatever it named;
- * - changes: the names of the arguments given (not undefined), except `id`; never a value.
+ * - changes: the names of the arguments given (not undefined), except `id`; never a value;
+ * - `alsoChanged`: one more success record per further record the call changed.
  *
  * The record is written before the answer leaves, so it can be read right
  * after. A record that cannot be written is logged and does not change the
  * answer.
  */
-export function Audited(action: string, { targetType }: AuditedOptions): MiddlewareFn<AppContext> {
+export function Audited(action: string, { targetType, alsoChanged }: AuditedOptions): MiddlewareFn<AppContext> {
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor) return next();
@@ -62,12 +69,9 @@ export function Audited(action: string, { targetType }: AuditedOptions): Middlew
       throw error;
     }
     const answer = (result ?? {}) as Args;
-    await write(context, {
-      ...base,
-      target: { type: targetType, id: idOf(answer) ?? idOf(args) },
-      tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId,
-      outcome: AuditOutcome.success,
-    });
+    const success = { ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success };
+    const targets = [idOf(answer) ?? idOf(args), ...(alsoChanged?.(result) ?? [])];
+    await Promise.all(targets.map((id) => write(context, { ...success, target: { type: targetType, id } })));
     return result;
   };
 }

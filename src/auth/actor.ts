@@ -13,7 +13,22 @@ export interface Actor {
   /** Role ids held (users); empty for API keys. */
   roles: readonly string[];
   /** How the caller authenticated. */
-  via: { kind: 'jwt' } | { kind: 'api-key'; apiKeyId: string; keyId: string; platform: boolean; rateLimit: RateLimitState };
+  via: { kind: 'jwt' } | { kind: 'api-key'; apiKeyId: string; keyId: string; platform: boolean; rateLimit: RateLimitState; bounds: ApiKeyBounds };
+}
+
+/**
+ * The limits of the API key a caller authenticated with, as stored: a key
+ * it creates or rolls must stay within them (the api-keys area decides how).
+ */
+export interface ApiKeyBounds {
+  /** null: the key never expires. */
+  expiresAt: Date | null;
+  /** Requests per hour. */
+  rateLimit: number;
+  /** Empty: any address. */
+  allowedIPs: readonly string[];
+  /** Empty: any origin (or none). */
+  allowedOrigins: readonly string[];
 }
 
 /** Where an API key stands in its hourly window after this request. */

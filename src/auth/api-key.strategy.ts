@@ -55,7 +55,11 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
       if (usedInWindow > key.rateLimit) {
         throw errors.rateLimited(rateLimit.resetSeconds, `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, rateLimitHeaders(rateLimit));
       }
-      return { ...(await actingCreator(accounts, key)), via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit } };
+      const bounds = { expiresAt: key.expiresAt, rateLimit: key.rateLimit, allowedIPs: key.allowedIPs, allowedOrigins: key.allowedOrigins };
+      return {
+        ...(await actingCreator(accounts, key)),
+        via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit, bounds },
+      };
     },
   };
 }

@@ -2,6 +2,7 @@ import { validateSync, type ValidatorOptions } from 'class-validator';
 import { getNullableType, isInputObjectType, isListType, OperationTypeNode, type GraphQLField, type GraphQLInputType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import { validationFieldErrors, type FieldError } from '../errors/index.js';
+import { unstorableValueProblems } from './storable-values.js';
 
 /** The class-validator options of every operation's arguments (buildSchema's `validate`). */
 export const ARGUMENT_VALIDATION: ValidatorOptions = { forbidUnknownValues: false };
@@ -24,7 +25,7 @@ interface ArgsParameter {
  * value refused by GraphQL coercion (an enum, a scalar) would otherwise hide
  * every rule of the other fields. The instance is built as type-graphql
  * builds it (nested inputs as their classes) and checked with type-graphql's
- * options. Synchronous: the REST edge reads arguments synchronously, and no
+ * options, and for values storage would not keep (storable-values.ts). Synchronous: the REST edge reads arguments synchronously, and no
  * rule of the service is asynchronous.
  */
 export function argumentRuleProblems(
@@ -45,7 +46,8 @@ export function argumentRuleProblems(
   // type-graphql's defaults: absent values skip their rules, unknown values are no error.
   options.skipMissingProperties = options.skipMissingProperties !== false;
   options.forbidUnknownValues = options.forbidUnknownValues === true;
-  return validationFieldErrors(validateSync(instance, options)).filter((error) => !failed.has(error.field.split('.')[0]!));
+  const problems = [...validationFieldErrors(validateSync(instance, options)), ...unstorableValueProblems(instance)];
+  return problems.filter((error) => !failed.has(error.field.split('.')[0]!));
 }
 
 function argsParameterOf(operationType: OperationTypeNode, fieldName: string): ArgsParameter | undefined {

@@ -1,7 +1,9 @@
 import { validateOrReject, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { ArgumentValidationError, buildSchema, type AuthCheckerFn, type NonEmptyArray, type ResolverData } from 'type-graphql';
+import { errors, validationFieldErrors } from '../errors/index.js';
 import { ARGUMENT_VALIDATION } from './argument-rules.js';
+import { unstorableValueProblems } from './storable-values.js';
 import { DateTimeISO } from './scalars.js';
 import { memoizeValidationMetadata } from './validation-metadata-memo.js';
 
@@ -55,15 +57,20 @@ const VALIDATOR_OPTIONS: ValidatorOptions = { ...ARGUMENT_VALIDATION, skipMissin
  * Each argument object through class-validator, as type-graphql's built-in
  * validation does, with the same options and the same error. Ours because
  * the built-in one loads class-validator with `await import()` on every
- * argument of every call: 3-5% of a request's CPU in the profile.
+ * argument of every call: 3-5% of a request's CPU in the profile. Values
+ * storage would not keep as sent (storable-values.ts) are refused with them,
+ * in one error, whatever the operation.
  */
 async function validateArguments(value: unknown): Promise<void> {
   const objects = (Array.isArray(value) ? value : [value]).filter((item): item is object => item !== null && typeof item === 'object');
+  const unstorable = objects.flatMap(unstorableValueProblems);
   try {
     await Promise.all(objects.map((item) => validateOrReject(item, VALIDATOR_OPTIONS)));
   } catch (err) {
-    throw new ArgumentValidationError(err as ValidationError[]);
+    if (unstorable.length === 0) throw new ArgumentValidationError(err as ValidationError[]);
+    throw errors.invalidFields([...validationFieldErrors(err as ValidationError[]), ...unstorable]);
   }
+  if (unstorable.length > 0) throw errors.invalidFields(unstorable);
 }
 
 /** The committed file's exact text for a schema (sorted, so the diff is stable). */

@@ -18,7 +18,7 @@ let key: { id: string; keyId: string };
 let revokedId: string;
 
 const FULL = `_id id keyId name description status scopes allowedOrigins allowedIPs expiresAt lastUsedAt
-  usageCount rateLimit createdBy updatedBy metadata createdAt updatedAt tenant_id revokedAt revokedBy`;
+  usageCount rateLimit createdBy createdByKey updatedBy metadata createdAt updatedAt tenant_id revokedAt revokedBy`;
 const USAGE = 'at ip origin method path operation status';
 
 function uses(apiKeyId: string, count: number): ApiKeyUse[] {
@@ -191,6 +191,7 @@ describe('reading an API key, whatever the selection', () => {
       usageCount: 0,
       rateLimit: DEFAULT_RATE_LIMIT,
       createdBy: admin.id,
+      createdByKey: null,
       updatedBy: admin.id,
       metadata: {},
       createdAt: at.toISOString(),
