@@ -12,6 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
+import { IsTenantId, TENANT_ID_RULE } from '../auth/index.js';
 import { IsCalendarDate } from '../shared/calendar-date.js';
 import { IdArgs } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
@@ -73,11 +74,10 @@ export class CreateMealMenuArgs extends NameAndDescriptionInput implements Parti
 
   @Field(() => String, {
     nullable: true,
-    description: "The owning tenant: required from a platform administrator, else the caller's own.",
+    description: `The owning tenant: required from a platform administrator, else the caller's own. It ${TENANT_ID_RULE}.`,
   })
   @IsOptional()
-  @IsString()
-  @Length(1, 100)
+  @IsTenantId()
   tenant_id?: string;
 }
 

@@ -331,6 +331,20 @@ runCases('Creating a meal menu (POST /restaurant/meal-menus, createMealMenu)', c
       db: async (before) => expect(await countMenus()).toBe(before),
     },
   }),
+  ...['  ', 'x\u0000y', 'a b'].map((tenant) =>
+    apiCase({
+      name: `refuses a tenant id outside the tenant rule (${JSON.stringify(tenant)}: 400 tenant_id), storing nothing`,
+      arrange: countMenus,
+      caller: () => platform,
+      operation: () => op.create(menuBody({ tenant_id: tenant })),
+      expect: {
+        status: 400,
+        code: 'BAD_USER_INPUT',
+        fieldErrors: [{ field: 'tenant_id', rule: 'matches' }],
+        db: async (before) => expect(await countMenus()).toBe(before),
+      },
+    }),
+  ),
   apiCase({
     name: 'refuses a tenant member naming another tenant (403), storing nothing',
     arrange: countMenus,
