@@ -21,9 +21,11 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
     const origin = req.get('origin') ?? undefined;
     const path = req.originalUrl.split('?')[0];
+    // As sent, now: the usage is recorded once the response is done, after the edge ran a HEAD as its GET.
+    const method = req.method;
     const context: AppContext = { actor: null, requestId: edge.requestId, ip, origin, logger: edge.logger, config };
     try {
-      context.actor = await resolveActor((name) => req.headers[name], { ip, origin, method: req.method, path });
+      context.actor = await resolveActor((name) => req.headers[name], { ip, origin, method, path });
     } catch (err) {
       if (!isAppError(err)) throw err;
       context.credentialError = err;
@@ -33,7 +35,7 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
       for (const [name, value] of Object.entries(rateLimitHeaders(via.rateLimit))) edge.setHeader(name, value);
       const at = new Date();
       edge.afterResponse((status) =>
-        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method: req.method, path, operation: operationName(req), status }),
+        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, path, operation: operationName(req), status }),
       );
     }
     return context;

@@ -61,10 +61,11 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
     const isGraphQL = req.path === graphqlPath;
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
     try {
-      // Apollo answers another method with 405 but a body saying BAD_REQUEST/400: ours says 405 throughout.
-      if (isGraphQL && !GRAPHQL_METHODS.includes(req.method)) {
-        if (req.method !== 'OPTIONS') throw errors.methodNotAllowed(req.method, [...GRAPHQL_METHODS, 'OPTIONS']);
-        res.setHeader('Allow', [...GRAPHQL_METHODS, 'OPTIONS'].join(', '));
+      // Apollo answers another method with 405 but a body saying BAD_REQUEST/400: ours says 405
+      // throughout. HEAD is run as a GET (below), as for REST.
+      if (isGraphQL && !GRAPHQL_METHODS.includes(req.method) && req.method !== 'HEAD') {
+        if (req.method !== 'OPTIONS') throw errors.methodNotAllowed(req.method, GRAPHQL_ALLOW);
+        res.setHeader('Allow', GRAPHQL_ALLOW.join(', '));
         res.status(204).end();
         return;
       }
@@ -84,7 +85,6 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
             return;
           }
           if (req.method !== 'HEAD' || !allowed.includes('GET')) throw errors.methodNotAllowed(req.method, methods);
-          req.method = 'GET';
           restRoute = readRestArguments.match({ method: 'GET', path: req.path });
         }
       }
@@ -95,6 +95,9 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
         afterResponse: (listener) => res.once('close', () => listener(res.statusCode)),
       };
       const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge) };
+      // HEAD runs as the GET it matched (SOFA's router and Apollo read the method; Node sends no
+      // body for a HEAD request); the context (an API key's usage log) has taken the method as sent.
+      if (req.method === 'HEAD' && (isGraphQL || restRoute)) req.method = 'GET';
       admitCaller?.(scope.context, () => (isGraphQL ? graphqlOperations(schema, req) : restRoute && [restRoute.operation]));
       if (!isGraphQL) {
         scope.restRoute = restRoute;
@@ -112,6 +115,7 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
 
 /** What /graphql takes (GraphQL over HTTP): GET for queries, POST for any operation. */
 const GRAPHQL_METHODS: readonly string[] = ['GET', 'POST'];
+const GRAPHQL_ALLOW: readonly string[] = [...GRAPHQL_METHODS, 'HEAD', 'OPTIONS'];
 
 /** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
 function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {

@@ -350,6 +350,21 @@ describe('usage of a key', () => {
     expect(response.body.usageLogs.every((entry: { ip: string; at: string }) => /127\.0\.0\.1|::1/.test(entry.ip) && !Number.isNaN(Date.parse(entry.at)))).toBe(true);
   });
 
+  it('logs a HEAD as HEAD (the edge runs it as its GET), answered without a body', async () => {
+    const key = await makeKey(chef, { scopes: ['menus:read'] });
+    const head = await app.http('HEAD', '/api/v1/restaurant/meal-menus', { token: key.secret });
+    expect([head.status, head.headers.get('ratelimit')]).toEqual([200, expect.stringContaining('"key"')]);
+    let stored = await storedKey(key.id);
+    for (let attempt = 0; attempt < 40 && stored?.usageCount !== 1; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      stored = await storedKey(key.id);
+    }
+    const response = await app.rest('GET', `/api-keys/${key.id}?includeUsageLogs=true`, { token: chef.token });
+    expect(response.body.usageLogs.map((entry: Record<string, unknown>) => [entry.method, entry.path, entry.status])).toEqual([
+      ['HEAD', '/api/v1/restaurant/meal-menus', 200],
+    ]);
+  });
+
   it('does not count refused uses (revoked, mistyped)', async () => {
     const key = await makeKey(chef);
     await app.rest('PATCH', `/api-keys/${key.id}/revoke`, { token: chef.token });

@@ -35,13 +35,17 @@ describe('the HTTP answer of /graphql', () => {
       const body = JSON.parse(answer.bytes.toString('utf8'));
       expect([answer.status, answer.headers.get('allow'), body.errors?.[0]?.extensions?.code, body.errors?.[0]?.extensions?.http?.status], method).toEqual([
         405,
-        'GET, POST, OPTIONS',
+        'GET, POST, HEAD, OPTIONS',
         'METHOD_NOT_ALLOWED',
         405,
       ]);
     }
     const options = await raw('/graphql', { method: 'OPTIONS' });
-    expect([options.status, options.headers.get('allow'), options.bytes.length]).toEqual([204, 'GET, POST, OPTIONS', 0]);
+    expect([options.status, options.headers.get('allow'), options.bytes.length]).toEqual([204, 'GET, POST, HEAD, OPTIONS', 0]);
+    // HEAD is the GET without its body.
+    const get = await raw('/graphql?query=%7B__typename%7D', { method: 'GET' });
+    const head = await raw('/graphql?query=%7B__typename%7D', { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), head.bytes.length]).toEqual([get.status, get.headers.get('content-type'), 0]);
   });
 
   it('POST: the status from the errors', async () => {
