@@ -7,6 +7,7 @@ import {
   type ASTNode,
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLArgument,
   type GraphQLError,
   type GraphQLField,
@@ -19,6 +20,7 @@ import {
 import { errors, type AppError, type FieldError } from '../errors/index.js';
 import { argumentRuleProblems } from './argument-rules.js';
 import { coercionProblem, coerceValue, type InputPath } from './coercion-problems.js';
+import { fieldNodesOf } from './selection.js';
 
 /**
  * One refusal naming every failing argument of an operation. graphql-js
@@ -94,8 +96,10 @@ export function operationInputRefusal(input: OperationInput): AppError | undefin
 
   const scope: ArgumentScope = { variables, unclaimed: new Set(validationErrors), claimedVariables: new Set() };
   const readings: { field: GraphQLField<unknown, unknown>; reading: ArgumentReading }[] = [];
-  for (const selection of operation.selectionSet.selections) {
-    if (selection.kind !== Kind.FIELD) continue;
+  // Root fields spread from fragments too (`{ ...F }`): theirs are arguments like any other.
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const selection of fieldNodesOf([operation.selectionSet], (name) => fragments.get(name))) {
     const field = rootType.getFields()[selection.name.value];
     if (!field) continue;
     const reading: ArgumentReading = { values: {}, failed: new Set(), problems: [] };

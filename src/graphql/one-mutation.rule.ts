@@ -1,4 +1,5 @@
-import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { GraphQLError, type ValidationRule } from 'graphql';
+import { fieldNodesOf } from './selection.js';
 
 /**
  * A validation rule: a mutation operation selects one mutation field. The
@@ -14,7 +15,9 @@ export function oneMutationPerRequest(): ValidationRule {
   return (context) => ({
     OperationDefinition(node) {
       if (node.operation !== 'mutation') return;
-      const fields = rootFields(context, node.selectionSet, new Set());
+      const fields = fieldNodesOf([node.selectionSet], (name) => context.getFragment(name) ?? undefined)
+        .map((field) => field.name.value)
+        .filter((name) => name !== '__typename');
       if (fields.length <= 1) return;
       context.reportError(
         new GraphQLError(
@@ -24,18 +27,5 @@ export function oneMutationPerRequest(): ValidationRule {
         ),
       );
     },
-  });
-}
-
-function rootFields(context: ValidationContext, selectionSet: SelectionSetNode, visited: Set<string>): string[] {
-  return selectionSet.selections.flatMap((selection) => {
-    if (selection.kind === Kind.FIELD) return selection.name.value === '__typename' ? [] : [selection.name.value];
-    if (selection.kind === Kind.INLINE_FRAGMENT) return rootFields(context, selection.selectionSet, visited);
-    const name = selection.name.value;
-    // A fragment spread twice or in a cycle counts once (graphql-js reports cycles itself).
-    if (visited.has(name)) return [];
-    visited.add(name);
-    const fragment = context.getFragment(name);
-    return fragment ? rootFields(context, fragment.selectionSet, visited) : [];
   });
 }

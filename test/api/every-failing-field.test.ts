@@ -293,6 +293,12 @@ describe('Every failing field at once: how the fields are named', () => {
   it('a nullable variable given null where the argument is non-null is named by the argument, not refused as a document', async () => {
     const fields = await refusedFields(graphql('query($l: Int) { mealMenus(limit: $l) { nextCursor } }', { l: null }));
     expect(fields).toEqual({ limit: ['required'] });
+    const spread = await refusedFields(
+      graphql('query($l: Int) { ...Menus } fragment Menus on Query { mealMenus(limit: $l) { nextCursor } }', { l: null }),
+    );
+    expect(spread).toEqual({ limit: ['required'] });
+    const inline = await refusedFields(graphql('query($l: Int) { ... on Query { mealMenus(limit: $l) { nextCursor } } }', { l: null }));
+    expect(inline).toEqual({ limit: ['required'] });
     const withRules = await refusedFields(
       graphql('mutation($items: [MealMenuItemInput!]) { createMealMenu(name: "", date: "2026-03-03", mealType: lunch, items: $items) { id } }', { items: null }),
     );
