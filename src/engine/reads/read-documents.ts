@@ -82,7 +82,11 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
       : undefined;
   // A streamed read of stored documents (no blocking sort, no view's pipeline, no $text score on them) can recheck one a cursor read ahead.
   const live = !isView(info) && !text.match ? { storage, db, coll, matches } : undefined;
-  if (chosen?.sorted) return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit, live);
+  if (chosen?.sorted) {
+    // In index order, a read-ahead document whose sort key moved has moved behind or ahead of the scan.
+    const inOrder = live && opts.sort ? { ...live, sortOrder: compileSort(opts.sort, collation) } : live;
+    return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit, inOrder);
+  }
   const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
   const candidates = isView(info)
@@ -199,6 +203,8 @@ interface LiveRead {
   db: string;
   coll: string;
   matches: (doc: Document) => boolean;
+  /** An ordered read's sort: a changed document is returned only where it still sorts (its key unchanged). */
+  sortOrder?: (a: Document, b: Document) => number;
 }
 
 function lazyFilter(
@@ -220,7 +226,7 @@ function lazyFilter(
       const now = live.storage.findRawById(live.db, live.coll, id);
       if (now === stored) return doc;
       const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id);
-      if (current && live.matches(current)) return current;
+      if (current && live.matches(current) && (!live.sortOrder || live.sortOrder(doc, current) === 0)) return current;
       state.dropped = true;
       return undefined;
     });

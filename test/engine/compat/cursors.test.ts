@@ -88,6 +88,25 @@ const cases: CompatCase[] = [
     expected: [[5, 4], [2, 1], 0],
   },
   {
+    // mongod's index scan has passed the changed document's new key: the order holds.
+    name: 'a find in an index order does not return the next document when its sort key moved behind the scan',
+    seed: fiveDocs,
+    indexes: [{ key: { v: -1 } }],
+    run: (c, db) => afterFirstBatch(c, db, { sort: { v: -1 }, batchSize: 2 }, () => c.updateOne({ _id: 3 }, { $set: { v: 30 } })),
+    expected: [[5, 4], [2, 1], 0],
+  },
+  {
+    name: 'a find in an index order returns the current version of the next document when its sort key stayed',
+    seed: fiveDocs,
+    indexes: [{ key: { v: -1 } }],
+    run: async (c, db) => {
+      const first = await db.command({ find: c.collectionName, sort: { v: -1 }, batchSize: 2 });
+      await c.updateOne({ _id: 3 }, { $set: { note: 'changed' } });
+      return (await db.command({ getMore: first.cursor.id, collection: c.collectionName })).cursor.nextBatch;
+    },
+    expected: [{ _id: 3, v: 3, note: 'changed' }, { _id: 2, v: 2 }, { _id: 1, v: 1 }],
+  },
+  {
     name: 'when the deleted next document was the last, getMore answers an empty batch and closes the cursor',
     seed: fiveDocs.slice(0, 3),
     run: (c, db) => afterFirstBatch(c, db, { batchSize: 2 }, () => c.deleteOne({ _id: 3 })),
