@@ -121,7 +121,7 @@ export class MealMenuService {
   private answered(stored: StoredMenu): MealMenu {
     const menu = this.withDefaults(stored);
     const date = menu.date as unknown;
-    if (date instanceof Date && !Number.isNaN(date.getTime())) menu.date = calendarDayOf(date);
+    if (date instanceof Date) menu.date = calendarDayOf(date) ?? menu.date;
     return Object.assign(menu, { id: menu._id.toHexString() });
   }
 

@@ -38,8 +38,11 @@ export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
 /**
  * The calendar day of an instant, in UTC: how a day stored as a BSON date by
  * another system (an import) is answered, rather than as the milliseconds a
- * String field would make of it.
+ * String field would make of it. Undefined when no YYYY-MM-DD can say it.
  */
-export function calendarDayOf(instant: Date): string {
+export function calendarDayOf(instant: Date): string | undefined {
+  const year = instant.getUTCFullYear();
+  // YYYY holds years 0000 to 9999 (toISOString writes others as +010000 or -000001); none for an invalid date.
+  if (!(year >= 0 && year <= 9999)) return undefined;
   return instant.toISOString().slice(0, 10);
 }

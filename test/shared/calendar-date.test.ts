@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCalendarDate } from '../../src/shared/calendar-date.js';
+import { calendarDayOf, isCalendarDate } from '../../src/shared/calendar-date.js';
 
 describe('a calendar day', () => {
   // Years below 100 as written (Date.UTC would read 0050 as 1950), year 0 a leap year as in ISO 8601.
@@ -17,5 +17,17 @@ describe('a calendar day', () => {
     ['a number', 20260301],
   ])('refuses %s', (_why, value) => {
     expect(isCalendarDate(value)).toBe(false);
+  });
+});
+
+describe('the calendar day of an instant (UTC)', () => {
+  it.each([
+    ['2030-05-01T23:59:59.999Z', '2030-05-01'],
+    ['0005-01-01T00:00:00Z', '0005-01-01'],
+    ['+010000-01-01T00:00:00Z', undefined],
+    ['-000001-12-31T00:00:00Z', undefined],
+    ['not a date', undefined],
+  ])('of %s is %s', (instant, day) => {
+    expect(calendarDayOf(new Date(instant))).toBe(day);
   });
 });
