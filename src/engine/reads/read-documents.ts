@@ -192,10 +192,15 @@ export function readFirst(storage: Storage, db: string, coll: string, opts: Read
  * blocking sort has none: mongod also returns what it buffered.
  */
 export type Recheck = (doc: Document) => Document | undefined;
-const rechecks = new WeakMap<Iterable<Document>, Recheck>();
+/**
+ * Kept on the results themselves: a WeakMap entry per read (most never reach
+ * a getMore) cost the garbage collector more than the check saves.
+ */
+const RECHECK = Symbol('recheck');
+type Rechecked = Iterable<Document> & { [RECHECK]?: Recheck };
 
 export function recheckOf(results: Iterable<Document>): Recheck | undefined {
-  return rechecks.get(results);
+  return (results as Rechecked)[RECHECK];
 }
 
 interface LiveRead {
@@ -218,7 +223,7 @@ function lazyFilter(
   const state = { dropped: false };
   const results = filtered(candidates, matches, skip, limit, state);
   if (live) {
-    rechecks.set(results, (doc) => {
+    (results as Rechecked)[RECHECK] = (doc) => {
       const stored = storedBytesOf(doc);
       if (stored === undefined) return doc;
       // A partial document (fields-read.ts) may lack its _id.
@@ -229,7 +234,7 @@ function lazyFilter(
       if (current && live.matches(current) && (!live.sortOrder || live.sortOrder(doc, current) === 0)) return current;
       state.dropped = true;
       return undefined;
-    });
+    };
   }
   return results;
 }
