@@ -20,13 +20,10 @@ export const userAccountStore: AccountStore = {
 
   async findLoginCandidates(email, tenant) {
     // One query reading at most MAX_LOGIN_CANDIDATES + 1 records. Email is
-    // unique per (exact) tenant; the query's collation compares the email
-    // case-insensitively but folds tenant_id too, so a named tenant is
-    // compared exactly here (this reads the first MAX_LOGIN_CANDIDATES + 1
-    // letter-case spellings of the tenant id holding the email; tenants are
-    // the platform administrator's to create). With no tenant named,
-    // null sorts before every tenant id: the platform account comes first
-    // when there is one, and is then the only candidate.
+    // unique per tenant; the collation compares the email case-insensitively
+    // but folds tenant_id too, so a named tenant is compared exactly here.
+    // With no tenant named, null sorts before every tenant id: the platform
+    // account comes first when there is one, and is then the only candidate.
     const named = tenant !== undefined;
     const users = await UserModel.find(named ? { email, tenant_id: tenant } : { email }, CANDIDATE_FIELDS)
       .collation(emailCollation)
