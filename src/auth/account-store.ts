@@ -16,30 +16,19 @@ export interface LoginCandidate extends Account {
   passwordHash: string;
 }
 
-/**
- * The most accounts one sign-in without a tenant checks the password of (an
- * email several tenants hold). Any tenant's member can give their own account
- * another tenant's email, so a sign-in without tenantId cannot simply give up
- * when the email is in two tenants: it signs in the one account whose password
- * matches. Small, since every sign-in without tenantId pays this many Argon2
- * verifications (the same number whatever exists).
- */
-export const MAX_LOGIN_CANDIDATES = 3;
-
 export interface AccountStore {
   /** The account an access token names, or null when it is gone. */
   findAccount(id: string): Promise<Account | null>;
   /**
-   * The accounts a sign-in with this email (case-insensitively) checks the
-   * password of; never more than MAX_LOGIN_CANDIDATES:
-   * - `tenant` a string: the account of exactly that tenant (letter case counts), or none;
-   * - `tenant` null: the platform account (no tenant), or none;
-   * - `tenant` undefined (not named): the platform account alone when there
-   *   is one, else every tenant account with the email, or none when more
-   *   than MAX_LOGIN_CANDIDATES tenants hold it.
+   * The one account a sign-in with this email (case-insensitively) checks the
+   * password of, or null:
+   * - `tenant` a string: the account of that tenant;
+   * - `tenant` null: the platform account (no tenant);
+   * - `tenant` undefined (not named): the platform account when there is one,
+   *   else the only tenant account with the email when exactly one exists.
    * Reads a bounded number of records, whatever exists.
    */
-  findLoginCandidates(email: string, tenant: string | null | undefined): Promise<LoginCandidate[]>;
+  findLoginCandidate(email: string, tenant: string | null | undefined): Promise<LoginCandidate | null>;
   /** The permissions the tenant's custom roles with these ids grant (unknown ids grant nothing). */
   customRolePermissions(tenantId: string | null, roleIds: readonly string[]): Promise<string[]>;
 }

@@ -14,7 +14,6 @@ export type {
   CountedApiKeyUse,
   LoginCandidate,
 } from './account-store.js';
-export { MAX_LOGIN_CANDIDATES } from './account-store.js';
 export { generateApiKeySecret, hashApiKeySecret, parseApiKeySecret, sameHash, type NewApiKeySecret, type ParsedApiKeySecret } from './api-key-secret.js';
 export { hasPermission, isPlatformAdmin, isUserInPerson, type Actor, type ApiKeyBounds, type RateLimitState } from './actor.js';
 export { apiKeyStrategy, ipAllowList, normalizeIp, RATE_WINDOW_SECONDS, type ApiKeyStrategyOptions } from './api-key.strategy.js';

@@ -16,16 +16,14 @@ export class LoginArgs {
   password!: string;
 
   /**
-   * The tenant of the account (exactly: letter case counts); null: the
-   * platform account. Absent: the platform account, else the one tenant
-   * account with the email whose password matches.
+   * The tenant of the account; null: the platform account. Absent: the
+   * platform account, else the email's only tenant account.
    */
   @Field(() => String, {
     nullable: true,
     description:
-      "The account's tenant, exactly as stored (letter case counts); null: the platform account (no tenant). Absent: the platform " +
-      'account with the email, else the one tenant account with the email whose password matches (send tenantId when ' +
-      'the password is the same in several tenants, or the email is in more than three)',
+      "The account's tenant; null: the platform account (no tenant). Absent: the platform account with the email, " +
+      'else its only tenant account (required when the email exists in several tenants)',
   })
   @IsOptional()
   @IsNotEmpty()

@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import { MAX_LOGIN_CANDIDATES, type AccountStore } from '../auth/index.js';
+import type { AccountStore } from '../auth/index.js';
 import { isObjectIdString } from '../shared/object-id.js';
 import { cachedAccounts, cachedRolePermissions } from './account-cache.js';
 import { RoleModel } from './role.model.js';
@@ -18,30 +18,29 @@ export const userAccountStore: AccountStore = {
     });
   },
 
-  async findLoginCandidates(email, tenant) {
-    // One query reading at most MAX_LOGIN_CANDIDATES + 1 records. Email is
-    // unique per tenant; the collation compares the email case-insensitively
-    // but folds tenant_id too, so a named tenant is compared exactly here.
-    // With no tenant named, null sorts before every tenant id: the platform
-    // account comes first when there is one, and is then the only candidate.
-    const named = tenant !== undefined;
-    const users = await UserModel.find(named ? { email, tenant_id: tenant } : { email }, CANDIDATE_FIELDS)
+  async findLoginCandidate(email, tenant) {
+    // One query reading at most two records. A named tenant (or null, the
+    // platform) matches at most one account: email is unique per tenant. With
+    // no tenant named, null sorts before every tenant id, so the platform
+    // account comes first when there is one; else a second record means the
+    // email is in several tenants and no account is chosen.
+    const filter = tenant === undefined ? { email } : { email, tenant_id: tenant };
+    const users = await UserModel.find(filter, CANDIDATE_FIELDS)
       .collation(emailCollation)
       .sort({ tenant_id: 1 })
-      .limit(MAX_LOGIN_CANDIDATES + 1)
+      .limit(2)
       .lean();
     const [first] = users;
-    let chosen: typeof users;
-    if (named) chosen = users.filter((user) => (user.tenant_id ?? null) === tenant).slice(0, 1);
-    else if (first && first.tenant_id == null) chosen = [first];
-    else chosen = users.length > MAX_LOGIN_CANDIDATES ? [] : users;
-    return chosen.map((user) => ({
-      id: String(user._id),
-      tenantId: user.tenant_id ?? null,
-      roles: user.roles ?? [],
-      tokenVersion: user.tokenVersion ?? 0,
-      passwordHash: user.passwordHash,
-    }));
+    if (!first) return null;
+    const chosen = tenant !== undefined || first.tenant_id == null || users.length === 1;
+    if (!chosen) return null;
+    return {
+      id: String(first._id),
+      tenantId: first.tenant_id ?? null,
+      roles: first.roles ?? [],
+      tokenVersion: first.tokenVersion ?? 0,
+      passwordHash: first.passwordHash,
+    };
   },
 
   async customRolePermissions(tenantId, roleIds) {
