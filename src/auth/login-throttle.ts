@@ -7,8 +7,8 @@ import { LoginThrottleModel } from './login-throttle.model.js';
 
 /**
  * Sign-in throttling, against password guessing. Two counters see every
- * attempt: one of the submitted email (normalised; whether or not an account
- * has it, in any tenant) and one of the client IP (IPv6 by /64, which one
+ * attempt: one of the submitted email and tenant (normalised; whether or not
+ * an account has it) and one of the client IP (IPv6 by /64, which one
  * subscriber usually holds). Each allows a few free failures (config
  * `loginThrottle`: 5 per email, 20 per IP); after those, each attempt must
  * wait FIRST_WAIT_SECONDS after the previous one, doubling with every further
@@ -48,8 +48,8 @@ export interface SignInAttempt {
  * Lets one sign-in attempt through, counting it on both counters, or throws
  * 429 (Retry-After: the longer wait) when either says to wait.
  */
-export async function admitSignIn(settings: LoginThrottleSettings, email: string, ip: string): Promise<SignInAttempt> {
-  const account: Counter = { key: accountThrottleKey(email), freeFailures: settings.accountFailures, windowSeconds: settings.windowSeconds };
+export async function admitSignIn(settings: LoginThrottleSettings, email: string, ip: string, tenant?: string | null): Promise<SignInAttempt> {
+  const account: Counter = { key: accountThrottleKey(email, tenant), freeFailures: settings.accountFailures, windowSeconds: settings.windowSeconds };
   const address: Counter = { key: ipThrottleKey(ip), freeFailures: settings.ipFailures, windowSeconds: settings.windowSeconds };
   const attempt = randomUUID();
   const outcomes = await Promise.all([account, address].map((counter) => letThrough(counter, attempt)));
@@ -138,16 +138,21 @@ function nextUnlock({ freeFailures }: Counter): object {
 }
 
 /**
- * The email's counter. Folds case and compatibility forms (full-width
+ * The email's counter, per tenant named (none, or null for the platform: the
+ * tenant-less sign-in's). Folds case and compatibility forms (full-width
  * letters, ligatures, ß/SS) and drops invisible characters: coarser than the
  * users' email collation, so no spelling of an account's email gets a counter
- * of its own.
+ * of its own. Per tenant, because anyone may give their own account an email
+ * another tenant's user holds: with one counter per email, their own good
+ * sign-ins would start the other account's count over between guesses.
  */
-export function accountThrottleKey(email: string): string {
+export function accountThrottleKey(email: string, tenant?: string | null): string {
   // Invisible characters (soft hyphen, zero-width space, joiners, controls) are ignored by the
   // account lookup's collation too: left in, each spelling would get a fresh counter for one account.
   const visible = email.normalize('NFKC').replace(/[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu, '').trim();
-  return `account:${visible.toUpperCase().toLowerCase().normalize('NFKC')}`;
+  const account = `account:${visible.toUpperCase().toLowerCase().normalize('NFKC')}`;
+  // Tenant ids are exact (a sign-in compares them so): no folding.
+  return tenant == null ? account : `${account}\u0000tenant:${tenant}`;
 }
 
 /** The IP's counter: an IPv4 address (also IPv4-mapped), or the /64 of an IPv6 one. */

@@ -23,7 +23,7 @@ export class LoginArgs {
     nullable: true,
     description:
       "The account's tenant; null: the platform account (no tenant). Absent: the platform account with the email, " +
-      'else its only tenant account (required when the email exists in several tenants)',
+      'else its only tenant account (required when the email exists in several tenants). Compared exactly (letter case counts).',
   })
   @IsOptional()
   @IsNotEmpty()

@@ -34,7 +34,7 @@ export class LoginService {
   }
 
   async login(settings: LoginSettings, input: LoginInput, ip: string): Promise<SignedAccessToken> {
-    const attempt = await admitSignIn(settings.loginThrottle, input.email, ip);
+    const attempt = await admitSignIn(settings.loginThrottle, input.email, ip, input.tenantId);
     const candidate = await this.accounts.findLoginCandidate(input.email, input.tenantId);
     const passwordHash = candidate ? candidate.passwordHash : await dummyPasswordHash();
     const matches = await verifyPassword(passwordHash, input.password);

@@ -8,6 +8,9 @@ import { emailCollation, UserModel } from './user.model.js';
 const CANDIDATE_FIELDS = { _id: 1, tenant_id: 1, roles: 1, passwordHash: 1, tokenVersion: 1 } as const;
 
 /** The users area's side of auth's port: the reads sign-in and credentials need. */
+/** How many letter-case spellings of a named tenant holding one email a sign-in reads to find the exact one. */
+const NAMED_TENANT_SPELLINGS = 20;
+
 export const userAccountStore: AccountStore = {
   // Read on every authenticated request: kept up to a second (account-cache.ts).
   async findAccount(id) {
@@ -19,20 +22,23 @@ export const userAccountStore: AccountStore = {
   },
 
   async findLoginCandidate(email, tenant) {
-    // One query reading at most two records. A named tenant (or null, the
-    // platform) matches at most one account: email is unique per tenant. With
-    // no tenant named, null sorts before every tenant id, so the platform
-    // account comes first when there is one; else a second record means the
-    // email is in several tenants and no account is chosen.
-    const filter = tenant === undefined ? { email } : { email, tenant_id: tenant };
-    const users = await UserModel.find(filter, CANDIDATE_FIELDS)
+    // One query. A named tenant (or null, the platform) matches at most one
+    // account: email is unique per (exact) tenant. The collation that compares
+    // the email case-insensitively folds tenant_id too, so a named tenant is
+    // compared exactly here ('ACME' does not sign into 'acme'); it reads the
+    // letter-case spellings of that tenant holding the email, a handful at
+    // most. With no tenant named, null sorts before every tenant id, so the
+    // platform account comes first when there is one; else a second record
+    // means the email is in several tenants and no account is chosen.
+    const named = tenant !== undefined;
+    const users = await UserModel.find(named ? { email, tenant_id: tenant } : { email }, CANDIDATE_FIELDS)
       .collation(emailCollation)
       .sort({ tenant_id: 1 })
-      .limit(2)
+      .limit(named ? NAMED_TENANT_SPELLINGS : 2)
       .lean();
-    const [first] = users;
+    const first = named ? users.find((user) => (user.tenant_id ?? null) === tenant) : users[0];
     if (!first) return null;
-    const chosen = tenant !== undefined || first.tenant_id == null || users.length === 1;
+    const chosen = named || first.tenant_id == null || users.length === 1;
     if (!chosen) return null;
     return {
       id: String(first._id),

@@ -33,8 +33,8 @@ const LOGIN = `mutation Login($email: String!, $password: String!, $tenantId: St
   login(email: $email, password: $password, tenantId: $tenantId) { accessToken }
 }`;
 
-function login(email: string, secret: string): Operation {
-  const body = { email, password: secret };
+function login(email: string, secret: string, tenantId?: string): Operation {
+  const body = { email, password: secret, ...(tenantId === undefined ? {} : { tenantId }) };
   return { rest: { method: 'POST', path: '/auth/login', body }, graphql: { query: LOGIN, variables: body } };
 }
 
@@ -50,9 +50,9 @@ let emails = 0;
 const unknownEmail = () => `nobody${(emails += 1)}@throttle.test`;
 
 /** Signs in over the surface, asserting the status of each answer. */
-async function attempts(surface: Surface, statuses: number[], email: string, secret: string, ip: string): Promise<void> {
+async function attempts(surface: Surface, statuses: number[], email: string, secret: string, ip: string, tenantId?: string): Promise<void> {
   for (const status of statuses) {
-    const outcome = await callOperation(app, surface, login(email, secret), from(ip));
+    const outcome = await callOperation(app, surface, login(email, secret, tenantId), from(ip));
     expect(outcome.status, `${surface} answered ${JSON.stringify(outcome.raw.body)}`).toBe(status);
   }
 }
@@ -213,6 +213,22 @@ runCases('sign-in throttling', () => app, [
     expect: refused,
   }),
   apiCase({
+    name: "does not start a tenant's count over for another tenant's user holding the same email",
+    arrange: async (surface): Promise<Fixture> => {
+      const victim = await freshUser();
+      const other = await app.createUser({ tenantId: 'tenant-throttle-other', roles: ['member'], email: victim.email });
+      await attempts(surface, times(ACCOUNT_FAILURES - 1, 401), victim.email, WRONG, freshIp(), 'tenant-throttle');
+      await attempts(surface, [200], other.email, other.password, freshIp(), 'tenant-throttle-other');
+      await attempts(surface, [401], victim.email, WRONG, freshIp(), 'tenant-throttle');
+      verifications.mockClear();
+      return { user: victim, ip: freshIp() };
+    },
+    caller: ({ ip }) => from(ip),
+    // Past the free failures of the victim's counter: its count was never started over.
+    operation: ({ user }) => login(user.email, user.password, 'tenant-throttle'),
+    expect: throttled,
+  }),
+  apiCase({
     name: "keeps the IP's failures after a successful sign-in from it",
     arrange: async (surface): Promise<Fixture> => {
       const fixture = { user: await freshUser(), ip: freshIp() };
@@ -285,7 +301,7 @@ describe('sign-in throttling counters', () => {
 
 describe('the keys of the counters', () => {
   it('fold case and compatibility forms of an email', () => {
-    expect(['Chef@Example.TEST', ' chef@example.test ', 'ｃｈｅｆ@example.test', 'ch\u00ADef@exam\u200Bple.test\u0000'].map(accountThrottleKey)).toEqual(
+    expect(['Chef@Example.TEST', ' chef@example.test ', 'ｃｈｅｆ@example.test', 'ch\u00ADef@exam\u200Bple.test\u0000'].map((email) => accountThrottleKey(email))).toEqual(
       times(4, 0).map(() => 'account:chef@example.test'),
     );
   });

@@ -177,6 +177,12 @@ runCases('signing in', () => app, [
     expect: refusedSignIn,
   }),
   apiCase({
+    name: 'compares a named tenant exactly: another letter case is another tenant (the same 401)',
+    caller: () => ({}),
+    operation: () => login({ email: TWIN_EMAIL, password: twinA.password, tenantId: 'TENANT-A' }),
+    expect: refusedSignIn,
+  }),
+  apiCase({
     name: 'refuses a tenant the user does not belong to with the same 401',
     caller: () => ({}),
     operation: () => login({ email: tenantUser.email, password: tenantUser.password, tenantId: 'tenant-a' }),
