@@ -54,6 +54,9 @@ export function keysRevokedWith(result: unknown): readonly string[] {
  * to the creator and to holders of `api-keys:revoke`. Secrets are made here,
  * answered once, and stored only as SHA-256 hashes.
  */
+/** How far up the keys-made-by-keys chain a roll with an API key looks for the calling key. */
+const MAX_MAKER_DEPTH = 64;
+
 export class ApiKeyService {
   /** The stored fields a key's answer is made of: every top-level path but `_id`, `__v` and the never-answered (`select: false`) ones. */
   private readonly answeredFields: ReadonlySet<string>;
@@ -213,6 +216,7 @@ export class ApiKeyService {
       assertRollable(key, now);
       assertScopesHeld(actor, key.scopes, (named) => `You cannot roll an API key with ${named} you do not hold`);
       assertRollWithin(actor, key);
+      await this.assertMadeByCallingKey(actor, key);
       const current = key.secrets.find((secret) => secret.validUntil === null);
       const fresh = generateApiKeySecret(key.keyId);
       const secrets = [{ hash: fresh.hash, validUntil: null }, ...secretsAfterRoll(key.secrets, current, now, gracePeriodSeconds)];
@@ -227,6 +231,24 @@ export class ApiKeyService {
     throw new AppError('CONFLICT', 'The API key was changed while it was being rolled; try again', {
       errors: [{ field: 'id', rule: 'concurrentChange', message: 'The API key was changed while it was being rolled' }],
     });
+  }
+
+  /**
+   * With an API key credential, a roll reaches only that key and the keys it
+   * made (and theirs): a revoke cascades through `createdByKey`, so every
+   * secret a leaked key can mint must be one its revoke ends.
+   */
+  private async assertMadeByCallingKey(actor: Actor, key: ApiKeyDocument): Promise<void> {
+    if (actor.via.kind !== 'api-key') return;
+    const calling = actor.via.apiKeyId;
+    let maker: string | null = String(key._id) === calling ? calling : key.createdByKey;
+    // Each step reads one key up the chain; a chain is as deep as keys made by keys made by keys.
+    for (let depth = 0; maker !== null && depth < MAX_MAKER_DEPTH; depth += 1) {
+      if (maker === calling) return;
+      const above: { createdByKey?: string | null } | null = await this.model.findOne({ _id: toObjectId(maker) }, { createdByKey: 1 }).lean();
+      maker = above?.createdByKey ?? null;
+    }
+    throw errors.forbidden('An API key can roll only itself and the keys it made (their secrets must end when it is revoked)');
   }
 
   /** The key, when the caller's tenant holds it (else 404) and the caller created it or holds the permission (else 403). */

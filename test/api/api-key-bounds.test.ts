@@ -370,6 +370,41 @@ runCases('rolling with an API key', client, [
     },
   }),
   apiCase({
+    name: "refuses a key within its limits that it did not make (403): the new secret would outlive the calling key's revoke",
+    arrange: async () => {
+      const caller = await makeKey(asChef(), { scopes: ['menus:read', 'api-keys:revoke'] });
+      const target = await makeKey(asChef(), { scopes: ['menus:read'] });
+      return { caller, target, before: (await keys().findOne({ _id: new ObjectId(target.id) }, { projection: { secrets: 1 } }))!.secrets };
+    },
+    caller: ({ caller }) => asKey(caller),
+    operation: ({ target }) => op.roll(target.id),
+    expect: {
+      status: 403,
+      code: 'FORBIDDEN',
+      data: (_data, _fixture, outcome) => expect(outcome.message).toContain('can roll only itself and the keys it made'),
+      db: async ({ target, before }) =>
+        expect((await keys().findOne({ _id: new ObjectId(target.id) }, { projection: { secrets: 1 } }))!.secrets).toEqual(before),
+    },
+  }),
+  apiCase({
+    name: 'rolls a key made by a key it made',
+    arrange: async () => {
+      const caller = await makeKey(asChef(), { scopes: ['menus:read', 'api-keys:create', 'api-keys:revoke'], rateLimit: 10, expiresAt: inAnHour() });
+      const child = await makeKey(asKey(caller), { scopes: ['menus:read', 'api-keys:create'] });
+      return { caller, grandchild: await makeKey(asKey(child), { scopes: ['menus:read'] }) };
+    },
+    caller: ({ caller }) => asKey(caller),
+    operation: ({ grandchild }) => op.roll(grandchild.id),
+    expect: { status: 200, data: (key, { grandchild }) => expect(key.id).toBe(grandchild.id) },
+  }),
+  apiCase({
+    name: 'rolls itself',
+    arrange: () => makeKey(asChef(), { scopes: ['menus:read', 'api-keys:revoke'] }),
+    caller: (caller) => asKey(caller),
+    operation: (caller) => op.roll(caller.id),
+    expect: { status: 200, data: (key, caller) => expect(key.id).toBe(caller.id) },
+  }),
+  apiCase({
     name: 'rolls a key within its limits (one it made)',
     arrange: async () => {
       const caller = await makeKey(asChef(), { scopes: ['menus:read', 'api-keys:create', 'api-keys:revoke'], rateLimit: 10, expiresAt: inAnHour() });
