@@ -2,7 +2,6 @@ import { hashPassword } from '../auth/index.js';
 import type { AppConfig } from '../config.js';
 import { isDuplicateKey } from '../errors/index.js';
 import type { Logger } from '../logger.js';
-import { upgradeStoredUsers } from './upgrade-stored-users.js';
 import { UserModel } from './user.model.js';
 
 export interface NewAdmin {
@@ -24,14 +23,11 @@ export async function createPlatformAdmin(admin: NewAdmin): Promise<{ id: string
 }
 
 /**
- * Every start: users stored by an earlier version are brought up to the
- * current model (upgrade-stored-users.ts; nothing to do after the first).
  * First start: when the database holds no user and ADMIN_EMAIL/ADMIN_PASSWORD
  * are set, the platform administrator is created. Any later start finds a
  * user and does nothing, so it is safe to leave the variables set.
  */
 export async function bootstrapAdmin(config: Pick<AppConfig, 'admin'>, logger: Logger): Promise<boolean> {
-  await upgradeStoredUsers();
   if (!config.admin) return false;
   if (await UserModel.exists({})) return false;
   let admin;

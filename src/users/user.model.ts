@@ -1,24 +1,10 @@
-import { getModelForClass, index, modelOptions, plugin, pre, prop, Severity } from '@typegoose/typegoose';
+import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 import { forgetCachedAccountsOnWrite } from './account-cache.js';
 
 /** Case-insensitive comparison for emails: the unique index and sign-in use the same one. */
 export const emailCollation = { locale: 'en', strength: 2 } as const;
-
-/**
- * A user's tenant as the unique email index holds it: the tenant id's UTF-8
- * bytes in hex, '' for the platform (no tenant). A collation applies to every
- * string of an index, so an index on `tenant_id` with the email collation
- * would fold tenant ids too ('ACME' taken for 'acme'); hex has no letter case
- * to fold, so tenants stay exact while emails compare case-insensitively.
- */
-export function tenantKeyOf(tenantId: string | null): string {
-  return tenantId === null ? '' : Buffer.from(tenantId, 'utf8').toString('hex');
-}
-
-/** The name of the index that folded tenant ids (before tenantKey): upgradeStoredUsers drops it. */
-export const FOLDED_TENANT_EMAIL_INDEX = 'tenant_id_1_email_1';
 
 export const DEFAULT_USER_COLOR = 'bg-blue-500';
 
@@ -60,10 +46,8 @@ export class SocialLinks {
  * inputs (user.inputs.ts), declared once in user.fields.ts.
  */
 @ObjectType({ description: 'A user of the service; never carries the password or its hash' })
-// One email per tenant (exactly), compared case-insensitively; the same email may exist in another tenant.
-// email first: a duplicate is a 409 naming `email`. Users stored before tenantKey are left to the
-// index they had until upgradeStoredUsers gives them one.
-@index({ email: 1, tenantKey: 1 }, { unique: true, collation: emailCollation, partialFilterExpression: { tenantKey: { $exists: true } } })
+// One email per tenant, compared case-insensitively; the same email may exist in another tenant.
+@index({ tenant_id: 1, email: 1 }, { unique: true, collation: emailCollation })
 // Sign-in without a tenant looks an email up across tenants.
 @index({ email: 1, tenant_id: 1 }, { collation: emailCollation })
 // Lists page a tenant's users by _id: this index gives that order (no sort, the read stops after a page).
@@ -73,10 +57,6 @@ export class SocialLinks {
 @modelOptions({ schemaOptions: { collection: 'users', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
 // Credentials reuse accounts for up to a second; a change through the model is seen at once.
 @plugin(forgetCachedAccountsOnWrite)
-// A user's tenant is set on create only (the service refuses moving a user): validation sets its key.
-@pre<User>('validate', function () {
-  this.tenantKey = tenantKeyOf(this.tenant_id ?? null);
-})
 export class User {
   /** mongoose's `id` virtual: the `_id` as a string. */
   @Field(() => ID, { description: 'The record id (24 hexadecimal characters).' })
@@ -140,10 +120,6 @@ export class User {
   @Field(() => [String], { description: 'Role ids: admin, member, or a custom role of the tenant.' })
   @prop({ type: () => [String], default: [] })
   roles!: string[];
-
-  /** tenantKeyOf(tenant_id), for the unique email index; never answered. */
-  @prop({ type: () => String })
-  tenantKey?: string;
 
   /** null: a platform administrator, outside every tenant. */
   @Field(() => String, { nullable: true, description: 'The tenant; null only for a platform administrator.' })

@@ -849,29 +849,6 @@ runCases('tenant ids', client, [
     }),
   ),
   apiCase({
-    name: 'takes an email held in a tenant whose id differs only in letter case (tenants are exact), and each signs into its own',
-    arrange: async () => {
-      const tenant = `case-tenant-${(counter += 1)}`;
-      const held = await app.createUser({ tenantId: tenant, email: freshEmail('cook') });
-      return { held, body: validUser(platform, { email: held.email, tenant_id: tenant.toUpperCase() }) };
-    },
-    caller: () => platform,
-    operation: ({ body }) => op.create(body),
-    expect: {
-      status: 201,
-      data: async (user, { held, body }) => {
-        const signIn = async (tenantId: string, password: string) =>
-          (await app.rest('POST', '/auth/login', { body: { email: held.email, password, tenantId } })).status;
-        expect([user.tenant_id, await signIn(body.tenant_id as string, 'Str0ng-Pass'), await signIn(held.tenantId!, held.password)]).toEqual([
-          (body.tenant_id as string),
-          200,
-          200,
-        ]);
-      },
-      db: async ({ held }) => expect(await countByEmail(held.email)).toBe(2),
-    },
-  }),
-  apiCase({
     name: 'takes a tenant_id of letters, digits, -, _ and .',
     arrange: () => validUser(platform, { tenant_id: 'Acme_2.eu-west' }),
     caller: () => platform,
