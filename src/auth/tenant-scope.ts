@@ -21,15 +21,18 @@ export const TENANT_FIELD = 'tenant_id';
 export type TenantFilter = { tenant_id?: string };
 
 /**
- * What a tenant id may be, wherever one is taken (users, roles, API keys,
- * menus): 1 to 100 ASCII letters, digits, `-`, `_` and `.`. Tenant ids are
- * compared exactly (letter case counts), so no spaces, control characters or
- * look-alike letters that would make two tenants read the same.
+ * What a tenant id may be, wherever one is taken (users, roles, menus): 1 to
+ * 100 lowercase ASCII letters, digits, `-`, `_` and `.`. No spaces, control
+ * characters or look-alike letters that would make two tenants read the same;
+ * and no uppercase, so that no two tenants differ only in letter case: the
+ * users' unique email index compares emails case-insensitively through a
+ * collation, which folds the tenant id beside them too (`ACME` and `acme`
+ * would share their emails), while everything else compares tenants exactly.
  */
-const TENANT_ID = /^[A-Za-z0-9._-]{1,100}$/;
+const TENANT_ID = /^[a-z0-9._-]{1,100}$/;
 
 /** Said after the name of what was checked: `tenant_id must be …`. */
-export const TENANT_ID_RULE = 'must be 1 to 100 letters (A-Z, a-z), digits, -, _ or . (no spaces)';
+export const TENANT_ID_RULE = 'must be 1 to 100 lowercase letters (a-z), digits, -, _ or . (no spaces)';
 
 export function isTenantId(value: unknown): value is string {
   return typeof value === 'string' && TENANT_ID.test(value);

@@ -238,9 +238,10 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     fresh: () => makeKey(['menus:read'], users.member),
     args: (_who, key: MadeKey) => ({ id: key.id }),
   }),
-  // As revoking, and only by a caller holding the key's scopes (menus:read here).
+  // As revoking, and only by a caller holding the key's scopes (menus:read here). An API key
+  // rolls only itself and the keys it made: not the member's key (api-key-bounds.test.ts).
   'Mutation.rollApiKey': row({
-    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    allowed: ['platformAdmin', 'tenantAdmin', 'member'],
     otherTenant: 404,
     keyScopes: ['api-keys:revoke', 'menus:read'],
     fresh: () => makeKey(['menus:read'], users.member),
