@@ -1,19 +1,18 @@
-import { IsDate, IsMongoId, IsOptional, IsString, Length } from 'class-validator';
+import { IsDate, IsOptional, IsString, Length } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
+import { IsObjectId } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
 
 /** The longest id or action a filter accepts (ids are 24 hex, actions `<area>.<verb>`). */
 export const AUDIT_FILTER_MAX_LENGTH = 200;
 
-const ID_MESSAGE = '$property must be a 24-character hexadecimal id';
-
 /** `auditEvents` / `GET /audit-events`: a page, newest first, optionally filtered. */
 @ArgsType()
 export class AuditEventsArgs extends PageArgs {
-  // A String (not ID) in the schema, as published; the rule is an id's (a malformed id is 400, as everywhere).
+  // A String (not ID) in the schema, as published; the rule is an id's (a malformed id is 400, any letter case reads as lowercase).
   @Field(() => String, { nullable: true, description: 'Only events by this actor (a user or API key id: 24 hexadecimal characters).' })
   @IsOptional()
-  @IsMongoId({ message: ID_MESSAGE })
+  @IsObjectId()
   actor?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Only events of this action, exact (e.g. menus.create).' })
@@ -24,7 +23,7 @@ export class AuditEventsArgs extends PageArgs {
 
   @Field(() => String, { nullable: true, description: 'Only events about this record (its id: 24 hexadecimal characters).' })
   @IsOptional()
-  @IsMongoId({ message: ID_MESSAGE })
+  @IsObjectId()
   target?: string | null;
 
   @Field(() => Date, { nullable: true, description: 'Only events at or after this instant (inclusive).' })

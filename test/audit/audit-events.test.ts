@@ -308,6 +308,12 @@ runCases('Filtering audit events', client, [
     expect: { status: 200, data: (page: EventPage) => expect(ids(page)).toEqual(tenantIds()) },
   }),
   apiCase({
+    name: 'reads an actor id in any letter case (ids are compared in lowercase)',
+    caller: () => adminA,
+    operation: () => op.list({ actor: adminA.id.toUpperCase(), action: 'menus.update' }),
+    expect: { status: 200, data: (page: EventPage) => expect(page.items.map((event) => event.actor.id)).toEqual([adminA.id]) },
+  }),
+  apiCase({
     name: 'filters combine',
     caller: () => adminA,
     operation: () => op.list({ actor: adminA.id, action: 'menus.update' }),
