@@ -38,6 +38,9 @@ const ROLL_ATTEMPTS = 3;
 
 const notFound = (id: string) => errors.notFound('API key', id);
 
+/** How far up the keys-made-by-keys chain a roll with an API key looks for the calling key. */
+const MAX_MAKER_DEPTH = 64;
+
 /** Per answered revoke: the ids of the keys it revoked besides the one named (their audit records). */
 const revokedWith = new WeakMap<object, readonly string[]>();
 
@@ -54,9 +57,6 @@ export function keysRevokedWith(result: unknown): readonly string[] {
  * to the creator and to holders of `api-keys:revoke`. Secrets are made here,
  * answered once, and stored only as SHA-256 hashes.
  */
-/** How far up the keys-made-by-keys chain a roll with an API key looks for the calling key. */
-const MAX_MAKER_DEPTH = 64;
-
 export class ApiKeyService {
   /** The stored fields a key's answer is made of: every top-level path but `_id`, `__v` and the never-answered (`select: false`) ones. */
   private readonly answeredFields: ReadonlySet<string>;

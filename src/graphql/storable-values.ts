@@ -1,5 +1,8 @@
 import type { FieldError } from '../errors/index.js';
 
+/** In a `u` regular expression a pair is one code point: only an unpaired surrogate matches. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 /**
  * Argument values that storage would not keep as given, refused for every
  * operation before it runs (400 naming the field and the rule), so that what
@@ -15,9 +18,6 @@ import type { FieldError } from '../errors/index.js';
  * are class instances) by the argument that holds it, since its keys are
  * values and a value is never repeated back.
  */
-/** In a `u` regular expression a pair is one code point: only an unpaired surrogate matches. */
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
 export function unstorableValueProblems(args: object): FieldError[] {
   const problems = new Map<string, FieldError>();
   const refuse = (field: string, rule: 'wellFormed' | 'finite', inJson: boolean) => {
