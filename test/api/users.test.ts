@@ -522,6 +522,21 @@ runCases('updating a user', client, [
     expect: { status: 200, data: (user) => expect([user.lastName, user.social]).toEqual([null, null]) },
   }),
   apiCase({
+    name: 'replaces the whole social object with the one sent (a link left out is gone)',
+    arrange: async () => {
+      const target = await tenantUser();
+      await users().updateOne({ _id: new ObjectId(target.id) }, { $set: { social: { twitter: 'https://twitter.com/x' } } });
+      return target;
+    },
+    caller: () => admin,
+    operation: ({ id }) => op.update(id, { social: { instagram: 'https://instagram.com/x' }, updatedBy: admin.id }),
+    expect: {
+      status: 200,
+      data: (user) => expect(user.social).toEqual({ twitter: null, instagram: 'https://instagram.com/x', linkedin: null }),
+      db: async ({ id }) => expect((await storedById(id))?.social?.twitter ?? null).toBeNull(),
+    },
+  }),
+  apiCase({
     name: 'refuses clearing a required field (firstName: null) and changes nothing',
     arrange: () => tenantUser(),
     caller: () => admin,
