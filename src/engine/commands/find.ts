@@ -3,7 +3,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { findById, isView, readDocuments, recheckOf } from '../reads/index.js';
+import { findById, isView, readDocuments, recheckerOf } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
@@ -51,22 +51,24 @@ export const findCommand: CommandHandler = {
       allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
       onlyStoredBytes: storedBytes,
     });
-    let recheck = recheckOf(results);
+    let rechecker = recheckerOf(results);
     if (projected) {
       const project = compileProjection(projection, filter);
       // The cursor's read-ahead document is always the last one projected: its recheck works on the stored one.
       let lastRead: Document | undefined;
       results = mapIterable(results, (doc) => project((lastRead = doc)));
-      const recheckStored = recheck;
-      recheck = recheckStored && ((projectedDoc) => {
-        const current = recheckStored(lastRead!);
-        return current === lastRead ? projectedDoc : current && project(current);
-      });
+      const stored = rechecker;
+      rechecker = stored && {
+        recheck(projectedDoc) {
+          const current = stored.recheck(lastRead!);
+          return current === lastRead ? projectedDoc : current && project(current);
+        },
+      };
     }
 
     // 4. reply
     const ns = namespaceOf(ctx.db, coll);
-    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes, recheck }));
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes, rechecker }));
   },
 };
 

@@ -36,7 +36,7 @@ interface OpenCursor {
   /** The opener's promise that its documents come unchanged from a scan (stored-batch-reply.ts). */
   storedBytes: boolean;
   /** A streamed read's check of its read-ahead document at a later getMore (reads/read-documents.ts). */
-  recheck?: (doc: Document) => Document | undefined;
+  rechecker?: { recheck(doc: Document): Document | undefined };
 }
 
 export interface KillCursorsResult {
@@ -75,7 +75,7 @@ export class CursorStore {
       singleBatch?: boolean;
       noTimeout?: boolean;
       storedBytes?: boolean;
-      recheck?: (doc: Document) => Document | undefined;
+      rechecker?: { recheck(doc: Document): Document | undefined };
     } = {},
   ): BatchResult {
     const source = results[Symbol.iterator]();
@@ -86,7 +86,7 @@ export class CursorStore {
       lastUsed: Date.now(),
       noTimeout: opts.noTimeout ?? false,
       storedBytes: opts.storedBytes ?? false,
-      recheck: opts.recheck,
+      rechecker: opts.rechecker,
     };
     const batch = takeBatch(cursor, opts.batchSize ?? 101);
     if (cursor.lookahead.done || opts.singleBatch) {
@@ -112,8 +112,8 @@ export class CursorStore {
     let batch: Document[];
     try {
       // Read ahead during an earlier command: deleted or changed since, as mongod would read it now.
-      if (cursor.recheck && !cursor.lookahead.done) {
-        const current = cursor.recheck(cursor.lookahead.value);
+      if (cursor.rechecker && !cursor.lookahead.done) {
+        const current = cursor.rechecker.recheck(cursor.lookahead.value);
         cursor.lookahead = current === undefined ? cursor.source.next() : { done: false, value: current };
       }
       batch = takeBatch(cursor, batchSize && batchSize > 0 ? batchSize : Infinity);

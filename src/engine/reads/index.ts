@@ -3,8 +3,8 @@
  * plan, scan, filter, sort/skip/limit), read-only views, and the `_id`
  * point-read fast path of find.
  */
-export { collationFor, defaultCollation, readDocuments, readFirst, recheckOf, resolveHint, sameKeyPattern } from './read-documents.js';
-export type { ReadOptions, Recheck } from './read-documents.js';
+export { collationFor, defaultCollation, readDocuments, readFirst, recheckerOf, resolveHint, sameKeyPattern, type Rechecker } from './read-documents.js';
+export type { ReadOptions } from './read-documents.js';
 export { assertNotView, isView, viewDocuments, viewOptions } from './views.js';
 export type { SourceReader } from './views.js';
 export { findById } from './find-by-id.js';

@@ -191,16 +191,13 @@ export function readFirst(storage: Storage, db: string, coll: string, opts: Read
  * collection as it is then (cursors/cursor-store.ts asks this first). A
  * blocking sort has none: mongod also returns what it buffered.
  */
-export type Recheck = (doc: Document) => Document | undefined;
-/**
- * Kept on the results themselves: a WeakMap entry per read (most never reach
- * a getMore) cost the garbage collector more than the check saves.
- */
-const RECHECK = Symbol('recheck');
-type Rechecked = Iterable<Document> & { [RECHECK]?: Recheck };
+export interface Rechecker {
+  recheck(doc: Document): Document | undefined;
+}
 
-export function recheckOf(results: Iterable<Document>): Recheck | undefined {
-  return (results as Rechecked)[RECHECK];
+/** The results' recheck, when they are a streamed read of stored documents. */
+export function recheckerOf(results: Iterable<Document>): Rechecker | undefined {
+  return results instanceof FilteredRead && results.live ? results : undefined;
 }
 
 interface LiveRead {
@@ -219,47 +216,57 @@ function lazyFilter(
   limit: number,
   live?: LiveRead,
 ): Iterable<Document> {
-  // A document the cursor dropped on its recheck does not count against the limit.
-  const state = { dropped: false };
-  const results = filtered(candidates, matches, skip, limit, state);
-  if (live) {
-    (results as Rechecked)[RECHECK] = (doc) => {
-      const stored = storedBytesOf(doc);
-      if (stored === undefined) return doc;
-      // A partial document (fields-read.ts) may lack its _id.
-      const id = '_id' in doc ? doc._id : decodeStoredDocument(stored)._id;
-      const now = live.storage.findRawById(live.db, live.coll, id);
-      if (now === stored) return doc;
-      const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id);
-      if (current && live.matches(current) && (!live.sortOrder || live.sortOrder(doc, current) === 0)) return current;
-      state.dropped = true;
-      return undefined;
-    };
-  }
-  return results;
+  return new FilteredRead(candidates, matches, skip, limit, live);
 }
 
-function* filtered(
-  candidates: Iterable<Document>,
-  matches: (doc: Document) => boolean,
-  skip: number,
-  limit: number,
-  state: { dropped: boolean },
-): Generator<Document> {
-  let skipped = 0;
-  let taken = 0;
-  for (const doc of candidates) {
-    if (!matches(doc)) continue;
-    if (skipped < skip) {
-      skipped++;
-      continue;
+/**
+ * The matches of the candidates, past `skip`, at most `limit`. One object
+ * that is also its own recheck: a closure (and a property on a generator)
+ * per read, most of which never reach a getMore, cost the engine about a
+ * tenth of its CPU per single-record read in garbage collection.
+ */
+class FilteredRead implements Iterable<Document>, Rechecker {
+  /** A document the cursor dropped on its recheck does not count against the limit. */
+  private dropped = false;
+
+  constructor(
+    private readonly candidates: Iterable<Document>,
+    private readonly matches: (doc: Document) => boolean,
+    private readonly skip: number,
+    private readonly limit: number,
+    readonly live: LiveRead | undefined,
+  ) {}
+
+  *[Symbol.iterator](): Generator<Document> {
+    let skipped = 0;
+    let taken = 0;
+    for (const doc of this.candidates) {
+      if (!this.matches(doc)) continue;
+      if (skipped < this.skip) {
+        skipped++;
+        continue;
+      }
+      yield doc;
+      if (this.dropped) {
+        this.dropped = false;
+        continue;
+      }
+      if (this.limit > 0 && ++taken >= this.limit) return;
     }
-    yield doc;
-    if (state.dropped) {
-      state.dropped = false;
-      continue;
-    }
-    if (limit > 0 && ++taken >= limit) return;
+  }
+
+  recheck(doc: Document): Document | undefined {
+    const live = this.live;
+    const stored = storedBytesOf(doc);
+    if (!live || stored === undefined) return doc;
+    // A partial document (fields-read.ts) may lack its _id.
+    const id = '_id' in doc ? doc._id : decodeStoredDocument(stored)._id;
+    const now = live.storage.findRawById(live.db, live.coll, id);
+    if (now === stored) return doc;
+    const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id);
+    if (current && live.matches(current) && (!live.sortOrder || live.sortOrder(doc, current) === 0)) return current;
+    this.dropped = true;
+    return undefined;
   }
 }
 
