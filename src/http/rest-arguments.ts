@@ -196,7 +196,7 @@ function readRouteValues(
       urlProblems.push({ field: arg.name, rule: 'type', message: `${arg.name} must be ${expectation(arg.type)}: send plain values, without [brackets]` });
       continue;
     }
-    // SOFA's order: path, then a non-empty query value, then the body.
+    // SOFA's order: path, then the query string, then the body (an empty query value counts, see below).
     const fromUrl = Object.hasOwn(params, arg.name) ? decodeSafely(params[arg.name]) : query[arg.name];
     // An empty value is a value, read as GraphQL reads "" (a bare `?flag` is no `true`): SOFA alone would drop it.
     const inUrl = fromUrl !== undefined;
