@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from './config.js';
+import { redactCredentialShapes } from './shared/credential-shapes.js';
 
 export type { Logger } from 'pino';
 
@@ -24,7 +25,9 @@ const MAX_VALUES = 10_000;
 /**
  * Replaces the value of every secret-like key, at any depth and in any case
  * (`headers.Authorization`, `err.variables.password`, a bound child's
- * fields), within the bounds above. It runs on the finished JSON line, after
+ * fields), within the bounds above; and, by their shape, API key secrets and
+ * JWTs inside any string or key (a URL's path and query, a request id, a
+ * message), whatever they came under. It runs on the finished JSON line, after
  * every serializer (errors, requests), so nothing reaches the output unseen;
  * pino's own `redact` cannot (fixed paths, case-sensitive, one `*` level).
  */
@@ -38,16 +41,20 @@ export function redactLogLine(line: string): string {
   }
   let budget = MAX_VALUES;
   const walk = (value: unknown, depth: number): unknown => {
-    // The line's own top-level values (level, time, msg) are always kept.
-    if (value === null || typeof value !== 'object') return depth <= 1 || --budget >= 0 ? value : '[truncated]';
+    // The line's own top-level values (level, time, msg) are always kept, their secrets redacted.
+    if (value === null || typeof value !== 'object') return depth <= 1 || --budget >= 0 ? redactShapes(value) : '[truncated]';
     if (--budget < 0) return '[truncated]';
     if (depth >= MAX_DEPTH) return '[too deep]';
     if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
     const copy: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) copy[key] = isSecretName(key) ? REDACTED : walk(inner, depth + 1);
+    for (const [key, inner] of Object.entries(value)) copy[redactCredentialShapes(key, REDACTED)] = isSecretName(key) ? REDACTED : walk(inner, depth + 1);
     return copy;
   };
   return `${JSON.stringify(walk(parsed, 0))}\n`;
+}
+
+function redactShapes(value: unknown): unknown {
+  return typeof value === 'string' ? redactCredentialShapes(value, REDACTED) : value;
 }
 
 /** JSON lines to stdout (or `destination`), secrets redacted. */

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Actor, ApiKeyBounds } from '../auth/index.js';
-import { AppError, type FieldError } from '../errors/index.js';
+import { errors, type FieldError } from '../errors/index.js';
 import { DEFAULT_RATE_LIMIT } from './api-key.model.js';
 
 /**
@@ -62,7 +62,7 @@ function nonEmpty(list: readonly string[] | null | undefined): readonly string[]
 function assertWithin(calling: ApiKeyBounds, settings: KeySettings, sentence: string): void {
   const beyond = settingsBeyond(calling, settings);
   if (beyond.length === 0) return;
-  throw new AppError('FORBIDDEN', `${sentence}: ${beyond.map((error) => error.field).join(', ')}`, { errors: beyond });
+  throw errors.forbiddenFields(`${sentence}: ${beyond.map((error) => error.field).join(', ')}`, beyond);
 }
 
 /** Each setting of `settings` that reaches beyond `calling`, as a field error (no value repeated). */

@@ -69,8 +69,9 @@ export class ApiKeyResolver {
   @Mutation(() => ApiKeyWithSecret, {
     description:
       'Give an API key a new secret (same id, keyId and settings), shown this once; the previous one works for ' +
-      'gracePeriodSeconds more. As revoking, and only with scopes you hold (called with an API key: only a key within ' +
-      'its limits); a revoked or expired key is 409.',
+      'gracePeriodSeconds more. Only its creator may, with scopes they still hold (called with an API key: only that key ' +
+      'or a key it made, within its limits); anyone else is refused (403; a holder of api-keys:revoke may revoke it). ' +
+      'A revoked or expired key is 409.',
   })
   rollApiKey(@Args() { id, gracePeriodSeconds }: RollApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
     return this.service.roll(actor, id, gracePeriodSeconds);

@@ -31,7 +31,8 @@ interface Access {
 
 const VIEW: Access = { permission: 'api-keys:read', refusal: 'You do not have permission to view this API key' };
 const REVOKE: Access = { permission: 'api-keys:revoke', refusal: 'You do not have permission to revoke this API key' };
-const ROLL: Access = { permission: 'api-keys:revoke', refusal: 'You do not have permission to roll this API key' };
+/** Said to anyone but the creator, holders of api-keys:revoke and administrators included. */
+const ROLL_REFUSAL = 'You may not roll this API key: only its creator can (a holder of api-keys:revoke can still revoke it)';
 
 /** Rolls that lose a race with another roll of the same key are tried again this often. */
 const ROLL_ATTEMPTS = 3;
@@ -53,8 +54,9 @@ export function keysRevokedWith(result: unknown): readonly string[] {
  * API keys: the rules of the contract's "API keys" section. Every method
  * takes the caller as a plain `Actor`; every query is confined to the
  * caller's tenant, so another tenant's key answers 404. Viewing is allowed to
- * the key's creator and to holders of `api-keys:read`; revoking and rolling
- * to the creator and to holders of `api-keys:revoke`. Secrets are made here,
+ * the key's creator and to holders of `api-keys:read`; revoking to the
+ * creator and to holders of `api-keys:revoke`; rolling to the creator only.
+ * Secrets are made here,
  * answered once, and stored only as SHA-256 hashes.
  */
 export class ApiKeyService {
@@ -206,12 +208,14 @@ export class ApiKeyService {
    * A new secret for the same key (same `_id` and `keyId`, same settings).
    * The previous secret keeps working until now + `gracePeriodSeconds` (not
    * at all with 0); secrets of earlier rolls end then too at the latest, and
-   * ended ones are dropped. A revoked or expired key is 409. Nobody rolls a
-   * key with scopes they do not hold: the new secret would act with them.
+   * ended ones are dropped. A revoked or expired key is 409. Only the key's
+   * creator rolls it (assertMayRoll), and not with scopes they no longer
+   * hold: the new secret acts as the creator, with the key's scopes.
    */
   async roll(actor: Actor, id: string, gracePeriodSeconds: number): Promise<ApiKeyWithSecret> {
     for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt += 1) {
-      const key = await this.findAllowed(actor, id, ROLL, '+secrets');
+      const key = await this.findInTenant(actor, id, '+secrets');
+      assertMayRoll(actor, key);
       const now = new Date();
       assertRollable(key, now);
       assertScopesHeld(actor, key.scopes, (named) => `You cannot roll an API key with ${named} you do not hold`);
@@ -253,10 +257,16 @@ export class ApiKeyService {
 
   /** The key, when the caller's tenant holds it (else 404) and the caller created it or holds the permission (else 403). */
   private async findAllowed(actor: Actor, id: string, access: Access, select?: string): Promise<ApiKeyDocument> {
+    const key = await this.findInTenant(actor, id, select);
+    assertMayAccess(actor, key, access);
+    return key;
+  }
+
+  /** The key, when the caller's tenant holds it (else 404); who may act on it is the caller's to check. */
+  private async findInTenant(actor: Actor, id: string, select?: string): Promise<ApiKeyDocument> {
     const query = this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
     const key = await (select ? query.select(select) : query);
     if (!key) throw notFound(id);
-    assertMayAccess(actor, key, access);
     return key;
   }
 
@@ -343,6 +353,18 @@ export class ApiKeyService {
 /** The creator in person, or the permission (else 403): an API key acts only within its scopes. */
 function assertMayAccess(actor: Actor, key: Pick<ApiKey, 'createdBy'>, access: Access): void {
   if (!isUserInPerson(actor, key.createdBy) && !hasPermission(actor, access.permission)) throw errors.forbidden(access.refusal);
+}
+
+/**
+ * Only the key's creator rolls it: in person, or with an API key holding
+ * `api-keys:revoke` (and then only that key or one it made:
+ * assertMadeByCallingKey). The new secret acts as the creator; handed to
+ * anyone else (a holder of api-keys:revoke, an administrator) it would keep
+ * working after they lost the right that let them roll it.
+ */
+function assertMayRoll(actor: Actor, key: Pick<ApiKey, 'createdBy'>): void {
+  const creator = actor.userId === key.createdBy;
+  if (!creator || (actor.via.kind === 'api-key' && !hasPermission(actor, REVOKE.permission))) throw errors.forbidden(ROLL_REFUSAL);
 }
 
 /** 403 naming every scope the caller lacks; `sentence` words it (`the scope 'x'` / `the scopes 'x', 'y'`). */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { API_KEY_PREFIX } from './credentials.js';
+import { API_KEY_CHECKSUM_LENGTH, API_KEY_ID_LENGTH, API_KEY_PREFIX, API_KEY_SECRET_LENGTH } from '../shared/credential-shapes.js';
 
 /**
  * The API key secret: `ak_<keyId>_<secret><checksum>`, all base62.
@@ -12,9 +12,10 @@ import { API_KEY_PREFIX } from './credentials.js';
  *   scanners recognise a leaked key by its shape, as GitHub's tokens do.
  */
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const KEY_ID_LENGTH = 12;
-const SECRET_LENGTH = 43;
-const CHECKSUM_LENGTH = 6;
+// The format is shared with the log's redaction (shared/credential-shapes.ts).
+const KEY_ID_LENGTH = API_KEY_ID_LENGTH;
+const SECRET_LENGTH = API_KEY_SECRET_LENGTH;
+const CHECKSUM_LENGTH = API_KEY_CHECKSUM_LENGTH;
 const SECRET_PATTERN = new RegExp(
   `^${API_KEY_PREFIX}([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
 );

@@ -28,8 +28,8 @@ export interface CredentialStrategy {
   authenticate(credential: CredentialSource, request: RequestFacts): Promise<Actor>;
 }
 
-/** Secrets of API keys start with this; the api-keys strategy recognises it. */
-export const API_KEY_PREFIX = 'ak_';
+/** Secrets of API keys start with this; the api-keys strategy recognises it (its format: shared/credential-shapes.ts). */
+export { API_KEY_PREFIX } from '../shared/credential-shapes.js';
 
 type HeaderValue = string | string[] | undefined | null;
 export type HeaderReader = (name: string) => HeaderValue;

@@ -92,6 +92,8 @@ export const errors = {
   unauthenticated: (message = 'Authentication required') =>
     new AppError('UNAUTHENTICATED', message, { headers: { 'WWW-Authenticate': 'Bearer' } }),
   forbidden: (message: string) => new AppError('FORBIDDEN', message),
+  /** A refusal of what some fields ask for (not of their format): 403 naming each field and rule. */
+  forbiddenFields: (message: string, fieldErrors: FieldError[]) => new AppError('FORBIDDEN', message, { errors: fieldErrors }),
   notFound: (what: string, id?: string) =>
     new AppError('NOT_FOUND', id ? `${what} '${id}' was not found` : `${what} was not found`),
   /** A REST path that exists, called with a method it does not take; `Allow` lists those it does. */

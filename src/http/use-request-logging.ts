@@ -3,15 +3,18 @@ import type { RequestHandler } from 'express';
 import { Kind, parse, print, stripIgnoredCharacters, visit, type ArgumentNode, type ObjectFieldNode, type StringValueNode } from 'graphql';
 import { pinoHttp } from 'pino-http';
 import { isSecretName, REDACTED, type Logger } from '../logger.js';
+import { holdsCredentialShape } from '../shared/credential-shapes.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-/** A client's own request id is kept when it is a short, plain token. */
+/** A client's own request id is kept when it is a short, plain token that is no credential. */
 const ACCEPTABLE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /**
  * One JSON log line per request, with its request id: the client's
  * `X-Request-Id` when acceptable, else a new UUID; echoed on the response.
+ * An id shaped like an API key secret or a JWT is not acceptable: it would
+ * be logged redacted (useless to find the request by) and kept in audit records.
  * Only method, path and status are logged; headers never are (no credentials).
  */
 export function useRequestLogging({ logger }: { logger: Logger }): RequestHandler {
@@ -19,7 +22,8 @@ export function useRequestLogging({ logger }: { logger: Logger }): RequestHandle
     logger,
     genReqId(req, res) {
       const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      const acceptable = typeof incoming === 'string' && ACCEPTABLE_REQUEST_ID.test(incoming) && !holdsCredentialShape(incoming);
+      const id = acceptable ? incoming : randomUUID();
       res.setHeader(REQUEST_ID_HEADER, id);
       return id;
     },
@@ -49,12 +53,15 @@ const DROPPED = '[redacted: unreadable]';
  * replaced, and so are, in a GraphQL GET, the values of `variables` (every
  * one: a variable's name does not say which argument it feeds, e.g.
  * `login(password: $p)`), the literal value of every secret-like argument or
- * input field of `query` and every variable default. Everything here runs in
- * time linear in the URL's length.
+ * input field of `query` and every variable default. The path's escaped
+ * unreserved characters are unescaped (the same URL, RFC 3986 6.2.2.2), as
+ * the query's are by its parsing, so that the log's redaction of secrets by
+ * their shape (logger.ts) sees them. Everything here runs in time linear in
+ * the URL's length.
  */
 export function redactQuery(url: string): string {
   const mark = url.indexOf('?');
-  if (mark < 0) return url;
+  if (mark < 0) return unescapeUnreserved(url);
   const params = new URLSearchParams(url.slice(mark + 1));
   for (const name of new Set(params.keys())) {
     const value = params.get(name)!;
@@ -63,7 +70,16 @@ export function redactQuery(url: string): string {
     else if (name === 'variables') params.set(name, redactVariables(value));
     else if (name === 'extensions') params.set(name, redactJson(value));
   }
-  return `${url.slice(0, mark)}?${params.toString()}`;
+  return `${unescapeUnreserved(url.slice(0, mark))}?${params.toString()}`;
+}
+
+/** `%61` -> `a`: only letters, digits, `-`, `.`, `_` and `~`, whose escapes change nothing of a URL's meaning. */
+function unescapeUnreserved(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /^[\w.~-]$/.test(char) ? char : escape;
+  });
 }
 
 const REDACTED_STRING: StringValueNode = { kind: Kind.STRING, value: REDACTED };

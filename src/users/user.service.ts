@@ -87,6 +87,11 @@ export class UserService {
     if (!current) throw notFound(id);
     // The record is the caller's own (for an API key: its creator's): never its roles.
     const self = id === actor.userId;
+    const signInFields = [
+      ...(password !== undefined ? ['password'] : []),
+      ...(profile.email !== undefined && profile.email !== current.email ? ['email'] : []),
+    ];
+    if (self) assertOwnSignInInPerson(actor, signInFields);
     // Only in person does one's own profile need no permission: an API key needs users:update.
     if (!isUserInPerson(actor, id) && !hasPermission(actor, 'users:update')) {
       throw errors.forbidden('You do not have permission to update this user (users:update)');
@@ -105,10 +110,6 @@ export class UserService {
       await this.assertMayAssign(actor, current.tenant_id, roles ?? []);
       await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], 'roles', 'it would let you take their access away');
     }
-    const signInFields = [
-      ...(password !== undefined ? ['password'] : []),
-      ...(profile.email !== undefined && profile.email !== current.email ? ['email'] : []),
-    ];
     if (signInFields.length > 0 && !isUserInPerson(actor, id)) {
       await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], signInFields.join(' and '), 'it would let you sign in as them');
     }
@@ -164,6 +165,20 @@ function assertSelf(actor: Actor, ids: { createdBy?: string; updatedBy?: string 
       throw errors.forbidden(`${field} must be your own user id`);
     }
   }
+}
+
+/**
+ * One's own password and email (sign-in is by email) change only in person:
+ * through an API key, whatever its scopes, the key's holder would take the
+ * account over and leave the key's IPs, expiry and rate limit behind.
+ */
+function assertOwnSignInInPerson(actor: Actor, fields: readonly string[]): void {
+  if (actor.via.kind !== 'api-key' || fields.length === 0) return;
+  const message = (field: string) => `Your own ${field} can be changed only by you in person (signed in), never through an API key`;
+  throw errors.forbiddenFields(
+    `An API key cannot change the ${fields.join(' or ')} of the user it acts for: only that user, in person, can`,
+    fields.map((field) => ({ field, rule: 'inPersonOnly', message: message(field) })),
+  );
 }
 
 /** The same role ids, in any order (a stored list holds each once, as the input rule does). */

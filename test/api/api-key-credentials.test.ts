@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKeySecret } from '../../src/auth/index.js';
+import { generateApiKeySecret, permissions } from '../../src/auth/index.js';
 import { createLogger } from '../../src/logger.js';
 import { RoleModel, UserModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -457,3 +457,114 @@ describe('an API key acting for its creator stays within its scopes', () => {
     ]);
   });
 });
+
+/**
+ * Issue 27 item 1: a key whose scopes hold `users:update` could change its
+ * creator's password or email (with `updatedBy` = the creator), and its
+ * holder then signed in as the creator, free of the key's IPs, expiry and
+ * rate limit. One's own sign-in credentials change only in person: through
+ * an API key it is 403 naming the field(s), whatever the scopes, and nothing
+ * changes.
+ */
+interface OwnAccountFixture {
+  creator: TestUser;
+  key: MadeKey;
+}
+
+/** A user of a custom role holding users:update (or a tenant admin), and a key with every scope they hold. */
+async function keyOfSelfEditor(kind: 'custom role' | 'tenant admin'): Promise<OwnAccountFixture> {
+  const granted = ['users:update', 'users:read', 'api-keys:create'];
+  const roles = kind === 'tenant admin' ? ['admin'] : [String((await RoleModel.create({ name: `self-editor ${new ObjectId().toHexString().slice(-8)}`, tenant_id: TENANT, permissions: granted }))._id)];
+  const creator = await app.createUser({ tenantId: TENANT, roles });
+  const key = await makeKey(creator, { scopes: kind === 'tenant admin' ? [...permissions] : granted });
+  return { creator, key };
+}
+
+const updateOwnUser = (creator: TestUser, fields: Record<string, unknown>): Operation => {
+  const body = { ...fields, updatedBy: creator.id };
+  return {
+    rest: { method: 'PATCH', path: `/access-control/users/${creator.id}`, body },
+    graphql: {
+      query: `mutation($id: ID!, $password: String, $email: String, $firstName: String, $updatedBy: String!) {
+        updateUser(id: $id, password: $password, email: $email, firstName: $firstName, updatedBy: $updatedBy) { id email firstName } }`,
+      variables: { id: creator.id, ...body },
+    },
+  };
+};
+
+const TAKEN_OVER_PASSWORD = 'T4ken-Over!';
+const takenOverEmail = (creator: TestUser) => `taken.${creator.email}`;
+
+/** The account as it was: the old password signs in, the new one and the new email do not. */
+async function expectAccountUnchanged({ creator }: OwnAccountFixture): Promise<void> {
+  const signIn = async (email: string, password: string) =>
+    (await app.rest('POST', '/auth/login', { body: { email, password, tenantId: TENANT } })).status;
+  const stored = await app.db.collection('users').findOne({ _id: new ObjectId(creator.id) });
+  expect([
+    stored?.email,
+    stored?.tokenVersion ?? 0,
+    await signIn(creator.email, creator.password),
+    await signIn(creator.email, TAKEN_OVER_PASSWORD),
+    await signIn(takenOverEmail(creator), creator.password),
+  ]).toEqual([creator.email, 0, 200, 401, 401]);
+}
+
+const ownCredentialRefused = (fields: string[]) => ({
+  status: 403,
+  code: 'FORBIDDEN',
+  fieldErrors: fields.map((field) => ({ field, rule: 'inPersonOnly' })),
+  data: (_data: unknown, _fixture: unknown, outcome: { message?: string }) =>
+    expect(outcome.message).toBe(`An API key cannot change the ${fields.join(' or ')} of the user it acts for: only that user, in person, can`),
+  db: expectAccountUnchanged,
+});
+
+runCases("an API key and its creator's own sign-in credentials", client, [
+  apiCase({
+    name: "cannot set its creator's password, though its scopes hold users:update and updatedBy names the creator (403 naming password)",
+    arrange: () => keyOfSelfEditor('custom role'),
+    caller: ({ key }) => bearer(key),
+    operation: ({ creator }) => updateOwnUser(creator, { password: TAKEN_OVER_PASSWORD }),
+    expect: ownCredentialRefused(['password']),
+  }),
+  apiCase({
+    name: "cannot change its creator's email (403 naming email)",
+    arrange: () => keyOfSelfEditor('custom role'),
+    caller: ({ key }) => ({ headers: { 'x-api-key': key.secret } }),
+    operation: ({ creator }) => updateOwnUser(creator, { email: takenOverEmail(creator) }),
+    expect: ownCredentialRefused(['email']),
+  }),
+  apiCase({
+    name: 'names both fields when both are sent, and changes nothing else of the request (firstName stays)',
+    arrange: () => keyOfSelfEditor('custom role'),
+    caller: ({ key }) => bearer(key),
+    operation: ({ creator }) => updateOwnUser(creator, { password: TAKEN_OVER_PASSWORD, email: takenOverEmail(creator), firstName: 'Mallory' }),
+    expect: {
+      ...ownCredentialRefused(['password', 'email']),
+      db: async (fixture: OwnAccountFixture) => {
+        await expectAccountUnchanged(fixture);
+        expect((await app.db.collection('users').findOne({ _id: new ObjectId(fixture.creator.id) }))?.firstName).toBe('Test');
+      },
+    },
+  }),
+  apiCase({
+    name: "is refused the same with every permission, as a tenant administrator's key",
+    arrange: () => keyOfSelfEditor('tenant admin'),
+    caller: ({ key }) => bearer(key),
+    operation: ({ creator }) => updateOwnUser(creator, { password: TAKEN_OVER_PASSWORD }),
+    expect: ownCredentialRefused(['password']),
+  }),
+  apiCase({
+    name: "still edits the rest of its creator's profile with users:update",
+    arrange: () => keyOfSelfEditor('custom role'),
+    caller: ({ key }) => bearer(key),
+    operation: ({ creator }) => updateOwnUser(creator, { firstName: 'Renamed', email: creator.email }),
+    expect: { status: 200, data: (user) => expect(user.firstName).toBe('Renamed') },
+  }),
+  apiCase({
+    name: 'leaves the creator in person free to change their own password',
+    arrange: () => keyOfSelfEditor('custom role'),
+    caller: ({ creator }) => ({ token: creator.token }),
+    operation: ({ creator }) => updateOwnUser(creator, { password: TAKEN_OVER_PASSWORD }),
+    expect: { status: 200 },
+  }),
+]);

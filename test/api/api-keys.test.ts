@@ -5,7 +5,7 @@ import { ApiKeyModel, createApiKeyStore } from '../../src/api-keys/index.js';
 import { parseApiKeySecret, permissions, type ApiKeyStore, type ApiKeyUse } from '../../src/auth/index.js';
 import { RoleModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from './surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from './surfaces.js';
 
 /**
  * API keys (description 2.1, 3, 4.1, 4.2, 7, 8; contract "API keys"), every
@@ -823,7 +823,19 @@ describe('concurrent revokes of one key', () => {
 
 // ---------------------------------------------------------------- roll
 
-const ROLL_REFUSAL = 'You do not have permission to roll this API key';
+const ROLL_REFUSAL = 'You may not roll this API key: only its creator can (a holder of api-keys:revoke can still revoke it)';
+
+/** A user of TENANT whose custom role holds `granted`, made through the API's roles (fresh, so it can lose them). */
+async function userHolding(granted: string[]): Promise<Who> {
+  const role = await RoleModel.create({ name: freshName('role'), tenant_id: TENANT, permissions: granted });
+  return caller(await app.createUser({ tenantId: TENANT, roles: [String(role._id)] }));
+}
+
+/** `who` reduced to the built-in member role by the tenant administrator, through the API (so at once on this instance). */
+async function reduceToMember(who: Who): Promise<void> {
+  const changed = await app.rest('PATCH', `/access-control/users/${who.id}`, { token: admin.token, body: { roles: ['member'], updatedBy: admin.id } });
+  expect(changed.status).toBe(200);
+}
 
 runCases('rolling an API key', client, [
   apiCase({
@@ -864,16 +876,38 @@ runCases('rolling an API key', client, [
     },
   }),
   apiCase({
-    name: 'lets a holder of api-keys:revoke roll a key someone else created, within the scopes it holds',
-    arrange: () => makeKey(admin, { scopes: ['api-keys:revoke'] }),
+    name: 'refuses a holder of api-keys:revoke a key someone else created (403), though it holds the scopes; the key keeps its secret',
+    arrange: async () => {
+      const made = await makeKey(admin, { scopes: ['api-keys:revoke'] });
+      return { ...made, before: await storedById(made.id) };
+    },
     caller: () => revoker,
-    operation: ({ id }) => op.roll(id),
-    expect: { status: 200, data: (key) => expect([key.createdBy, key.updatedBy]).toEqual([admin.id, revoker.id]) },
+    operation: ({ id }) => op.roll(id, 86_400),
+    expect: { status: 403, code: 'FORBIDDEN', data: exactMessage(ROLL_REFUSAL), db: async (made) => expect(await storedById(made.id)).toEqual(made.before) },
   }),
   apiCase({
-    name: 'refuses rolling a key with scopes the caller does not hold (403): the new secret would act with them',
-    arrange: () => makeKey(admin, { scopes: ['menus:write'] }),
-    caller: () => revoker,
+    name: "refuses the tenant administrator a member's key (403)",
+    arrange: () => makeKey(member),
+    caller: () => admin,
+    operation: ({ id }) => op.roll(id),
+    expect: { status: 403, code: 'FORBIDDEN', data: exactMessage(ROLL_REFUSAL) },
+  }),
+  apiCase({
+    name: "refuses the platform administrator a tenant's key (403)",
+    arrange: () => makeKey(admin),
+    caller: () => platform,
+    operation: ({ id }) => op.roll(id),
+    expect: { status: 403, code: 'FORBIDDEN', data: exactMessage(ROLL_REFUSAL) },
+  }),
+  apiCase({
+    name: 'refuses its creator a key with scopes they no longer hold (403): the new secret would act with them',
+    arrange: async () => {
+      const creator = await userHolding(['menus:write', 'api-keys:create']);
+      const made = await makeKey(creator, { scopes: ['menus:write'] });
+      await reduceToMember(creator);
+      return { ...made, creator };
+    },
+    caller: ({ creator }) => creator,
     operation: ({ id }) => op.roll(id),
     expect: { status: 403, code: 'FORBIDDEN', data: exactMessage("You cannot roll an API key with the scope 'menus:write' you do not hold") },
   }),
@@ -928,6 +962,27 @@ runCases('rolling an API key', client, [
     expect: { status: 400, fieldErrors: [{ field: 'gracePeriodSeconds', rule: 'min' }] },
   }),
 ]);
+
+/**
+ * Issue 27 item 2: a holder of api-keys:revoke rolled another user's key with
+ * a day's grace and kept the new secret, which acts as the key's creator; once
+ * the roller was reduced to member, that secret still made keys. Only the
+ * creator rolls a key now, so the roller never obtains a secret.
+ */
+describe('a roll by someone who later loses the right to it', () => {
+  it.each(SURFACES)('leaves them nothing: refused before and after they are reduced to member, the key keeps its secret (%s)', async (surface) => {
+    const roller = await userHolding(['api-keys:revoke', 'api-keys:create', 'menus:read']);
+    const made = await makeKey(admin, { scopes: ['api-keys:create', 'menus:read'] });
+    const before = (await storedById(made.id))?.secrets;
+    const rolled = await callOperation(app, surface, op.roll(made.id, 86_400), roller);
+    await reduceToMember(roller);
+    const rolledAfter = await callOperation(app, surface, op.roll(made.id, 86_400), roller);
+    // The creator's own secret is still the key's only one and still makes keys.
+    const madeByKey = await app.rest('POST', '/api-keys', { token: made.key, body: { name: freshName(), scopes: ['menus:read'] } });
+    expect([rolled.status, rolled.message, rolled.raw.body?.key ?? rolled.raw.body?.data?.rollApiKey, rolledAfter.status]).toEqual([403, ROLL_REFUSAL, undefined, 403]);
+    expect([(await storedById(made.id))?.secrets, madeByKey.status]).toEqual([before, 201]);
+  });
+});
 
 // ---------------------------------------------------------------- audit trail
 

@@ -208,7 +208,7 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['api-keys:read'],
     args: () => ({}),
   }),
-  // Viewing, revoking and rolling: the key's creator in person (the member made
+  // Viewing and revoking: the key's creator in person (the member made
   // these keys: "create and manage its own API keys") and holders of
   // api-keys:read / api-keys:revoke; anyone else of the tenant (noRole) 403.
   'Query.apiKey': row({
@@ -238,10 +238,11 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     fresh: () => makeKey(['menus:read'], users.member),
     args: (_who, key: MadeKey) => ({ id: key.id }),
   }),
-  // As revoking, and only by a caller holding the key's scopes (menus:read here). An API key
-  // rolls only itself and the keys it made: not the member's key (api-key-bounds.test.ts).
+  // Only the key's creator (the member, in person), holding the key's scopes (menus:read here):
+  // nobody else, administrators and holders of api-keys:revoke included (issue 27). An API key
+  // rolls only itself and the keys it made, so not the member's key (api-key-bounds.test.ts).
   'Mutation.rollApiKey': row({
-    allowed: ['platformAdmin', 'tenantAdmin', 'member'],
+    allowed: ['member'],
     otherTenant: 404,
     keyScopes: ['api-keys:revoke', 'menus:read'],
     fresh: () => makeKey(['menus:read'], users.member),

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useRequestLogging } from '../../src/http/use-request-logging.js';
+import { generateApiKeySecret } from '../../src/auth/index.js';
 import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -120,6 +121,80 @@ describe('request logging', () => {
   });
 });
 
+/**
+ * Issue 27 item 5: secrets under ordinary names (`search`, an `extensions`
+ * field, a document literal, a path segment, X-Request-Id) were logged as
+ * sent. The log redacts API key secrets (keeping their public key id) and
+ * JWTs by their shape, anywhere in a line; the rest of the line stays.
+ */
+describe('request logging of credentials under ordinary names', () => {
+  let secret: string;
+  let keyId: string;
+  beforeAll(async () => {
+    const made = await app.rest('POST', '/api-keys', { token: user.token, body: { name: 'logged', scopes: ['users:read'] } });
+    expect(made.status).toBe(201);
+    [secret, keyId] = [made.body.key, made.body.keyId];
+  });
+  const redactedKey = () => `ak_${keyId}_[redacted]`;
+  const secretPart = () => secret.slice(16);
+  const jwtPart = () => user.token.split('.')[1];
+
+  it('redacts a key secret in a REST query value, keeping the rest of the line', async () => {
+    await app.rest('GET', `/access-control/users?search=${secret}&limit=5`, { token: user.token, headers: { 'x-request-id': 'shape-1' } });
+    const [entry] = await linesOf('shape-1');
+    expect([lines.join('\n').includes(secretPart()), entry.req.method, entry.req.url, entry.res.statusCode]).toEqual([
+      false,
+      'GET',
+      `/api/v1/access-control/users?search=${redactedKey()}&limit=5`,
+      200,
+    ]);
+  });
+
+  it("redacts key secrets and JWTs in a GraphQL GET's extensions, document literals and variables", async () => {
+    const query = encodeURIComponent(`query($limit: Int) { users(search: "${secret}", limit: $limit) { nextCursor } }`);
+    const extensions = encodeURIComponent(JSON.stringify({ x: secret, y: { z: `Bearer ${user.token}` } }));
+    // A variable's value is always redacted; its name was not.
+    const variables = encodeURIComponent(JSON.stringify({ limit: 5 }));
+    const response = await app.http('GET', `/graphql?query=${query}&extensions=${extensions}&variables=${variables}`, {
+      token: user.token,
+      headers: { 'x-request-id': 'shape-2', 'apollo-require-preflight': 'true' },
+    });
+    const [entry] = await linesOf('shape-2');
+    const logged = new URL(entry.req.url, 'http://x').searchParams;
+    expect([lines.join('\n').includes(secretPart()), lines.join('\n').includes(jwtPart())]).toEqual([false, false]);
+    expect([response.status, logged.get('query'), JSON.parse(logged.get('extensions')!), entry.res.statusCode]).toEqual([
+      200,
+      `query($limit:Int){users(search:"${redactedKey()}" limit:$limit){nextCursor}}`,
+      { x: redactedKey(), y: { z: 'Bearer [redacted]' } },
+      200,
+    ]);
+  });
+
+  it('redacts a key secret or a JWT sent as X-Request-Id, and logs and answers a request id of its own instead', async () => {
+    const unsignedJwt = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.`;
+    for (const sent of [secret, unsignedJwt]) {
+      const response = await app.rest('GET', '/access-control/permissions', { token: user.token, headers: { 'x-request-id': sent } });
+      const answered = response.headers.get('x-request-id')!;
+      const [entry] = await linesOf(answered);
+      expect([answered === sent, entry?.req.url, entry?.res.statusCode]).toEqual([false, '/api/v1/access-control/permissions', 200]);
+      expect(lines.join('\n')).not.toContain(sent);
+    }
+  });
+
+  it('redacts a JWT or a key secret in the path, also when its characters are percent-escaped', async () => {
+    const escaped = `%61k_${secret.slice(3)}`;
+    await app.rest('GET', `/access-control/users/${user.token}`, { token: user.token, headers: { 'x-request-id': 'shape-3' } });
+    await app.rest('GET', `/access-control/users/${escaped}`, { token: user.token, headers: { 'x-request-id': 'shape-4' } });
+    const [[jwtEntry], [keyEntry]] = [await linesOf('shape-3'), await linesOf('shape-4')];
+    expect([lines.join('\n').includes(jwtPart()), lines.join('\n').includes(secretPart())]).toEqual([false, false]);
+    expect([jwtEntry.req.url, keyEntry.req.url, keyEntry.res.statusCode]).toEqual([
+      '/api/v1/access-control/users/[redacted]',
+      `/api/v1/access-control/users/${redactedKey()}`,
+      400,
+    ]);
+  });
+});
+
 describe('request logging of a long query string', () => {
   // Node's own server refuses a request head over 16 KiB; a proxy or another server may not.
   const longLines: string[] = [];
@@ -202,6 +277,33 @@ describe('redaction of structured log fields', () => {
       .child({ request: { Headers: { AUTHORIZATION: 'Bearer bound-1' } } })
       .info({ a: { b: { c: { d: { e: { f: [{ PassWord: 'deep-1' }, { secretKey: 'deep-2' }] } } } } } }, 'x');
     expect(text()).not.toMatch(/bound-1|deep-1|deep-2/);
+  });
+
+  it('redacts key secrets and JWTs by their shape in any value, key or message, and leaves look-alikes alone', () => {
+    const { logger, text } = capture();
+    const secret = generateApiKeySecret().secret;
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.${'s'.repeat(43)}`;
+    logger.info({ note: `sent ${secret}`, list: [jwt], [secret]: 1, plain: 'ak_short eyJ only.eyJ.' }, `token ${jwt}`);
+    const line = JSON.parse(text());
+    expect([text().includes(secret.slice(16)), text().includes(jwt.slice(20))]).toEqual([false, false]);
+    expect([line.note, line.list, line.msg, line.plain]).toEqual([
+      `sent ${secret.slice(0, 16)}[redacted]`,
+      ['[redacted]'],
+      'token [redacted]',
+      'ak_short eyJ only.eyJ.',
+    ]);
+  });
+
+  it('redacts by shape in linear time: 200 kB of eyJ and ak_ look-alikes', () => {
+    const { logger, text } = capture();
+    const started = Date.now();
+    logger.info({ a: 'eyJ'.repeat(70_000), b: `${'eyJa.'.repeat(40_000)}`, c: 'ak_'.repeat(70_000) }, 'x');
+    const elapsed = Date.now() - started;
+    const baselineStarted = Date.now();
+    logger.info({ a: 'xyz'.repeat(70_000), b: `${'xyza.'.repeat(40_000)}`, c: 'xy_'.repeat(70_000) }, 'x');
+    const baseline = Math.max(Date.now() - baselineStarted, 5);
+    // Linear: a few times the baseline's JSON work; a scan from each look-alike to the end would be thousands of times it.
+    expect([text().split('\n').length, elapsed / baseline < 200]).toEqual([2, true]);
   });
 
   it('stays bounded: a value nested deeper than the walk goes is dropped, not written unchecked', () => {

@@ -1,0 +1,65 @@
+/**
+ * What the service's credentials look like, in one place: the API key secret
+ * format (src/auth makes and checks such secrets) and access tokens (JWS
+ * compact JWTs). The log redacts them by these shapes wherever they appear,
+ * whatever the field, parameter or header they came under.
+ *
+ * An API key secret is `ak_<keyId>_<secret><checksum>`, all base62.
+ */
+export const API_KEY_PREFIX = 'ak_';
+export const API_KEY_ID_LENGTH = 12;
+export const API_KEY_SECRET_LENGTH = 43;
+export const API_KEY_CHECKSUM_LENGTH = 6;
+
+/**
+ * The public `ak_<keyId>_` and what follows it: the whole secret, or any part
+ * of one (a truncated or mistyped secret still gives most of it away). Each
+ * match is tried at an `ak_` and fails within 16 characters or consumes what
+ * it matched, so a scan is linear in the text's length.
+ */
+const API_KEY_SHAPE = new RegExp(`${API_KEY_PREFIX}([0-9A-Za-z]{${API_KEY_ID_LENGTH}})_[0-9A-Za-z]+`, 'g');
+
+/** A JWT's header is base64url JSON, so it starts with `eyJ` (`{"`). */
+const JWT_HEADER_START = 'eyJ';
+
+/** Maximal runs of base64url characters and dots: a JWT lies within one (greedy, no backtracking: linear). */
+const BASE64URL_DOTTED_RUN = /[\w.-]+/g;
+
+/**
+ * `text` with every API key secret (its key id kept: it is public, and says
+ * which key leaked) and every JWT (`eyJ…` header, payload and signature)
+ * replaced by `replacement`. Linear in the text's length.
+ */
+export function redactCredentialShapes(text: string, replacement: string): string {
+  let redacted = text;
+  if (redacted.includes(API_KEY_PREFIX)) redacted = redacted.replace(API_KEY_SHAPE, (_secret, keyId: string) => `${API_KEY_PREFIX}${keyId}_${replacement}`);
+  if (redacted.includes(JWT_HEADER_START)) redacted = redacted.replace(BASE64URL_DOTTED_RUN, (run) => redactJwtsInRun(run, replacement));
+  return redacted;
+}
+
+/** Whether `text` holds anything `redactCredentialShapes` would replace. */
+export function holdsCredentialShape(text: string): boolean {
+  return redactCredentialShapes(text, '') !== text;
+}
+
+/**
+ * The JWTs of one run of base64url characters and dots: a part holding
+ * `eyJ` (from there on), followed by a non-empty payload part and a
+ * signature part (empty for an unsigned token), goes as one.
+ */
+function redactJwtsInRun(run: string, replacement: string): string {
+  if (!run.includes(JWT_HEADER_START)) return run;
+  const parts = run.split('.');
+  const kept: string[] = [];
+  for (let index = 0; index < parts.length; index += 1) {
+    const part = parts[index];
+    const start = part.indexOf(JWT_HEADER_START);
+    if (start >= 0 && part.length > start + JWT_HEADER_START.length && index + 2 < parts.length && parts[index + 1].length > 0) {
+      kept.push(part.slice(0, start) + replacement);
+      index += 2;
+    } else {
+      kept.push(part);
+    }
+  }
+  return kept.join('.');
+}
