@@ -8,12 +8,15 @@ import {
   type DirectiveNode,
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
 import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { Extensions } from 'type-graphql';
 import { errors } from '../errors/index.js';
 import { MAX_PAGE_LIMIT } from '../shared/pagination.js';
 
@@ -41,12 +44,68 @@ const pagedListEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
   return 1 + limit * childComplexity;
 };
 
-/** First answer wins: paged lists, then a `complexity` set on a TypeGraphQL field, then 1 per field. */
+/** The field extension naming the root fields (`Query.apiKey`) under which a field is ever filled (FilledOnlyUnder). */
+const FILLED_ONLY_UNDER = 'filledOnlyUnder';
+
+/**
+ * Declares that a field answers null everywhere but under these root fields
+ * (`'Query.apiKey'`): the cost rule prices it there by its selection, and
+ * anywhere else as the null it is (1), so a list of records may select it.
+ */
+export function FilledOnlyUnder(...rootFields: `${'Query' | 'Mutation'}.${string}`[]): MethodDecorator & PropertyDecorator {
+  return Extensions({ [FILLED_ONLY_UNDER]: rootFields });
+}
+
+/** What the estimators know of the operation besides one field: which root fields each field node is reached under. */
+interface CostContext {
+  rootsOf: ReadonlyMap<FieldNode, ReadonlySet<string>>;
+}
+
+/** A field never filled where it is selected answers null: it costs 1, whatever its selection. */
+const unfilledFieldEstimator: ComplexityEstimator = ({ field, node, context }) => {
+  const fillers = field.extensions?.[FILLED_ONLY_UNDER] as readonly string[] | undefined;
+  if (!fillers) return undefined;
+  const roots = (context as CostContext | undefined)?.rootsOf.get(node);
+  return roots && [...roots].some((root) => fillers.includes(root)) ? undefined : 1;
+};
+
+/** First answer wins: fields never filled there, paged lists, then a `complexity` set on a TypeGraphQL field, then 1 per field. */
 export const queryCostEstimators: ComplexityEstimator[] = [
+  unfilledFieldEstimator,
   pagedListEstimator,
   fieldExtensionsEstimator(),
   simpleEstimator({ defaultComplexity: 1 }),
 ];
+
+/**
+ * For each field node of the operation, the root fields (`Query.apiKey`) it
+ * is reached under, fragments followed. A fragment spread under several
+ * roots counts under each, so a field is priced as filled if any of them fills it.
+ */
+function rootFieldsOfNodes(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Map<FieldNode, Set<string>> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const rootType = schema.getRootType(operation.operation)?.name ?? 'Query';
+  const rootsOf = new Map<FieldNode, Set<string>>();
+  const walk = (selections: SelectionSetNode | undefined, root: string | null, spreading: ReadonlySet<string>) => {
+    for (const selection of selections?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        const under = root ?? `${rootType}.${selection.name.value}`;
+        let roots = rootsOf.get(selection);
+        if (!roots) rootsOf.set(selection, (roots = new Set()));
+        roots.add(under);
+        walk(selection.selectionSet, under, spreading);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet, root, spreading);
+      } else if (!spreading.has(selection.name.value)) {
+        // Validation refuses cycles of fragments; the guard keeps a walk finite anyway.
+        walk(fragments.get(selection.name.value)?.selectionSet, root, new Set([...spreading, selection.name.value]));
+      }
+    }
+  };
+  walk(operation.selectionSet, null, new Set());
+  return rootsOf;
+}
 
 export interface CostedOperation {
   schema: GraphQLSchema;
@@ -69,6 +128,7 @@ export function queryCost({ schema, document, operation, variables }: CostedOper
     // Raw, not coerced: the library coerces them again (a coerced DateTime would not parse twice).
     variables: variables ?? {},
     estimators: queryCostEstimators,
+    context: { rootsOf: rootFieldsOfNodes(schema, document, operation) } satisfies CostContext,
   });
 }
 

@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, isNonNullType, Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServiceSchema } from '../../src/service.js';
+import { GRAPHQL_LIMITS } from '../../src/graphql/limits.js';
 import { MAX_QUERY_COST, queryCost } from '../../src/graphql/query-cost.rule.js';
+import { selectAllFields } from '../support/schema-operations.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
@@ -71,6 +73,57 @@ describe('the query cost limit', () => {
   it('lets three full pages through in one request', async () => {
     const response = await app.graphql(`{ ${aliasedPages(3, '100')} }`, undefined, { token: admin.token });
     expect([response.status, response.body.errors]).toEqual([200, undefined]);
+  });
+});
+
+/**
+ * A frontend selecting every field of a list's type (issue 27): each list of
+ * the schema at its largest page, every field at any depth the depth limit
+ * allows, is accepted. A field the list never fills (an API key's usageLogs,
+ * filled only by apiKey) costs there as the null it answers.
+ */
+describe('every list query with all its fields selected', () => {
+  const lists = async () => {
+    const schema = await buildServiceSchema();
+    return Object.values(schema.getQueryType()!.getFields())
+      .filter((field) => field.args.some((arg) => arg.name === 'limit'))
+      .map((field) => {
+        const required = field.args.filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined);
+        const definitions = required.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
+        const passed = ['limit: 100', ...required.map((arg) => `${arg.name}: $${arg.name}`)].join(', ');
+        // The depth limit counts the root field: its selection has the rest.
+        const selection = selectAllFields(getNamedType(field.type), GRAPHQL_LIMITS.depth - 1);
+        return { name: field.name, query: `query ${field.name}${definitions ? `(${definitions})` : ''} { ${field.name}(${passed}) ${selection} }` };
+      });
+  };
+
+  it('covers every list, API keys among them with usageLogs', async () => {
+    const found = await lists();
+    expect(found.map(({ name }) => name)).toEqual(expect.arrayContaining(['apiKeys', 'mealMenus', 'users', 'roles', 'auditEvents', 'apiKeyUsageLogs']));
+    expect(found.find(({ name }) => name === 'apiKeys')!.query).toMatch(/usageLogs \{/);
+  });
+
+  it('is accepted on /graphql, each list at its largest page, and costs under the limit', async () => {
+    const schema = await buildServiceSchema();
+    const outcomes: [string, number, unknown, number | null][] = [];
+    for (const { name, query } of await lists()) {
+      const document = parse(query);
+      const operation = document.definitions[0] as OperationDefinitionNode;
+      const variables = { id: '0123456789abcdef01234567' };
+      const response = await app.graphql(query, variables, { token: admin.token });
+      const refusedAsDocument = (response.body.errors ?? []).filter((error: { extensions?: { code?: string } }) => error.extensions?.code === 'GRAPHQL_VALIDATION_FAILED');
+      const cost = queryCost({ schema, document, operation, variables });
+      outcomes.push([name, response.status === 400 ? 400 : 0, refusedAsDocument, cost !== null && cost <= MAX_QUERY_COST ? null : cost]);
+    }
+    expect(outcomes).toEqual(outcomes.map(([name]) => [name, 0, [], null]));
+  });
+
+  it('still prices usageLogs by its selection under apiKey, where it is filled', async () => {
+    const schema = await buildServiceSchema();
+    const query = '{ apiKey(id: "0123456789abcdef01234567", includeUsageLogs: true) { id usageLogs { at ip method path status } } }';
+    const document = parse(query);
+    const cost = queryCost({ schema, document, operation: document.definitions[0] as OperationDefinitionNode });
+    expect(cost).toBe(1 + 1 + (1 + 100 * 5));
   });
 });
 
