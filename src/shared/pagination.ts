@@ -2,7 +2,7 @@ import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 
 import type { Collection as DriverCollection, Document, Long } from 'mongodb';
 import { trusted, type Model } from 'mongoose';
 import { decodeDocument } from './bson-documents.js';
-import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { toObjectId } from './object-id.js';
 
 /**
@@ -16,6 +16,9 @@ import { toObjectId } from './object-id.js';
  */
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
+
+/** The GraphQL extension marking a page's `items` field: the cost rule counts its selection once per item of the limit, the rest of the page once. */
+export const PAGE_ITEMS_EXTENSION = 'pageItems';
 
 export interface Page<T> {
   items: T[];
@@ -34,6 +37,7 @@ export function Paginated<TItem extends object>(
   @ObjectType()
   abstract class PageType implements Page<TItem> {
     @Field(() => [itemClass], { description: itemsDescription })
+    @Extensions({ [PAGE_ITEMS_EXTENSION]: true })
     items!: TItem[];
 
     @Field(() => String, {

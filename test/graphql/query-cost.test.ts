@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-/** 1 + 100 x (items: 1 + 10 fields, nextCursor: 1) = 1201 at limit 100. */
+/** 1 + (items: 1 + 100 x 10 fields) + (nextCursor: 1) = 1003 at limit 100. */
 const PAGE_FIELDS = 'items { id name description date mealType estimatedPortions tenant_id deletedAt createdAt updatedAt } nextCursor';
 const aliasedPages = (count: number, limit: string) =>
   Array.from({ length: count }, (_, i) => `p${i}: mealMenus(limit: ${limit}) { ${PAGE_FIELDS} }`).join('\n');
@@ -35,7 +35,7 @@ describe('the query cost limit', () => {
       data: undefined,
       errors: [
         expect.objectContaining({
-          message: expect.stringContaining(`costs 6005, over the limit of ${MAX_QUERY_COST}`),
+          message: expect.stringContaining(`costs 5015, over the limit of ${MAX_QUERY_COST}`),
           extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }),
         }),
       ],
@@ -73,6 +73,28 @@ describe('the query cost limit', () => {
   it('lets three full pages through in one request', async () => {
     const response = await app.graphql(`{ ${aliasedPages(3, '100')} }`, undefined, { token: admin.token });
     expect([response.status, response.body.errors]).toEqual([200, undefined]);
+  });
+
+  it('lets three full pages of menus with every field selected through in one request (the README says so), not four', async () => {
+    const everyField = selectAllFields(getNamedType((await buildServiceSchema()).getQueryType()!.getFields().mealMenus!.type), GRAPHQL_LIMITS.depth - 1);
+    expect(everyField).toMatch(/items \{ id .*items \{ name description allergens \}.* \} nextCursor/);
+    const pages = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `p${i}: mealMenus(limit: 100) ${everyField}`).join(' ')} }`;
+    const statuses = [];
+    for (const count of [3, 4]) statuses.push((await app.graphql(pages(count), undefined, { token: admin.token })).status);
+    expect(statuses).toEqual([200, 400]);
+  });
+
+  it("counts a page's nextCursor once, and its items' selection once per item", async () => {
+    const schema = await buildServiceSchema();
+    const costOf = (query: string) => {
+      const document = parse(query);
+      return queryCost({ schema, document, operation: document.definitions[0] as OperationDefinitionNode });
+    };
+    expect([
+      costOf('{ mealMenus(limit: 100) { nextCursor } }'),
+      costOf('{ mealMenus(limit: 100) { items { id name } nextCursor } }'),
+      costOf('{ mealMenus(limit: 10) { ...F nextCursor } } fragment F on MealMenuPage { items { id name } }'),
+    ]).toEqual([1 + 1, 1 + (1 + 100 * 2) + 1, 1 + (1 + 10 * 2) + 1]);
   });
 });
 
