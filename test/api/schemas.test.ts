@@ -229,7 +229,7 @@ describe('real records against their own schema', () => {
    */
   it.each(SURFACES)('every record type carries the rules of the input that writes its fields (%s)', async (surface) => {
     const RULES = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format', 'maxItems', 'uniqueItems'];
-    const rulesOf = (property: Record<string, any> | undefined) => {
+    const rulesOf = (property: Record<string, any> | undefined): Record<string, unknown> => {
       const typed = property?.anyOf?.[0] ?? property ?? {};
       const own = Object.fromEntries(RULES.filter((rule) => rule in typed).map((rule) => [rule, typed[rule]]));
       return typed.items ? { ...own, items: rulesOf(typed.items) } : own;

@@ -2,6 +2,7 @@ import type { Document } from 'mongodb';
 import mongoose, { Schema, Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectionPages, findPage, type Page, type PageableModel, type PageOrder } from '../../src/shared/pagination.js';
+import { withAnswerBudget } from '../../src/shared/answer-budget.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /**
@@ -61,7 +62,10 @@ describe('collectionPages', () => {
     const big = 'x'.repeat(6 * 1024 * 1024);
     const ids = [new Types.ObjectId(), new Types.ObjectId(), new Types.ObjectId()];
     await Note.collection.insertMany(ids.map((_id, n) => ({ _id, group: 'big', n, text: big })));
-    const page = await findPage(collectionPages<{ _id: Types.ObjectId; n: number; text: string }>(Note), { group: 'big' }, { limit: 5 });
+    // A byte budget over the three (the default would end the page after the first: test/api/page-byte-budget.test.ts).
+    const page = await withAnswerBudget(64 * 1024 * 1024, () =>
+      findPage(collectionPages<{ _id: Types.ObjectId; n: number; text: string }>(Note), { group: 'big' }, { limit: 5 }),
+    );
     expect(page.items.map((note) => [note._id.toHexString(), note.n, note.text.length])).toEqual(
       ids.map((id, n) => [id.toHexString(), n, big.length]),
     );
