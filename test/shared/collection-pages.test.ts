@@ -125,3 +125,41 @@ describe('collectionPages', () => {
     }
   });
 });
+
+describe('the byte budget of a page (answer-budget.ts)', () => {
+  const MiB = 1024 * 1024;
+  const large = (group: string, count: number) =>
+    Note.collection.insertMany(Array.from({ length: count }, (_, n) => ({ _id: new Types.ObjectId(), group, n, text: `${n}`.padEnd(MiB, 'x') })));
+
+  async function walkWithin(pages: PageableModel<Stored & { n: number }>, group: string, budget: number) {
+    const sizes: number[] = [];
+    const reached: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<Stored & { n: number }> = await withAnswerBudget(budget, () => findPage(pages, { group }, { limit: 100, cursor }));
+      sizes.push(page.items.length);
+      reached.push(...page.items.map((item) => item.n));
+      cursor = page.nextCursor;
+    } while (cursor && sizes.length < 20);
+    return { sizes, reached };
+  }
+
+  it('ends a page of records read as bytes (collectionPages) within it, and the cursors go on to every record', async () => {
+    await large('bytes', 5);
+    expect(await walkWithin(collectionPages(Note), 'bytes', 2.5 * MiB)).toEqual({ sizes: [2, 2, 1], reached: [0, 1, 2, 3, 4] });
+  });
+
+  it('ends a page of mongoose documents (a model of its own) within it too', async () => {
+    await large('documents', 5);
+    expect(await walkWithin(Note as unknown as PageableModel<Stored & { n: number }>, 'documents', 2.5 * MiB)).toEqual({ sizes: [2, 2, 1], reached: [0, 1, 2, 3, 4] });
+  });
+
+  it('shares one budget between the pages of one request, each holding at least one record', async () => {
+    await large('shared', 4);
+    const pages = collectionPages<Stored & { n: number }>(Note);
+    // Alone, each page would hold two records of 1 MiB; together, one holds two, the others one each.
+    const read = await withAnswerBudget(2.5 * MiB, () => Promise.all([0, 1, 2].map(() => findPage(pages, { group: 'shared' }, { limit: 100 }))));
+    expect(read.map((page) => page.items.length).sort()).toEqual([1, 1, 2]);
+    expect(read.map((page) => typeof page.nextCursor)).toEqual(['string', 'string', 'string']);
+  });
+});
