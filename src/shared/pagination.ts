@@ -1,9 +1,10 @@
-import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
+import { IsOptional, ValidateBy, type ValidationOptions } from 'class-validator';
 import type { Collection as DriverCollection, Document, Long } from 'mongodb';
 import { trusted, type Model } from 'mongoose';
 import { currentAnswerBudget, type AnswerBudget } from './answer-budget.js';
 import { decodeDocument } from './bson-documents.js';
 import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { IsIntegerIn } from './integer-rule.js';
 import { toObjectId } from './object-id.js';
 
 /**
@@ -86,9 +87,7 @@ export class PageArgs {
     defaultValue: DEFAULT_PAGE_LIMIT,
     description: `Items per page, 1 to ${MAX_PAGE_LIMIT}.`,
   })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @IsIntegerIn({ min: 1, max: MAX_PAGE_LIMIT })
   limit: number = DEFAULT_PAGE_LIMIT;
 
   @Field(() => String, { nullable: true, description: 'The nextCursor of the previous page.' })
