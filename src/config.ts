@@ -32,6 +32,8 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** Largest accepted request body, in bytes, and as written (for messages). */
   readonly bodyLimit: { readonly bytes: number; readonly label: string };
+  /** The bytes of records one answer carries at most: a list page ends early, with its nextCursor, past it (src/shared/answer-budget.ts). */
+  readonly pageByteBudget: number;
   readonly apiKeys: {
     /** How long API key usage-log entries are kept, in seconds (a TTL index removes older ones). */
     readonly usageLogRetentionSeconds: number;
@@ -187,6 +189,12 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push(`BODY_LIMIT must be a size like 1048576, 100kb, 1mb (got "${bodyLimitText}")`);
   }
 
+  const pageBudgetText = read(env, 'PAGE_BYTE_BUDGET') ?? '4mb';
+  const pageByteBudget = parseByteSize(pageBudgetText);
+  if (pageByteBudget === null) {
+    problems.push(`PAGE_BYTE_BUDGET must be a size like 4194304, 512kb, 4mb (got "${pageBudgetText}")`);
+  }
+
   const retentionText = read(env, 'USAGE_LOG_RETENTION') ?? '30d';
   const usageLogRetentionSeconds = parseDurationSeconds(retentionText);
   if (usageLogRetentionSeconds === null) {
@@ -219,6 +227,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     logLevel,
     corsOrigins,
     bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
+    pageByteBudget: pageByteBudget as number,
     apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
     trustProxy: trustProxy as boolean | number | string,
     loginThrottle,

@@ -6,18 +6,16 @@ import {
   IsBoolean,
   IsEnum,
   IsIn,
-  IsInt,
   IsObject,
   IsOptional,
   IsString,
   Length,
-  Max,
   MaxLength,
-  Min,
 } from 'class-validator';
 import { ArgsType, Field, Int } from 'type-graphql';
 import { permissions } from '../auth/index.js';
 import { JSONObject } from '../graphql/scalars.js';
+import { IsIntegerIn } from '../shared/integer-rule.js';
 import { IdArgs, ObjectIdField } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
 import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key.fields.js';
@@ -95,9 +93,7 @@ export class CreateApiKeyArgs implements Partial<ApiKey> {
       "Called with an API key: at most that key's limit, and its limit when lower than the default.",
   })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(L.rateLimitMax)
+  @IsIntegerIn({ min: 1, max: L.rateLimitMax })
   rateLimit?: number;
 
   @Field(() => JSONObject, {
@@ -151,8 +147,6 @@ export class RollApiKeyArgs extends IdArgs {
     defaultValue: 0,
     description: `Seconds the previous secret keeps working, 0 to ${L.gracePeriodSecondsMax}; 0: it stops at once.`,
   })
-  @IsInt()
-  @Min(0)
-  @Max(L.gracePeriodSecondsMax)
+  @IsIntegerIn({ min: 0, max: L.gracePeriodSecondsMax })
   gracePeriodSeconds: number = 0;
 }

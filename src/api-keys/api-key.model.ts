@@ -1,6 +1,7 @@
 import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import mongoose, { trusted, type Types } from 'mongoose';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { FilledOnlyUnder } from '../graphql/query-cost.rule.js';
 import { JSONObject } from '../graphql/scalars.js';
 import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 import { forgetApiKeyGrantsOnWrite } from './api-key-grants.js';
@@ -194,6 +195,8 @@ export class ApiKey {
     description: `The most recent uses first, at most ${USAGE_LOGS_IN_RECORD}, when asked with includeUsageLogs; else null (apiKeyUsageLogs pages them all).`,
     complexity: ({ childComplexity }) => 1 + USAGE_LOGS_IN_RECORD * childComplexity,
   })
+  // Lists and the mutations answer it null: priced there as the null it is.
+  @FilledOnlyUnder('Query.apiKey')
   usageLogs?: ApiKeyUsage[] | null;
 
   /** Hashes of the accepted secrets; never answered. */

@@ -11,9 +11,11 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
+  type GraphQLInputField,
   type GraphQLInputType,
 } from 'graphql';
 import type { FieldError } from '../errors/index.js';
+import { VALUE_RULE_EXTENSION } from '../shared/integer-rule.js';
 
 /**
  * A value graphql-js refuses for an input type, said as the class-validator
@@ -26,33 +28,43 @@ import type { FieldError } from '../errors/index.js';
 
 export type InputPath = readonly (string | number)[];
 
-/** Reads `value` as a variable of `type` is read; every refusal as a field error under `name`. */
+/** What an argument's or input field's value must be, in words, when its declaration says so (IsIntegerIn). */
+export function valueRuleOf(holder: { extensions?: Readonly<Record<string, unknown>> | null } | undefined): string | undefined {
+  const rule = holder?.extensions?.[VALUE_RULE_EXTENSION];
+  return typeof rule === 'string' ? rule : undefined;
+}
+
+/**
+ * Reads `value` as a variable of `type` is read; every refusal as a field
+ * error under `name`, saying `rule` (the argument's own, in words) when it has one.
+ */
 export function coerceValue(
   name: string,
   type: GraphQLInputType,
   given: boolean,
   value: unknown,
+  rule?: string,
 ): { value?: unknown; problems: FieldError[] } {
   if (!given || value === null) {
     return isNonNullType(type) ? { problems: [requiredProblem([name])] } : { value: given ? null : undefined, problems: [] };
   }
   const problems: FieldError[] = [];
   const coerced: unknown = coerceInputValue(value, type, (path, _invalid, error) => {
-    problems.push(coercionProblem(name, type, path, error.message));
+    problems.push(coercionProblem(name, type, path, error.message, rule));
   });
   return problems.length > 0 ? { problems } : { value: coerced, problems };
 }
 
-/** One refusal of graphql-js (coercion or validation) at `path` inside the value of `name`. */
-export function coercionProblem(name: string, type: GraphQLInputType, path: InputPath, message: string): FieldError {
+/** One refusal of graphql-js (coercion or validation) at `path` inside the value of `name` (whose rule in words is `rule`). */
+export function coercionProblem(name: string, type: GraphQLInputType, path: InputPath, message: string, rule?: string): FieldError {
   const at = [name, ...path];
   // graphql-js reports a missing object field on the object's path, naming the field ("Type.field" at validation).
   const missing = /^Field "(?:\w+\.)?(\w+)" of required type "[^"]+" was not provided/.exec(message)?.[1];
   if (missing) return requiredProblem([...at, missing]);
   if (/must not be null|not to be null|found null/.test(message)) return requiredProblem(at);
   const field = at.join('.');
-  const expected = typeAt(type, path);
-  return { field, rule: 'type', message: expected ? `${field} must be ${expectation(expected)}` : `${field}: ${message}` };
+  const expected = typeAt(type, path, rule);
+  return { field, rule: 'type', message: expected ? `${field} must be ${expectation(expected.type, expected.rule)}` : `${field}: ${message}` };
 }
 
 function requiredProblem(at: InputPath): FieldError {
@@ -60,16 +72,20 @@ function requiredProblem(at: InputPath): FieldError {
   return { field, rule: 'required', message: `${field} is required` };
 }
 
-/** The type of the value at `path` (list indexes, object field names), when the path fits the type. */
-function typeAt(type: GraphQLInputType, path: InputPath): GraphQLInputType | undefined {
+/** The type of the value at `path` (list indexes, object field names), and its rule in words, when the path fits the type. */
+function typeAt(type: GraphQLInputType, path: InputPath, rule: string | undefined): { type: GraphQLInputType; rule?: string } | undefined {
   let current: GraphQLInputType | undefined = type;
+  let currentRule = rule;
   for (const step of path) {
     const nullable: GraphQLInputType | undefined = current && getNullableType(current);
     if (typeof step === 'number' && nullable && isListType(nullable)) current = nullable.ofType;
-    else if (typeof step === 'string' && nullable && isInputObjectType(nullable)) current = nullable.getFields()[step]?.type;
-    else return undefined;
+    else if (typeof step === 'string' && nullable && isInputObjectType(nullable)) {
+      const field: GraphQLInputField | undefined = nullable.getFields()[step];
+      current = field?.type;
+      currentRule = valueRuleOf(field);
+    } else return undefined;
   }
-  return current;
+  return current && { type: current, rule: currentRule };
 }
 
 /** Scalars beyond GraphQL's own that the schema uses, in words. */
@@ -78,10 +94,11 @@ const SCALAR_WORDS: Record<string, string> = {
   JSONObject: 'a JSON object',
 };
 
-/** What a value of `type` must be, in words. */
-export function expectation(type: GraphQLInputType): string {
+/** What a value of `type` must be, in words; `rule`: its declared rule, in words (valueRuleOf), said instead of the scalar's range. */
+export function expectation(type: GraphQLInputType, rule?: string): string {
   const nullable = getNullableType(type);
-  if (isListType(nullable)) return `a list, each item ${expectation(nullable.ofType)}`;
+  if (isListType(nullable)) return `a list, each item ${expectation(nullable.ofType, rule)}`;
+  if (rule) return rule;
   if (isEnumType(nullable)) return `one of ${nullable.getValues().map((value) => value.name).join(', ')}`;
   if (isInputObjectType(nullable)) return `an object with only the fields ${Object.keys(nullable.getFields()).join(', ')}`;
   if (nullable === GraphQLInt) return 'an integer from -2147483648 to 2147483647';

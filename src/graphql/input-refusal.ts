@@ -19,7 +19,7 @@ import {
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
 import { argumentRuleProblems } from './argument-rules.js';
-import { coercionProblem, coerceValue, type InputPath } from './coercion-problems.js';
+import { coercionProblem, coerceValue, valueRuleOf, type InputPath } from './coercion-problems.js';
 import { fieldNodesOf } from './selection.js';
 
 /**
@@ -54,7 +54,7 @@ export function readArguments(args: readonly GraphQLArgument[], raw: Readonly<Re
       reading.values[arg.name] = arg.defaultValue;
       continue;
     }
-    const result = coerceValue(arg.name, arg.type, given, raw[arg.name]);
+    const result = coerceValue(arg.name, arg.type, given, raw[arg.name], valueRuleOf(arg));
     if (result.problems.length > 0) {
       reading.failed.add(arg.name);
       reading.problems.push(...result.problems);
@@ -123,8 +123,8 @@ interface VariableReading {
   coerced: Record<string, unknown>;
   /** Some variable read as null or was left out without a default. */
   someUnset: boolean;
-  /** Variable name -> its problems, said under the name given (the argument's, or its own). */
-  failed: Map<string, (name: string) => FieldError[]>;
+  /** Variable name -> its problems, said under the name given (the argument's, or its own) and with that argument's rule. */
+  failed: Map<string, (name: string, rule?: string) => FieldError[]>;
 }
 
 /** Each variable read alone, as graphql-js reads it (getVariableValues), so every failing one is known. */
@@ -148,7 +148,7 @@ function readVariables(
       continue;
     }
     const result = coerceValue(variable, type, given, raw[variable]);
-    if (result.problems.length > 0) reading.failed.set(variable, (name) => coerceValue(name, type, given, raw[variable]).problems);
+    if (result.problems.length > 0) reading.failed.set(variable, (name, rule) => coerceValue(name, type, given, raw[variable], rule).problems);
     else if (given) reading.coerced[variable] = result.value;
     if (result.problems.length === 0 && (!given || result.value === null)) reading.someUnset = true;
   }
@@ -177,7 +177,7 @@ function readArgumentNode(field: FieldNode, arg: GraphQLArgument, scope: Argumen
     reading.problems.push(
       aboutAbsence
         ? { field: arg.name, rule: 'required', message: `${arg.name} is required` }
-        : coercionProblem(arg.name, arg.type, path ?? [], error.message),
+        : coercionProblem(arg.name, arg.type, path ?? [], error.message, valueRuleOf(arg)),
     );
   }
   for (const name of node ? variablesIn(node.value) : []) {
@@ -186,7 +186,7 @@ function readArgumentNode(field: FieldNode, arg: GraphQLArgument, scope: Argumen
     claimedVariables.add(name);
     reading.failed.add(arg.name);
     // The argument is the variable: name it as the argument; deeper, the variable says which.
-    reading.problems.push(...problemsAs(node?.value.kind === Kind.VARIABLE ? arg.name : name));
+    reading.problems.push(...(node?.value.kind === Kind.VARIABLE ? problemsAs(arg.name, valueRuleOf(arg)) : problemsAs(name)));
   }
   if (reading.failed.has(arg.name)) return;
   const missing = !node || (node.value.kind === Kind.VARIABLE && !Object.hasOwn(variables.coerced, node.value.name.value));

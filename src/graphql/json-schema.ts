@@ -12,6 +12,7 @@ import {
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputField,
+  type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -92,6 +93,8 @@ export function buildJsonSchemas(schema: GraphQLSchema): Map<string, JsonSchema>
   const typeGraphQL = getTypeGraphQLStorage();
   const classOf = new Map<string, Function>([...typeGraphQL.objectTypes, ...typeGraphQL.inputTypes].map((meta) => [meta.name, meta.target]));
   const rulesOf = (target: Function | undefined) => (target ? rulesForClass(rulesByClass, target) : {});
+  const writtenRules = rulesOfWrittenFields(schema, rulesOf, classOf);
+  const recordRulesOf = (target: Function | undefined) => (target ? { ...writtenRules.of(target), ...rulesOf(target) } : {});
 
   const schemas = new Map<string, JsonSchema>();
   const rootTypes = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean));
@@ -99,7 +102,8 @@ export function buildJsonSchemas(schema: GraphQLSchema): Map<string, JsonSchema>
     if (type.name.startsWith('__') || rootTypes.has(type as never)) continue;
     if (isObjectType(type) || isInputObjectType(type)) {
       const fields = Object.values(type.getFields()) as (GraphQLField<unknown, unknown> | GraphQLInputField)[];
-      schemas.set(type.name, objectSchema(type.name, type.description, fields, rulesOf(classOf.get(type.name)), isInputObjectType(type)));
+      const rules = isInputObjectType(type) ? rulesOf(classOf.get(type.name)) : recordRulesOf(classOf.get(type.name));
+      schemas.set(type.name, objectSchema(type.name, type.description, fields, rules, isInputObjectType(type)));
     } else if (isEnumType(type)) {
       schemas.set(type.name, withDescription({ type: 'string', enum: type.getValues().map((value) => value.value) }, type.description));
     }
@@ -111,6 +115,70 @@ export function buildJsonSchemas(schema: GraphQLSchema): Map<string, JsonSchema>
     schemas.set(name, objectSchema(name, `The arguments of ${field.name} (a REST body is this object).`, field.args, rulesOf(argsClassOf(field.name)), true));
   }
   return schemas;
+}
+
+/**
+ * The rules of the fields records answer, from the arguments that write them:
+ * a mutation writes the fields of what it answers, so each argument's rules
+ * go to the answered type's field of the same name and type (an input
+ * object's fields to the object type's, e.g. MealMenuItemInput's to
+ * MealMenuItem's). Kept by the class that declares the field, so a type that
+ * extends a record (ApiKeyWithSecret) and the record itself (ApiKey) carry
+ * the same rules. A list of allowed strings (IsIn, `enum`) is left out: it
+ * says what a client may send, while the service's own records may hold
+ * more (the built-in admin role holds `*`).
+ */
+function rulesOfWrittenFields(
+  schema: GraphQLSchema,
+  rulesOf: (target: Function | undefined) => Record<string, JsonSchema>,
+  classOf: ReadonlyMap<string, Function>,
+) {
+  const byClass = new Map<Function, Record<string, JsonSchema>>();
+  const seen = new Set<string>();
+  const attribute = (record: GraphQLObjectType, fields: readonly (GraphQLArgument | GraphQLInputField)[], rules: Record<string, JsonSchema>) => {
+    for (const written of fields) {
+      const field = record.getFields()[written.name];
+      if (!field) continue;
+      const argType = getNamedType(written.type);
+      const fieldType = getNamedType(field.type);
+      const objects = isInputObjectType(argType) && isObjectType(fieldType);
+      // Each pair of an input and an object type once: input types may nest.
+      if (objects && !seen.has(`${argType.name}>${fieldType.name}`)) {
+        seen.add(`${argType.name}>${fieldType.name}`);
+        attribute(fieldType, Object.values(argType.getFields()), rulesOf(classOf.get(argType.name)));
+      }
+      const declaring = declaringClass(classOf.get(record.name), field.name);
+      if ((!objects && argType.name !== fieldType.name) || !rules[written.name] || !declaring) continue;
+      const declared = byClass.get(declaring) ?? {};
+      declared[field.name] ??= withoutAllowedValues(rules[written.name]!);
+      byClass.set(declaring, declared);
+    }
+  };
+  for (const mutation of Object.values(schema.getMutationType()?.getFields() ?? {})) {
+    const answered = getNamedType(mutation.type);
+    if (isObjectType(answered)) attribute(answered, mutation.args, rulesOf(argsClassOf(mutation.name)));
+  }
+  return {
+    /** The written rules of a record class's fields, its parents' included. */
+    of(target: Function): Record<string, JsonSchema> {
+      const chain: Function[] = [];
+      for (let current: Function | null = target; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as Function | null) chain.push(current);
+      return Object.assign({}, ...chain.reverse().map((declaring) => byClass.get(declaring) ?? {}));
+    },
+  };
+}
+
+function withoutAllowedValues({ enum: _allowedByWrites, ...rules }: JsonSchema): JsonSchema {
+  return rules.items && typeof rules.items === 'object' ? { ...rules, items: withoutAllowedValues(rules.items as JsonSchema) } : rules;
+}
+
+/** The class in `target`'s chain (itself, then its parents) that declares the GraphQL field `name`. */
+function declaringClass(target: Function | undefined, name: string): Function | undefined {
+  const fields = getTypeGraphQLStorage().fields;
+  for (let current = target; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as Function | undefined) {
+    if (fields.some((field) => field.target === current && field.schemaName === name)) return current;
+  }
+  return undefined;
 }
 
 /** One named schema, self-contained: what it references is under `$defs`. */

@@ -44,8 +44,8 @@ export const GRAPHQL_LIMITS = {
   tokens: 1000,
   /**
    * Our own cost rule (query-cost.rule.ts), at armor's default of 5000 but
-   * tighter: a paged list costs its selection once per item of its `limit`,
-   * which armor's cost rule (it knows only `first`/`last`) counts once. It
+   * tighter: a paged list costs its items' selection once per item of its
+   * `limit`, which armor's cost rule (it knows only `first`/`last`) counts once. It
    * runs once the variables are known, since `limit` usually is one, and on
    * /graphql only: a REST route runs one fixed document, without aliases and
    * with `limit` at most 100, so its cost is the route's, not the caller's.

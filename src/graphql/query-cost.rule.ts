@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import {
+  getNamedType,
   getVariableValues,
+  isObjectType,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -8,14 +10,18 @@ import {
   type DirectiveNode,
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
 import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { Extensions } from 'type-graphql';
 import { errors } from '../errors/index.js';
-import { MAX_PAGE_LIMIT } from '../shared/pagination.js';
+import { MAX_PAGE_LIMIT, PAGE_ITEMS_EXTENSION } from '../shared/pagination.js';
 
 // graphql-query-complexity (a dependency of type-graphql) ships an ES module build
 // that imports graphql's .mjs files, while graphql (no `exports` map) loads as
@@ -27,26 +33,116 @@ const { getComplexity, fieldExtensionsEstimator, simpleEstimator } = createRequi
 
 /**
  * The most an operation may cost. A field costs 1 plus its selections; a list
- * taking `limit` costs its selections once per item it may return. A full page
- * of meal menus with every field costs about 1,600, so three such pages fit in
- * one request, and a thousand aliases of the cheapest field do not.
+ * taking `limit` costs its items' selections once per item it may return (a
+ * page's nextCursor once). A full page of meal menus with every field costs
+ * 1,603, so three such pages fit in one request, and a thousand aliases of
+ * the cheapest field do not.
  */
 export const MAX_QUERY_COST = 5000;
 
-/** A field with a `limit` argument (every paginated list) returns up to that many items. */
-const pagedListEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
+/**
+ * A field with a `limit` argument (every paginated list) returns up to that
+ * many items. Of a page (`{items, nextCursor}`), the items' selection counts
+ * once per item and the rest once (nextCursor, the items list itself); of
+ * any other list, the whole selection once per item.
+ */
+const pagedListEstimator: ComplexityEstimator = ({ args, field, childComplexity, node, context }) => {
   if (!('limit' in args)) return undefined;
   // Out of range is refused by the resolver anyway: cost it at the bounds, never below one item.
   const limit = typeof args.limit === 'number' ? Math.min(Math.max(args.limit, 1), MAX_PAGE_LIMIT) : MAX_PAGE_LIMIT;
-  return 1 + limit * childComplexity;
+  if (!isPage(field.type)) return 1 + limit * childComplexity;
+  const { childrenOf, itemCosts } = context as CostContext;
+  const perItem = (childrenOf.get(node) ?? []).reduce((sum, child) => sum + (itemCosts.get(child) ?? 0), 0);
+  // childComplexity holds each item once already.
+  return 1 + childComplexity + (limit - 1) * perItem;
 };
 
-/** First answer wins: paged lists, then a `complexity` set on a TypeGraphQL field, then 1 per field. */
+function isPage(type: GraphQLOutputType): boolean {
+  const named = getNamedType(type);
+  return isObjectType(named) && Object.values(named.getFields()).some((field) => field.extensions?.[PAGE_ITEMS_EXTENSION]);
+}
+
+/** The items of a page (PAGE_ITEMS_EXTENSION): costed as any list, its item's selection kept for the page's estimator. */
+const pageItemsEstimator: ComplexityEstimator = ({ field, node, childComplexity, context }) => {
+  if (!field.extensions?.[PAGE_ITEMS_EXTENSION]) return undefined;
+  (context as CostContext).itemCosts.set(node, childComplexity);
+  return 1 + childComplexity;
+};
+
+/** The field extension naming the root fields (`Query.apiKey`) under which a field is ever filled (FilledOnlyUnder). */
+const FILLED_ONLY_UNDER = 'filledOnlyUnder';
+
+/**
+ * Declares that a field answers null everywhere but under these root fields
+ * (`'Query.apiKey'`): the cost rule prices it there by its selection, and
+ * anywhere else as the null it is (1), so a list of records may select it.
+ */
+export function FilledOnlyUnder(...rootFields: `${'Query' | 'Mutation'}.${string}`[]): MethodDecorator & PropertyDecorator {
+  return Extensions({ [FILLED_ONLY_UNDER]: rootFields });
+}
+
+/** What the estimators know of the operation besides one field: which root fields each field node is reached under. */
+interface CostContext {
+  rootsOf: ReadonlyMap<FieldNode, ReadonlySet<string>>;
+  /** The field nodes selected right under each field node, fragments followed. */
+  childrenOf: ReadonlyMap<FieldNode, readonly FieldNode[]>;
+  /** The cost of one item of each page's `items` node, filled as the estimators run (children before their parent). */
+  itemCosts: Map<FieldNode, number>;
+}
+
+/** A field never filled where it is selected answers null: it costs 1, whatever its selection. */
+const unfilledFieldEstimator: ComplexityEstimator = ({ field, node, context }) => {
+  const fillers = field.extensions?.[FILLED_ONLY_UNDER] as readonly string[] | undefined;
+  if (!fillers) return undefined;
+  const roots = (context as CostContext | undefined)?.rootsOf.get(node);
+  return roots && [...roots].some((root) => fillers.includes(root)) ? undefined : 1;
+};
+
+/** First answer wins: fields never filled there, a page's items, paged lists, then a `complexity` set on a TypeGraphQL field, then 1 per field. */
 export const queryCostEstimators: ComplexityEstimator[] = [
+  unfilledFieldEstimator,
+  pageItemsEstimator,
   pagedListEstimator,
   fieldExtensionsEstimator(),
   simpleEstimator({ defaultComplexity: 1 }),
 ];
+
+/**
+ * For each field node of the operation, the root fields (`Query.apiKey`) it
+ * is reached under and the field nodes right under it, fragments followed.
+ * A fragment spread under several roots counts under each, so a field is
+ * priced as filled if any of them fills it.
+ */
+function operationShape(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Omit<CostContext, 'itemCosts'> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const rootType = schema.getRootType(operation.operation)?.name ?? 'Query';
+  const rootsOf = new Map<FieldNode, Set<string>>();
+  const childrenOf = new Map<FieldNode, FieldNode[]>();
+  const walk = (selections: SelectionSetNode | undefined, parent: FieldNode | null, root: string | null, spreading: ReadonlySet<string>) => {
+    for (const selection of selections?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        const under = root ?? `${rootType}.${selection.name.value}`;
+        let roots = rootsOf.get(selection);
+        if (!roots) rootsOf.set(selection, (roots = new Set()));
+        roots.add(under);
+        if (parent) {
+          const siblings = childrenOf.get(parent) ?? [];
+          if (!siblings.includes(selection)) siblings.push(selection);
+          childrenOf.set(parent, siblings);
+        }
+        walk(selection.selectionSet, selection, under, spreading);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet, parent, root, spreading);
+      } else if (!spreading.has(selection.name.value)) {
+        // Validation refuses cycles of fragments; the guard keeps a walk finite anyway.
+        walk(fragments.get(selection.name.value)?.selectionSet, parent, root, new Set([...spreading, selection.name.value]));
+      }
+    }
+  };
+  walk(operation.selectionSet, null, null, new Set());
+  return { rootsOf, childrenOf };
+}
 
 export interface CostedOperation {
   schema: GraphQLSchema;
@@ -69,6 +165,7 @@ export function queryCost({ schema, document, operation, variables }: CostedOper
     // Raw, not coerced: the library coerces them again (a coerced DateTime would not parse twice).
     variables: variables ?? {},
     estimators: queryCostEstimators,
+    context: { ...operationShape(schema, document, operation), itemCosts: new Map() } satisfies CostContext,
   });
 }
 

@@ -107,6 +107,7 @@ export async function createApp<TContext>(
       restBasePath: REST_BASE_PATH,
       createContext: options.createContext,
       admitCaller: options.admitCaller,
+      pageByteBudget: config.pageByteBudget,
       readRestArguments: createRestArgumentReader(schema, options.routes, REST_BASE_PATH),
       // The OpenAPI document is public and static: no credential is looked at (nor an API key use counted).
       publicPaths: [`${REST_BASE_PATH}${OPENAPI_ENDPOINT}`],

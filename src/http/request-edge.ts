@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { errors } from '../errors/index.js';
 import { calledOperations } from '../graphql/called-operations.js';
 import type { Logger } from '../logger.js';
+import { withAnswerBudget } from '../shared/answer-budget.js';
 import type { RestArgumentReader } from './rest-arguments.js';
 import { requestScope, type RequestScope } from './request-scope.js';
 
@@ -38,6 +39,8 @@ export interface RequestEdgeOptions<TContext> {
   readRestArguments: RestArgumentReader;
   /** Runs between the context and the arguments; none: every caller reaches the arguments. */
   admitCaller?: CallerAdmission<TContext>;
+  /** The bytes of records one answer may carry, shared by every list page it holds (src/shared/answer-budget.ts). */
+  pageByteBudget: number;
   /** Paths under the REST base that need no context (public documents). */
   publicPaths?: readonly string[];
   /** Used when pino-http gave the request no logger of its own. */
@@ -56,7 +59,7 @@ export interface RequestEdgeOptions<TContext> {
  * the request id reach Apollo, SOFA and the error renderers.
  */
 export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>): RequestHandler {
-  const { schema, graphqlPath, restBasePath, createContext, readRestArguments, admitCaller, logger, publicPaths = [] } = options;
+  const { schema, graphqlPath, restBasePath, createContext, readRestArguments, admitCaller, logger, pageByteBudget, publicPaths = [] } = options;
   return async (req, res, next) => {
     const isGraphQL = req.path === graphqlPath;
     if (!isGraphQL && (!req.path.startsWith(`${restBasePath}/`) || publicPaths.includes(req.path))) return next();
@@ -106,7 +109,7 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
           restRoute,
         );
       }
-      requestScope.run(scope, next);
+      requestScope.run(scope, () => withAnswerBudget(pageByteBudget, next));
     } catch (err) {
       next(err);
     }

@@ -13,7 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
-import { expectation } from '../graphql/coercion-problems.js';
+import { expectation, valueRuleOf } from '../graphql/coercion-problems.js';
 import { argumentRuleProblems } from '../graphql/argument-rules.js';
 import { readArguments, type ArgumentReading } from '../graphql/input-refusal.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
@@ -193,7 +193,7 @@ function readRouteValues(
   const bracketed = new Set(Object.keys(query).flatMap((key) => /^([^[\]]+)\[/.exec(key)?.[1] ?? []));
   for (const arg of route.args) {
     if (bracketed.has(arg.name)) {
-      urlProblems.push({ field: arg.name, rule: 'type', message: `${arg.name} must be ${expectation(arg.type)}: send plain values, without [brackets]` });
+      urlProblems.push({ field: arg.name, rule: 'type', message: `${arg.name} must be ${expectation(arg.type, valueRuleOf(arg))}: send plain values, without [brackets]` });
       continue;
     }
     // SOFA's order: path, then the query string, then the body (an empty query value counts, see below).
@@ -283,7 +283,7 @@ const FLOAT_TEXT = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  */
 function urlValueProblem(arg: GraphQLArgument, value: unknown): string | undefined {
   const listed = isListType(getNullableType(arg.type));
-  const must = `${arg.name} must be ${expectation(arg.type)}`;
+  const must = `${arg.name} must be ${expectation(arg.type, valueRuleOf(arg))}`;
   if (Array.isArray(value)) {
     if (!listed) return `${must}: send it once, without []`;
     return value.some((item) => typeof item !== 'string' || textProblem(arg.type, item)) ? must : undefined;

@@ -3,18 +3,17 @@ import {
   IsArray,
   IsBoolean,
   IsEnum,
-  IsInt,
   IsOptional,
   IsString,
   Length,
   MaxLength,
-  Min,
   ValidateNested,
 } from 'class-validator';
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { IsTenantId, TENANT_ID_RULE } from '../auth/index.js';
 import { IsCalendarDate } from '../shared/calendar-date.js';
 import { IdArgs } from '../shared/object-id.js';
+import { IsIntegerIn } from '../shared/integer-rule.js';
 import { PageArgs } from '../shared/pagination.js';
 import { MealType, type MealMenu, type MealMenuItem } from './meal-menu.model.js';
 
@@ -68,8 +67,7 @@ export class CreateMealMenuArgs extends NameAndDescriptionInput implements Parti
   items!: MealMenuItemInput[];
 
   @Field(() => Int, { defaultValue: 0, description: 'Expected portions, an integer >= 0.' })
-  @IsInt()
-  @Min(0)
+  @IsIntegerIn({ min: 0 })
   estimatedPortions!: number;
 
   @Field(() => String, {
@@ -110,7 +108,6 @@ export class MealMenuIdArgs extends IdArgs {}
 @ArgsType()
 export class UpdateEstimatedPortionsArgs extends IdArgs {
   @Field(() => Int, { description: 'The new estimated portions, an integer >= 0.' })
-  @IsInt()
-  @Min(0)
+  @IsIntegerIn({ min: 0 })
   portions!: number;
 }

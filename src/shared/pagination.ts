@@ -1,8 +1,10 @@
-import { IsInt, IsOptional, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
+import { IsOptional, ValidateBy, type ValidationOptions } from 'class-validator';
 import type { Collection as DriverCollection, Document, Long } from 'mongodb';
 import { trusted, type Model } from 'mongoose';
+import { currentAnswerBudget, type AnswerBudget } from './answer-budget.js';
 import { decodeDocument } from './bson-documents.js';
-import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { IsIntegerIn } from './integer-rule.js';
 import { toObjectId } from './object-id.js';
 
 /**
@@ -16,6 +18,9 @@ import { toObjectId } from './object-id.js';
  */
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
+
+/** The GraphQL extension marking a page's `items` field: the cost rule counts its selection once per item of the limit, the rest of the page once. */
+export const PAGE_ITEMS_EXTENSION = 'pageItems';
 
 export interface Page<T> {
   items: T[];
@@ -34,6 +39,7 @@ export function Paginated<TItem extends object>(
   @ObjectType()
   abstract class PageType implements Page<TItem> {
     @Field(() => [itemClass], { description: itemsDescription })
+    @Extensions({ [PAGE_ITEMS_EXTENSION]: true })
     items!: TItem[];
 
     @Field(() => String, {
@@ -81,9 +87,7 @@ export class PageArgs {
     defaultValue: DEFAULT_PAGE_LIMIT,
     description: `Items per page, 1 to ${MAX_PAGE_LIMIT}.`,
   })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @IsIntegerIn({ min: 1, max: MAX_PAGE_LIMIT })
   limit: number = DEFAULT_PAGE_LIMIT;
 
   @Field(() => String, { nullable: true, description: 'The nextCursor of the previous page.' })
@@ -99,8 +103,58 @@ export class PageArgs {
  */
 export interface PageableModel<TDoc> {
   find(filter: Record<string, unknown>): {
-    sort(sort: { _id: 1 | -1 }): { limit(limit: number): PromiseLike<TDoc[]> };
+    /** `maxBytes`: a reader that knows record sizes may stop once past it (collectionPages); a mongoose model reads `limit`. */
+    sort(sort: { _id: 1 | -1 }): { limit(limit: number, maxBytes?: number): PromiseLike<TDoc[]> };
   };
+}
+
+/** Each record's size as collectionPages read it (its BSON bytes), so findPage need not measure it again. */
+const storedSizes = new WeakMap<object, number>();
+
+/** A record's size as stored: what a page's byte budget counts (the JSON answered is of the same order). */
+function recordBytes(record: object): number {
+  return storedSizes.get(record) ?? approximateBytes(record);
+}
+
+/**
+ * About the BSON size of a value read by mongoose (a document's own fields,
+ * `_doc`, when hydrated), within some 20%: bson's calculateObjectSize turns
+ * each mongoose document and array into a plain copy first (toBSON), some
+ * 13 µs a user record, where this takes 2.
+ */
+function approximateBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 5;
+  if (value === null || typeof value !== 'object') return 9;
+  if (Array.isArray(value)) {
+    let total = 5;
+    for (const item of value) total += 2 + approximateBytes(item);
+    return total;
+  }
+  if (value instanceof Date || '_bsontype' in value) return 13;
+  const own = ('_doc' in value ? value._doc : value) as Record<string, unknown>;
+  let total = 5;
+  for (const key of Object.keys(own)) total += key.length + 2 + approximateBytes(own[key]);
+  return total;
+}
+
+/**
+ * The records of `read`, in order, while their bytes fit `maxBytes`, and
+ * always the first; then one more if there is one (it tells the page that
+ * more follow). Measured on the raw records, so only those kept are decoded.
+ */
+function withinBytes(read: readonly Uint8Array[], maxBytes: number): Uint8Array[] {
+  let total = 0;
+  let kept = 0;
+  while (kept < read.length && (kept === 0 || total + read[kept]!.byteLength <= maxBytes)) total += read[kept++]!.byteLength;
+  return read.slice(0, kept + 1);
+}
+
+function decodeSized(records: readonly Uint8Array[]): Document[] {
+  return records.map((bytes) => {
+    const record = decodeDocument(bytes);
+    storedSizes.set(record, bytes.byteLength);
+    return record;
+  });
 }
 
 /**
@@ -122,13 +176,36 @@ export interface PageableModel<TDoc> {
  * and an error (it retries a read once after a step-down or a network error).
  */
 export function collectionPages<TDoc>(model: Pick<Model<unknown>, 'db' | 'collection'>): PageableModel<TDoc> {
+  // The largest record of the last page read: the next one's first reply asks only for what fills its budget,
+  // so a page of large records never reads a whole 16 MiB reply to answer a few of them.
+  let largestRead = 0;
   return {
     find: (filter) => ({
       sort: (sort) => ({
-        limit: async (limit) => ((await onePageCommand(model, filter, sort, limit)) ?? (await cursorPage(model, filter, sort, limit))) as TDoc[],
+        limit: async (limit, maxBytes = Infinity) => {
+          const first = await onePageCommand(model, { filter, sort, limit, batchSize: recordsFilling(maxBytes, largestRead, limit) }, maxBytes);
+          const read =
+            first.records ?? (await cursorPage(model, { filter, sort, limit, batchSize: recordsFilling(maxBytes, first.largest || largestRead, limit) }, maxBytes));
+          largestRead = read.reduce((largest, record) => Math.max(largest, record.byteLength), 0);
+          return decodeSized(withinBytes(read, maxBytes)) as TDoc[];
+        },
       }),
     }),
   };
+}
+
+/** How many records of `recordBytes` go past `maxBytes` (at most `limit`); all of them while none was read. */
+function recordsFilling(maxBytes: number, recordBytes: number, limit: number): number {
+  if (recordBytes === 0 || !Number.isFinite(maxBytes)) return limit;
+  return Math.min(limit, Math.floor(maxBytes / recordBytes) + 1);
+}
+
+interface PageRead {
+  filter: Document;
+  sort: Document;
+  limit: number;
+  /** Records in the first reply (and each getMore's). */
+  batchSize: number;
 }
 
 /** The reply's cursor: `id` 0 once the server holds no more of it. */
@@ -136,32 +213,54 @@ interface CursorReply {
   cursor: { id: Long | number; firstBatch: Uint8Array[] };
 }
 
-/** The page from one find command, or undefined when the driver's cursor must read it (collectionPages). */
-async function onePageCommand(model: Pick<Model<unknown>, 'db' | 'collection'>, filter: Document, sort: Document, limit: number): Promise<Document[] | undefined> {
+/**
+ * The page's records from one find command, or no `records` when the
+ * driver's cursor must read it (collectionPages), with the largest record
+ * seen. A reply that did not hold the whole page (over 16 MiB, or its
+ * `batchSize`) is enough when it already holds more than `maxBytes`.
+ */
+async function onePageCommand(
+  model: Pick<Model<unknown>, 'db' | 'collection'>,
+  { filter, sort, limit, batchSize }: PageRead,
+  maxBytes: number,
+): Promise<{ records?: Uint8Array[]; largest: number }> {
   const db = model.db.db;
   const collection = (model.collection as unknown as { collection?: DriverCollection }).collection;
-  if (!db || !collection || (collection.readPreference?.mode ?? 'primary') !== 'primary' || collection.readConcern !== undefined) return undefined;
+  if (!db || !collection || (collection.readPreference?.mode ?? 'primary') !== 'primary' || collection.readConcern !== undefined) return { largest: 0 };
   // One session for the find and, if the page did not fit, the killCursors of what it left open.
   const session = model.db.getClient().startSession();
   try {
     const { cursor } = (await db.command(
-      { find: collection.collectionName, filter, sort, limit },
+      { find: collection.collectionName, filter, sort, limit, ...(batchSize < limit ? { batchSize } : {}) },
       // promoteLongs off: a cursor id goes back to the server as the int64 it came as.
       { fieldsAsRaw: { firstBatch: true }, promoteLongs: false, session },
     )) as CursorReply;
-    if (typeof cursor.id === 'number' ? cursor.id === 0 : cursor.id.isZero()) return cursor.firstBatch.map(decodeDocument);
+    const largest = cursor.firstBatch.reduce((max, record) => Math.max(max, record.byteLength), 0);
+    if (typeof cursor.id === 'number' ? cursor.id === 0 : cursor.id.isZero()) return { records: cursor.firstBatch, largest };
     await db.command({ killCursors: collection.collectionName, cursors: [cursor.id] }, { session }).catch(() => undefined);
-    return undefined;
+    return withinBytes(cursor.firstBatch, maxBytes).length < cursor.firstBatch.length ? { records: cursor.firstBatch, largest } : { largest };
   } catch {
-    return undefined;
+    return { largest: 0 };
   } finally {
     await session.endSession().catch(() => undefined);
   }
 }
 
-async function cursorPage(model: Pick<Model<unknown>, 'collection'>, filter: Document, sort: Document, limit: number): Promise<Document[]> {
-  const records = (await model.collection.find(filter, { sort, limit, raw: true }).toArray()) as unknown as Uint8Array[];
-  return records.map(decodeDocument);
+/** The page's records through the driver's cursor, read no further than one record past `maxBytes`. */
+async function cursorPage(model: Pick<Model<unknown>, 'collection'>, { filter, sort, limit, batchSize }: PageRead, maxBytes: number): Promise<Uint8Array[]> {
+  const cursor = model.collection.find(filter, { sort, limit, ...(batchSize < limit ? { batchSize } : {}), raw: true });
+  const records: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for await (const record of cursor as unknown as AsyncIterable<Uint8Array>) {
+      records.push(record);
+      total += record.byteLength;
+      if (total > maxBytes && records.length > 1) break;
+    }
+  } finally {
+    await cursor.close();
+  }
+  return records;
 }
 
 /** `asc`: oldest first (the default); `desc`: newest first. */
@@ -174,7 +273,9 @@ export interface FindPageOptions {
 /**
  * Runs `filter` as one page: sorted by `_id` (ascending unless `order` is
  * `desc`), after the cursor's id in that order, asking one extra record to
- * know whether another page follows.
+ * know whether another page follows. The page also ends, with its
+ * `nextCursor`, before a record that would take its request past its byte
+ * budget (answer-budget.ts); it always holds at least one record.
  */
 export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
   model: PageableModel<TDoc>,
@@ -185,8 +286,23 @@ export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
   const afterId = cursor ? decodeCursor(cursor) : null;
   const after = order === 'desc' ? '$lt' : '$gt';
   const pageFilter = afterId ? { $and: [filter, { _id: trusted({ [after]: toObjectId(afterId) }) }] } : filter;
-  const found = await model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1);
-  const items = found.slice(0, limit);
+  const budget = currentAnswerBudget();
+  const found = await model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1, budget.remaining);
+  const items = takeWithinBudget(found.slice(0, limit), budget);
   const last = items.at(-1);
-  return { items, nextCursor: found.length > limit && last ? encodeCursor(last._id) : null };
+  return { items, nextCursor: found.length > items.length && last ? encodeCursor(last._id) : null };
+}
+
+/** The first records whose bytes fit what the budget has left, at least one; spends them. */
+function takeWithinBudget<TDoc extends object>(records: TDoc[], budget: AnswerBudget): TDoc[] {
+  const room = budget.remaining;
+  let total = 0;
+  let kept = 0;
+  for (; kept < records.length; kept += 1) {
+    const bytes = recordBytes(records[kept]!);
+    if (kept > 0 && total + bytes > room) break;
+    total += bytes;
+  }
+  budget.spend(total);
+  return kept === records.length ? records : records.slice(0, kept);
 }

@@ -1,5 +1,5 @@
 import { ObjectId, type Document } from 'mongodb';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { apiCase, callOperation, runCases, type ApiCase, type Caller, type Operation, type Surface } from './surfaces.js';
 
@@ -764,6 +764,22 @@ runCases(
       operation: ({ id }) => op.updatePortions(id, -1),
       expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'portions', rule: 'min' }] },
     }),
+    // A value that is no integer at all says the field's own rule too, not GraphQL's Int range.
+    ...(
+      [
+        ['a negative number', -5, 'min'],
+        ['a word', 'abc', 'type'],
+        ['a fraction', 1.5, 'type'],
+      ] as const
+    ).map(([why, portions, rule]) =>
+      apiCase({
+        name: `says the real rule for ${why}: portions must be an integer >= 0`,
+        arrange: menuWithSnapshot,
+        caller: () => admin,
+        operation: ({ id }) => op.updatePortions(id, portions),
+        expect: { status: 400, code: 'BAD_USER_INPUT', fieldErrors: [{ field: 'portions', rule, message: 'portions must be an integer >= 0' }], db: unchanged },
+      }),
+    ),
     apiCase({
       name: 'answers 404 for a soft-deleted menu and changes nothing',
       arrange: async () => {
@@ -1002,3 +1018,20 @@ runCases('Imported menus stored without createdAt/updatedAt (every operation ans
     },
   }),
 ]);
+
+describe('integer values that are no integer at all say the rule of their field', () => {
+  const problemOf = (body: any) => (body.errors?.[0]?.extensions?.errors ?? body.errors ?? []) as { field: string; rule: string; message: string }[];
+
+  it('as an inline GraphQL literal (portions: "abc")', async () => {
+    const id = await createMenu();
+    const response = await app.graphql(`mutation { updateEstimatedPortions(id: "${id}", portions: "abc") { id } }`, undefined, { token: admin.token });
+    expect(problemOf(response.body)).toContainEqual({ field: 'portions', rule: 'type', message: 'portions must be an integer >= 0' });
+  });
+
+  it('for a list limit, over both surfaces (limit: an integer from 1 to 100)', async () => {
+    const rest = await app.rest('GET', '/restaurant/meal-menus?limit=abc', { token: admin.token });
+    const graphql = await app.graphql('query($limit: Int) { mealMenus(limit: $limit) { nextCursor } }', { limit: 'abc' }, { token: admin.token });
+    const wanted = { field: 'limit', rule: 'type', message: 'limit must be an integer from 1 to 100' };
+    expect([problemOf(rest.body), problemOf(graphql.body)]).toEqual([[wanted], [wanted]]);
+  });
+});

@@ -113,6 +113,32 @@ runCases('schemas by name', client, [
     },
   }),
   apiCase({
+    name: "gives a record type's fields the rules of the inputs that write them, not only GraphQL's Int range",
+    caller: () => as(member),
+    operation: () => op.schema('MealMenu'),
+    expect: {
+      status: 200,
+      data: (schema: Schema) => {
+        expect(schema.properties.estimatedPortions).toMatchObject({ type: 'integer', minimum: 0 });
+        expect(schema.properties.name).toMatchObject({ minLength: 1, maxLength: 200 });
+        expect(schema.properties.date).toMatchObject({ format: 'date' });
+        expect(schema.$defs?.MealMenuItem.properties.allergens).toMatchObject({ maxItems: 50, items: { minLength: 1, maxLength: 100 } });
+      },
+    },
+  }),
+  apiCase({
+    name: 'gives an API key and the key answered with its secret the same rules (rateLimit 1 to 1000000)',
+    caller: () => as(member),
+    operation: () => op.schema('ApiKeyWithSecret'),
+    expect: {
+      status: 200,
+      data: async (schema: Schema) => {
+        const record = (await callOperation(client(), 'rest', op.schema('ApiKey'), as(member))).data as Schema;
+        for (const found of [schema, record]) expect(found.properties.rateLimit).toMatchObject({ type: 'integer', minimum: 1, maximum: 1_000_000 });
+      },
+    },
+  }),
+  apiCase({
     name: 'answers every listed name, and no record schema exposes a password, a hash or a key secret',
     caller: () => as(member),
     operation: () => op.names(),
@@ -194,6 +220,38 @@ describe('real records against their own schema', () => {
       const validate = ajv.compile({ ...schema, $id: `${schema.$id}:${surface}` });
       expect([name, validate(record) ? [] : validate.errors]).toEqual([name, []]);
     }
+  });
+
+  /**
+   * Every record type against the input that creates it: each field both
+   * have carries the same rules (the type's Int range only where no rule is
+   * narrower). AuditEvent has no such input: the service alone writes it.
+   */
+  it.each(SURFACES)('every record type carries the rules of the input that writes its fields (%s)', async (surface) => {
+    const RULES = ['minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format', 'maxItems', 'uniqueItems'];
+    const rulesOf = (property: Record<string, any> | undefined): Record<string, unknown> => {
+      const typed = property?.anyOf?.[0] ?? property ?? {};
+      const own = Object.fromEntries(RULES.filter((rule) => rule in typed).map((rule) => [rule, typed[rule]]));
+      return typed.items ? { ...own, items: rulesOf(typed.items) } : own;
+    };
+    const pairs = [['User', 'CreateUserInput'], ['MealMenu', 'CreateMealMenuInput'], ['ApiKey', 'CreateApiKeyInput'], ['Role', 'CreateRoleInput']];
+    for (const [record, input] of pairs) {
+      const [recordSchema, inputSchema] = (await Promise.all([schemaOf(record!, surface), schemaOf(input!, surface)])) as unknown as Schema[];
+      const shared = Object.keys(inputSchema!.properties).filter((field) => field in recordSchema!.properties);
+      expect(shared.length, record).toBeGreaterThan(2);
+      for (const field of shared) {
+        expect([record, field, rulesOf(recordSchema!.properties[field])]).toEqual([record, field, rulesOf(inputSchema!.properties[field])]);
+      }
+    }
+  });
+
+  it('the built-in roles validate against the Role schema too (they are answered, never written)', async () => {
+    const schema = await schemaOf('Role');
+    const validate = ajv.compile({ ...schema, $id: `${schema.$id}:built-in` });
+    const { body } = await app.rest('GET', '/access-control/roles?limit=100', { token: admin.token });
+    const builtIn = body.items.filter((role: { builtIn: boolean }) => role.builtIn);
+    expect(builtIn.map((role: { name: string }) => role.name)).toEqual(['admin', 'member']);
+    for (const role of builtIn) expect([role.name, validate(role) ? [] : validate.errors]).toEqual([role.name, []]);
   });
 
   /**

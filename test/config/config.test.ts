@@ -52,8 +52,12 @@ describe('configuration defaults', () => {
 
 describe('configuration values', () => {
   it('reads sizes and durations with units', () => {
-    const { config } = loadConfig({ NODE_ENV: 'test', BODY_LIMIT: '100kb', JWT_EXPIRES_IN: '15m' });
-    expect([config.bodyLimit.bytes, config.jwt.expiresInSeconds]).toEqual([102400, 900]);
+    const { config } = loadConfig({ NODE_ENV: 'test', BODY_LIMIT: '100kb', JWT_EXPIRES_IN: '15m', PAGE_BYTE_BUDGET: '512kb' });
+    expect([config.bodyLimit.bytes, config.jwt.expiresInSeconds, config.pageByteBudget]).toEqual([102400, 900, 524288]);
+  });
+
+  it('gives list answers a byte budget of 4 MiB by default', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).config.pageByteBudget).toBe(4 * 1024 * 1024);
   });
 
   it('splits CORS_ORIGINS on commas', () => {
@@ -79,11 +83,12 @@ describe('invalid configuration', () => {
       PORT: 'eighty',
       LOG_LEVEL: 'loud',
       BODY_LIMIT: 'huge',
+      PAGE_BYTE_BUDGET: 'plenty',
       JWT_EXPIRES_IN: 'soon',
       CORS_ORIGINS: 'not a url',
       MONGODB_URI: 'postgres://db',
     });
-    const named = ['NODE_ENV', 'PORT', 'LOG_LEVEL', 'BODY_LIMIT', 'JWT_EXPIRES_IN', 'CORS_ORIGINS', 'MONGODB_URI'];
+    const named = ['NODE_ENV', 'PORT', 'LOG_LEVEL', 'BODY_LIMIT', 'PAGE_BYTE_BUDGET', 'JWT_EXPIRES_IN', 'CORS_ORIGINS', 'MONGODB_URI'];
     expect(named.filter((name) => !problems.some((problem) => problem.startsWith(name)))).toEqual([]);
   });
 

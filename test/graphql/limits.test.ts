@@ -37,10 +37,13 @@ const tokens = (count: number) => {
   const fragments = Math.floor((count - 2) / 6);
   return `{ ${'... on Query { __typename } '.repeat(fragments)}${'__typename '.repeat(count - 2 - 6 * fragments)}}`;
 };
-/** Four full pages of 100 meal menus (4 x 1201 = 4804) and one `__typename` (1) per unit of cost beyond. */
+/**
+ * Four full pages of 100 meal menus (4 x 1003: 1, items 1 + 100 x 10, nextCursor 1), one of 98
+ * (983), and one `__typename` (1) per unit of cost beyond 4995.
+ */
 const PAGE = 'items { id name description date mealType estimatedPortions tenant_id deletedAt createdAt updatedAt } nextCursor';
 const costing = (cost: number) =>
-  `{ ${[0, 1, 2, 3].map((i) => `p${i}: mealMenus(limit: 100) { ${PAGE} }`).join(' ')} ${'__typename '.repeat(cost - 4804)}}`;
+  `{ ${[100, 100, 100, 100, 98].map((limit, i) => `p${i}: mealMenus(limit: ${limit}) { ${PAGE} }`).join(' ')} ${'__typename '.repeat(cost - 4995)}}`;
 
 interface LimitCase {
   limit: keyof typeof GRAPHQL_LIMITS;

@@ -74,7 +74,8 @@ describe('a document sent again', () => {
   });
 
   it('with variables that make it cost over the limit: refused before it runs', async () => {
-    const pages = Array.from({ length: 9 }, (_, n) => `p${n}: mealMenus(limit: $limit) { items { id name description date mealType } }`);
+    // At limit 100 each page costs 1 + (1 + 100 x 5) = 502: ten are 5020.
+    const pages = Array.from({ length: 10 }, (_, n) => `p${n}: mealMenus(limit: $limit) { items { id name description date mealType } }`);
     const query = `query($limit: Int) { ${pages.join(' ')} }`;
     expect((await post({ query, variables: { limit: 1 } })).status).toBe(200);
     const answer = await post({ query, variables: { limit: 100 } });

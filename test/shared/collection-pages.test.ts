@@ -2,6 +2,7 @@ import type { Document } from 'mongodb';
 import mongoose, { Schema, Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectionPages, findPage, type Page, type PageableModel, type PageOrder } from '../../src/shared/pagination.js';
+import { withAnswerBudget } from '../../src/shared/answer-budget.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /**
@@ -61,7 +62,10 @@ describe('collectionPages', () => {
     const big = 'x'.repeat(6 * 1024 * 1024);
     const ids = [new Types.ObjectId(), new Types.ObjectId(), new Types.ObjectId()];
     await Note.collection.insertMany(ids.map((_id, n) => ({ _id, group: 'big', n, text: big })));
-    const page = await findPage(collectionPages<{ _id: Types.ObjectId; n: number; text: string }>(Note), { group: 'big' }, { limit: 5 });
+    // A byte budget over the three (the default would end the page after the first: test/api/page-byte-budget.test.ts).
+    const page = await withAnswerBudget(64 * 1024 * 1024, () =>
+      findPage(collectionPages<{ _id: Types.ObjectId; n: number; text: string }>(Note), { group: 'big' }, { limit: 5 }),
+    );
     expect(page.items.map((note) => [note._id.toHexString(), note.n, note.text.length])).toEqual(
       ids.map((id, n) => [id.toHexString(), n, big.length]),
     );
@@ -119,5 +123,43 @@ describe('collectionPages', () => {
     } finally {
       await monitored.close();
     }
+  });
+});
+
+describe('the byte budget of a page (answer-budget.ts)', () => {
+  const MiB = 1024 * 1024;
+  const large = (group: string, count: number) =>
+    Note.collection.insertMany(Array.from({ length: count }, (_, n) => ({ _id: new Types.ObjectId(), group, n, text: `${n}`.padEnd(MiB, 'x') })));
+
+  async function walkWithin(pages: PageableModel<Stored & { n: number }>, group: string, budget: number) {
+    const sizes: number[] = [];
+    const reached: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<Stored & { n: number }> = await withAnswerBudget(budget, () => findPage(pages, { group }, { limit: 100, cursor }));
+      sizes.push(page.items.length);
+      reached.push(...page.items.map((item) => item.n));
+      cursor = page.nextCursor;
+    } while (cursor && sizes.length < 20);
+    return { sizes, reached };
+  }
+
+  it('ends a page of records read as bytes (collectionPages) within it, and the cursors go on to every record', async () => {
+    await large('bytes', 5);
+    expect(await walkWithin(collectionPages(Note), 'bytes', 2.5 * MiB)).toEqual({ sizes: [2, 2, 1], reached: [0, 1, 2, 3, 4] });
+  });
+
+  it('ends a page of mongoose documents (a model of its own) within it too', async () => {
+    await large('documents', 5);
+    expect(await walkWithin(Note as unknown as PageableModel<Stored & { n: number }>, 'documents', 2.5 * MiB)).toEqual({ sizes: [2, 2, 1], reached: [0, 1, 2, 3, 4] });
+  });
+
+  it('shares one budget between the pages of one request, each holding at least one record', async () => {
+    await large('shared', 4);
+    const pages = collectionPages<Stored & { n: number }>(Note);
+    // Alone, each page would hold two records of 1 MiB; together, one holds two, the others one each.
+    const read = await withAnswerBudget(2.5 * MiB, () => Promise.all([0, 1, 2].map(() => findPage(pages, { group: 'shared' }, { limit: 100 }))));
+    expect(read.map((page) => page.items.length).sort()).toEqual([1, 1, 2]);
+    expect(read.map((page) => typeof page.nextCursor)).toEqual(['string', 'string', 'string']);
   });
 });

@@ -1,4 +1,4 @@
-import { getNamedType, isLeafType, type GraphQLField, type GraphQLSchema } from 'graphql';
+import { getNamedType, isLeafType, isNonNullType, isObjectType, type GraphQLField, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import type { RestRoutes } from '../../src/http/rest-routes.js';
 import type { Operation } from '../api/surfaces.js';
 
@@ -77,4 +77,21 @@ export function operationFromSchema(
 /** The status a REST success answers (201 for routes that create). */
 export function restSuccessStatus(routes: RestRoutes, key: OperationKey): number {
   return routes[key]?.responseStatus ?? 200;
+}
+
+/**
+ * Every field of `type`, nested object fields with all of theirs, down to
+ * `levels` levels (fields taking required arguments left out), as a selection
+ * set: what a client selecting "everything" of a type sends.
+ */
+export function selectAllFields(type: GraphQLNamedType, levels: number): string {
+  if (!isObjectType(type) || levels < 1) return '';
+  const fields = Object.values(type.getFields()).filter((field) => !field.args.some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined));
+  const selected = fields.flatMap((field) => {
+    const named = getNamedType(field.type);
+    if (isLeafType(named)) return [field.name];
+    const inner = selectAllFields(named, levels - 1);
+    return inner ? [`${field.name} ${inner}`] : [];
+  });
+  return `{ ${selected.join(' ')} }`;
 }
