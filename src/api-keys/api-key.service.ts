@@ -56,8 +56,7 @@ export function keysRevokedWith(result: unknown): readonly string[] {
  * caller's tenant, so another tenant's key answers 404. Viewing is allowed to
  * the key's creator and to holders of `api-keys:read`; revoking to the
  * creator and to holders of `api-keys:revoke`; rolling to the creator only.
- * Secrets are made here,
- * answered once, and stored only as SHA-256 hashes.
+ * Secrets are made here, answered once, and stored only as SHA-256 hashes.
  */
 export class ApiKeyService {
   /** The stored fields a key's answer is made of: every top-level path but `_id`, `__v` and the never-answered (`select: false`) ones. */

@@ -1,5 +1,6 @@
 import type { MiddlewareFn } from 'type-graphql';
-import type { Actor, AppContext } from '../auth/index.js';
+import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
+import { isObjectIdString } from '../shared/object-id.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
 import { AuditEventService, type NewAuditEvent } from './audit-event.service.js';
 
@@ -33,10 +34,12 @@ export function drainAuditTrail(): Promise<void> {
  * `failure` and rethrown unchanged. A call without an authenticated caller is
  * not recorded (it is refused before anything happens).
  *
- * - target id: the result's `id`, else the `id` argument (null when neither);
+ * - target id: the result's `id`, else the `id` argument (null when neither,
+ *   or when a failed call's `id` is no record id);
  * - tenant: the result's `tenant_id`, else the `tenant_id` argument, else the
  *   caller's tenant. A failure has no result, and a tenant member is recorded
- *   in its own tenant whatever it named;
+ *   in its own tenant whatever it named (a platform caller's named tenant
+ *   only when it is a tenant id);
  * - changes: the names of the arguments given (not undefined), except `id`; never a value;
  * - `alsoChanged`: one more success record per further record the call changed.
  *
@@ -62,8 +65,10 @@ export function Audited(action: string, { targetType, alsoChanged }: AuditedOpti
     } catch (error) {
       await write(context, {
         ...base,
-        target: { type: targetType, id: idOf(args) },
-        tenant_id: actor.tenantId ?? textOf(args['tenant_id']),
+        // Arguments as sent, before validation: only an id or tenant id of the right form is kept (a key's
+        // secret pasted where its id belongs would otherwise be stored for every audit reader).
+        target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
+        tenant_id: actor.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
         outcome: AuditOutcome.failure,
       });
       throw error;
@@ -95,6 +100,10 @@ function givenArgumentNames(args: Args): string[] {
 
 function idOf(source: Args): string | null {
   return textOf(source['id']);
+}
+
+function wellFormed(value: string | null, rule: (value: string) => boolean): string | null {
+  return value !== null && rule(value) ? value : null;
 }
 
 /** A string, or an ObjectId as its hex string; anything else is no value. */

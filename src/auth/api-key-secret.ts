@@ -12,12 +12,9 @@ import { API_KEY_CHECKSUM_LENGTH, API_KEY_ID_LENGTH, API_KEY_PREFIX, API_KEY_SEC
  *   scanners recognise a leaked key by its shape, as GitHub's tokens do.
  */
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-// The format is shared with the log's redaction (shared/credential-shapes.ts).
-const KEY_ID_LENGTH = API_KEY_ID_LENGTH;
-const SECRET_LENGTH = API_KEY_SECRET_LENGTH;
-const CHECKSUM_LENGTH = API_KEY_CHECKSUM_LENGTH;
+// The format's lengths are shared with the log's redaction (shared/credential-shapes.ts).
 const SECRET_PATTERN = new RegExp(
-  `^${API_KEY_PREFIX}([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
+  `^${API_KEY_PREFIX}([0-9A-Za-z]{${API_KEY_ID_LENGTH}})_([0-9A-Za-z]{${API_KEY_SECRET_LENGTH}})([0-9A-Za-z]{${API_KEY_CHECKSUM_LENGTH}})$`,
 );
 
 export interface ParsedApiKeySecret {
@@ -32,8 +29,8 @@ export interface NewApiKeySecret extends ParsedApiKeySecret {
 }
 
 /** A new secret; `keyId` is kept when rolling a key (same record, new secret). */
-export function generateApiKeySecret(keyId = randomBase62(KEY_ID_LENGTH)): NewApiKeySecret {
-  const body = `${API_KEY_PREFIX}${keyId}_${randomBase62(SECRET_LENGTH)}`;
+export function generateApiKeySecret(keyId = randomBase62(API_KEY_ID_LENGTH)): NewApiKeySecret {
+  const body = `${API_KEY_PREFIX}${keyId}_${randomBase62(API_KEY_SECRET_LENGTH)}`;
   const secret = body + checksumOf(body);
   return { secret, keyId, hash: hashApiKeySecret(secret) };
 }
@@ -42,7 +39,7 @@ export function generateApiKeySecret(keyId = randomBase62(KEY_ID_LENGTH)): NewAp
 export function parseApiKeySecret(secret: string): ParsedApiKeySecret | null {
   const match = SECRET_PATTERN.exec(secret);
   if (!match) return null;
-  const body = secret.slice(0, secret.length - CHECKSUM_LENGTH);
+  const body = secret.slice(0, secret.length - API_KEY_CHECKSUM_LENGTH);
   if (checksumOf(body) !== match[3]) return null;
   return { keyId: match[1], hash: hashApiKeySecret(secret) };
 }
@@ -59,7 +56,7 @@ export function sameHash(a: string, b: string): boolean {
 }
 
 function checksumOf(body: string): string {
-  return toBase62(crc32(body), CHECKSUM_LENGTH);
+  return toBase62(crc32(body), API_KEY_CHECKSUM_LENGTH);
 }
 
 /** Uniform base62 characters by rejection sampling (no modulo bias). */

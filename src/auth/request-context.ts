@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { AppConfig } from '../config.js';
 import { isAppError } from '../errors/index.js';
 import type { EdgeScope } from '../http/request-edge.js';
+import { pathWithoutCredentials, redactCredentialShapes } from '../shared/credential-shapes.js';
 import type { UsageRecorder } from './api-key-usage.recorder.js';
 import type { AppContext } from './context.js';
 import type { ActorResolver } from './credentials.js';
@@ -35,11 +36,18 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
       for (const [name, value] of Object.entries(rateLimitHeaders(via.rateLimit))) edge.setHeader(name, value);
       const at = new Date();
       edge.afterResponse((status) =>
-        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, path, operation: operationName(req), status }),
+        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, ...usageLogged(path, operationName(req)), status }),
       );
     }
     return context;
   };
+}
+
+/** Kept in the usage log, which its readers see: a secret sent by mistake as a path segment or an operation name is not. */
+const STORED_REDACTION = '[redacted]';
+
+function usageLogged(path: string, operation: string | null): { path: string; operation: string | null } {
+  return { path: pathWithoutCredentials(path, STORED_REDACTION), operation: operation && redactCredentialShapes(operation, STORED_REDACTION) };
 }
 
 const NAMED_OPERATION = /\b(?:query|mutation|subscription)\s+([_A-Za-z]\w{0,199})/;

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { Kind, parse, print, stripIgnoredCharacters, visit, type ArgumentNode, type ObjectFieldNode, type StringValueNode } from 'graphql';
 import { pinoHttp } from 'pino-http';
 import { isSecretName, REDACTED, type Logger } from '../logger.js';
-import { holdsCredentialShape } from '../shared/credential-shapes.js';
+import { holdsCredentialShape, unescapeUnreserved } from '../shared/credential-shapes.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -31,7 +31,7 @@ export function useRequestLogging({ logger }: { logger: Logger }): RequestHandle
       req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,
         method: req.method,
-        url: redactQuery(req.url),
+        url: loggableUrl(req.url),
         remoteAddress: req.remoteAddress,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -59,7 +59,7 @@ const DROPPED = '[redacted: unreadable]';
  * their shape (logger.ts) sees them. Everything here runs in time linear in
  * the URL's length.
  */
-export function redactQuery(url: string): string {
+export function loggableUrl(url: string): string {
   const mark = url.indexOf('?');
   if (mark < 0) return unescapeUnreserved(url);
   const params = new URLSearchParams(url.slice(mark + 1));
@@ -71,15 +71,6 @@ export function redactQuery(url: string): string {
     else if (name === 'extensions') params.set(name, redactJson(value));
   }
   return `${unescapeUnreserved(url.slice(0, mark))}?${params.toString()}`;
-}
-
-/** `%61` -> `a`: only letters, digits, `-`, `.`, `_` and `~`, whose escapes change nothing of a URL's meaning. */
-function unescapeUnreserved(path: string): string {
-  if (!path.includes('%')) return path;
-  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
-    const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return /^[\w.~-]$/.test(char) ? char : escape;
-  });
 }
 
 const REDACTED_STRING: StringValueNode = { kind: Kind.STRING, value: REDACTED };

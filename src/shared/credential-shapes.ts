@@ -63,3 +63,21 @@ function redactJwtsInRun(run: string, replacement: string): string {
   }
   return kept.join('.');
 }
+
+/** `%61` -> `a`: only letters, digits, `-`, `.`, `_` and `~`, whose escapes change nothing of a URL's meaning (RFC 3986 6.2.2.2). */
+export function unescapeUnreserved(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /^[\w.~-]$/.test(char) ? char : escape;
+  });
+}
+
+/**
+ * A URL path as it may be kept (the log, an API key's usage log): its escaped
+ * unreserved characters unescaped, so that an escaped secret has its shape,
+ * and every credential shape replaced.
+ */
+export function pathWithoutCredentials(path: string, replacement: string): string {
+  return redactCredentialShapes(unescapeUnreserved(path), replacement);
+}

@@ -300,6 +300,25 @@ describe.each(SURFACES)('over %s, every use of a secret', (surface) => {
     await expectStatus(call(surface, op.listMenus(), { headers: { 'x-api-key': mangled } }), 401);
   });
 
+  it('a secret sent where an id or an operation name belongs is kept out of the audit trail and the usage log', async () => {
+    const [secret] = keySecrets.get(keyId)!;
+    // Pasted where the key's id belongs (say, to revoke a leaked key): refused before the resolver, audited as a failure.
+    await expectStatus(call(surface, op.revokeKey(secret), { token: admin.token }), 400);
+    // Used as the key and sent as a path segment (REST) or as the operation's name (GraphQL): both go to the usage log.
+    const misuse: Operation = {
+      rest: { method: 'GET', path: `/api-keys/${secret}` },
+      graphql: { query: `query ${secret} { mealMenus { items { id } } }` },
+    };
+    await call(surface, misuse, { token: secret });
+    const logged = surface === 'rest' ? { path: { $regex: '/api-keys/ak_' } } : { operation: { $regex: '^ak_' } };
+    await vi.waitFor(async () => expect(await app.db.collection('apikeyusages').countDocuments({ apiKeyId: keyId, ...logged })).toBe(1), {
+      timeout: 10_000,
+    });
+    const audited = await app.db.collection('auditevents').findOne({ action: 'api-keys.revoke', outcome: 'failure', requestId: { $exists: true } }, { sort: { _id: -1 } });
+    expect(audited?.target).toEqual({ type: 'ApiKey', id: null });
+    // What both records hold is checked with every other stored record below.
+  });
+
   it('rollApiKey hands a new secret out once; the old one is refused; a revoked key is refused', async () => {
     const outcome = await call(surface, op.rollKey(keyId), { token: admin.token });
     expectSuccess(outcome);
