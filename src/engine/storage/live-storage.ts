@@ -8,6 +8,8 @@ import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-r
 import type { StorageJournal } from './storage-journal.js';
 import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
 
+const NEVER = new Promise<never>(() => undefined);
+
 interface CollectionState {
   info: CollectionInfo;
   data: CollectionData;
@@ -52,6 +54,7 @@ export class LiveStorage implements Storage {
   }
 
   private create(db: string, name: string, options: Document): CollectionState {
+    this.assertWritable();
     validateNamespace(db, name);
     if (options.collation !== undefined) validateCollation(options.collation);
     const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
@@ -72,6 +75,7 @@ export class LiveStorage implements Storage {
   dropCollection(db: string, name: string): boolean {
     const state = this.state(db, name);
     if (!state) return false;
+    this.assertWritable();
     this.dbs.get(db)!.delete(name);
     this.journal?.collectionDropped(state.info, state.data.allIdKeys());
     return true;
@@ -83,6 +87,7 @@ export class LiveStorage implements Storage {
   }
 
   createIndex(db: string, coll: string, requested: IndexSpec): boolean {
+    this.assertWritable();
     if (requested.collation !== undefined) validateCollation(requested.collation);
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const spec = withDefaultCollation(normalizeIndexSpec(requested), state.info.options.collation);
@@ -94,6 +99,7 @@ export class LiveStorage implements Storage {
   }
 
   dropIndex(db: string, coll: string, name: string): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     if (name === '_id_') throw mongoError('InvalidOptions', 'cannot drop _id index');
     const i = state.info.indexes.findIndex((s) => s.name === name);
@@ -104,12 +110,14 @@ export class LiveStorage implements Storage {
   }
 
   setCollectionOptions(db: string, coll: string, options: Document): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     state.info.options = { ...options };
     this.journal?.collectionSaved(state.info);
   }
 
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     const spec = state.info.indexes.find((s) => s.name === name);
     if (!spec) throw mongoError('IndexNotFound', `cannot find index ${name} for ns ${db}.${coll}`);
@@ -160,12 +168,14 @@ export class LiveStorage implements Storage {
   }
 
   insert(db: string, coll: string, doc: Document): void {
+    this.assertWritable();
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const [idKey, bytes, record] = state.data.insert(doc);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
   }
 
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     const [idKey, bytes, record] = state.data.replace(doc, previous);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
@@ -174,6 +184,7 @@ export class LiveStorage implements Storage {
   remove(db: string, coll: string, id: unknown): boolean {
     const state = this.state(db, coll);
     if (!state) return false;
+    this.assertWritable();
     const idKey = idKeyOf(id);
     if (!state.data.remove(idKey)) return false;
     this.journal?.documentRemoved(state.info, idKey);
@@ -181,6 +192,11 @@ export class LiveStorage implements Storage {
   }
 
   // ------------------------------------------------------------ durability
+
+  /** Never, in memory: see Storage. */
+  get failed(): Promise<Error> {
+    return this.journal?.failed ?? NEVER;
+  }
 
   async flush(options?: FlushOptions): Promise<void> {
     await this.journal?.flush(options);
@@ -193,6 +209,11 @@ export class LiveStorage implements Storage {
   }
 
   // ------------------------------------------------------------ helpers
+
+  /** A journal that failed refuses a change before it is applied here: memory then holds nothing the disk lacks. */
+  private assertWritable(): void {
+    this.journal?.assertWritable();
+  }
 
   private state(db: string, name: string): CollectionState | undefined {
     return this.dbs.get(db)?.get(name);

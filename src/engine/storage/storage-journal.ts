@@ -6,6 +6,10 @@ import type { CollectionInfo, FlushOptions } from './types.js';
  * has no journal.
  */
 export interface StorageJournal {
+  /** Throws once the journal takes no more changes (closed, or failed): called before a change is applied in memory. */
+  assertWritable(): void;
+  /** Resolves once a write to disk failed: the journal takes no more changes (storage-failure.ts). */
+  readonly failed: Promise<Error>;
   collectionSaved(info: CollectionInfo): void;
   /** `idKeys`: the documents the collection held. */
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void;
