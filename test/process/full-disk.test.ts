@@ -119,7 +119,10 @@ describe.skipIf(skipped !== undefined)('a full disk under the embedded engine', 
 
       // Read-only: reads answered, writes refused the same way, /readyz says so.
       expect((await callService(service, 'GET', `/api/v1/restaurant/meal-menus/${first.id}`, { token })).status).toBe(200);
-      expect(await menuNames(service, token, date)).toContain(`${surface}-first`);
+      // Reads see exactly what was acknowledged: not the write refused with 507.
+      const namesWhileFull = await menuNames(service, token, date);
+      expect(namesWhileFull.filter((name) => !acknowledged.includes(name)), 'refused writes visible while read-only').toEqual([]);
+      expect(acknowledged.filter((name) => !namesWhileFull.includes(name)), 'acknowledged writes missing while read-only').toEqual([]);
       expect(await createMenu(service, surface, token, `${surface}-refused-again`, date)).toMatchObject({ status: 507, code: 'INSUFFICIENT_STORAGE' });
       expect(await callService(service, 'GET', '/readyz')).toMatchObject({ status: 503, body: { status: 'read-only' } });
       expect(service.child.exitCode).toBeNull();

@@ -16,17 +16,35 @@ interface CollectionState {
 }
 
 /**
+ * A document change the journal may not have on disk yet, and how to take
+ * it back: the document's stored bytes before it (undefined: there was
+ * none). `number`: its journal number (StorageJournal.reportedCount).
+ */
+interface UntakenChange {
+  state: CollectionState;
+  idKey: string;
+  previous: StoredBytes | undefined;
+  number: number;
+}
+
+/**
  * The Storage both implementations share: catalog and documents in memory,
  * every change reported to an optional journal (lmdb) in the order applied.
  */
 export class LiveStorage implements Storage {
   private readonly dbs = new Map<string, Map<string, CollectionState>>();
   private closed = false;
+  /** Document changes, oldest first, that the journal may not have written yet. */
+  private unwritten: UntakenChange[] = [];
+  /** Changes the journal had written when `unwritten` was last trimmed. */
+  private writtenAtTrim = 0;
 
   constructor(
     readonly durable: boolean,
     private readonly journal?: StorageJournal,
-  ) {}
+  ) {
+    journal?.onFailure((kept) => this.takeBackAfter(kept));
+  }
 
   // ------------------------------------------------------------ catalog
 
@@ -172,13 +190,16 @@ export class LiveStorage implements Storage {
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const [idKey, bytes, record] = state.data.insert(doc);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
+    this.remember(state, idKey, undefined);
   }
 
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
     this.assertWritable();
     const state = this.required(db, coll);
+    const before = state.data.get(idKeyOf(doc._id));
     const [idKey, bytes, record] = state.data.replace(doc, previous);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
+    this.remember(state, idKey, before);
   }
 
   remove(db: string, coll: string, id: unknown): boolean {
@@ -186,9 +207,48 @@ export class LiveStorage implements Storage {
     if (!state) return false;
     this.assertWritable();
     const idKey = idKeyOf(id);
+    const before = state.data.get(idKey);
     if (!state.data.remove(idKey)) return false;
     this.journal?.documentRemoved(state.info, idKey);
+    this.remember(state, idKey, before);
     return true;
+  }
+
+  /**
+   * Keeps how to take a document change back until the journal has written
+   * it (a full disk may refuse it after it was applied here); what the
+   * journal has written is dropped as new changes come.
+   */
+  private remember(state: CollectionState, idKey: string, previous: StoredBytes | undefined): void {
+    if (!this.journal) return;
+    const written = this.journal.writtenCount();
+    if (written !== this.writtenAtTrim) {
+      this.writtenAtTrim = written;
+      const keep = this.unwritten.findIndex((change) => change.number > written);
+      this.unwritten = keep < 0 ? [] : this.unwritten.slice(keep);
+    }
+    this.unwritten.push({ state, idKey, previous, number: this.journal.reportedCount() });
+  }
+
+  /**
+   * The journal failed (a full disk) with only the first `kept` changes on
+   * disk: the document changes after them were refused, and are taken back
+   * here, newest first, so that reads see only what the disk holds (and a
+   * restart will). Catalog changes (a new collection or index) are not taken
+   * back: the restart drops them.
+   */
+  private takeBackAfter(kept: number): void {
+    const refused = this.unwritten.filter((change) => change.number > kept).reverse();
+    this.unwritten = [];
+    for (const { state, idKey, previous } of refused) {
+      try {
+        if (previous === undefined) state.data.remove(idKey);
+        else if (state.data.get(idKey) === undefined) state.data.insert(decodeStoredDocument(previous));
+        else state.data.replace(decodeStoredDocument(previous));
+      } catch {
+        // Only after a catalog change that is not taken back (an index built meanwhile): the restart has it right.
+      }
+    }
   }
 
   // ------------------------------------------------------------ durability

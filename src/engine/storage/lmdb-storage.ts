@@ -117,6 +117,7 @@ class LmdbJournal implements StorageJournal {
   private closed = false;
   private reportFailure!: (failure: MongoCommandError) => void;
   readonly failed = new Promise<MongoCommandError>((resolve) => (this.reportFailure = resolve));
+  private readonly failureListeners: Array<(kept: number) => void> = [];
   /** What lmdb said when it last refused a checkpoint; cleared by one it takes. */
   private refusedCheckpoint: unknown;
   /** No checkpoint before this time (ms): lmdb refused the last one. */
@@ -152,11 +153,25 @@ class LmdbJournal implements StorageJournal {
     if (this.failure) return this.failure;
     const failure = storageFailure(err, dirname(this.log.basePath));
     this.failure = failure;
+    // Every change reported is one log record: the disk holds the ones written.
+    for (const listener of this.failureListeners) listener(this.log.writtenCount);
     void lmdbCommitCause(err).then((cause) => {
       failure.cause = cause;
       this.reportFailure(failure);
     });
     return failure;
+  }
+
+  reportedCount(): number {
+    return this.log.appendedCount;
+  }
+
+  writtenCount(): number {
+    return this.log.writtenCount;
+  }
+
+  onFailure(listener: (kept: number) => void): void {
+    this.failureListeners.push(listener);
   }
 
   private write(change: StoreChange): void {

@@ -69,6 +69,16 @@ export class WriteAheadLog {
     this.file = new SegmentFile(segmentPath(basePath, this.segment));
   }
 
+  /** Changes appended since the start (each `append` is one). */
+  get appendedCount(): number {
+    return this.appended;
+  }
+
+  /** Changes written to the file since the start: after a failure, those the next start replays. */
+  get writtenCount(): number {
+    return this.written;
+  }
+
   append(change: StoreChange): void {
     if (this.closed) throw new Error('the write-ahead log is closed');
     this.pending.push(encodeChange(change));

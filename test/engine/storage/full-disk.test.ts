@@ -57,7 +57,10 @@ describe.skipIf(skipped !== undefined)('lmdb storage on a full disk', () => {
     expect((refused!.error as Error).message).not.toContain(smallDisk.dir);
     await expect(storage.failed).resolves.toMatchObject({ code: 14031 });
 
-    // Refused before it is applied: the data in memory holds nothing the disk lacks.
+    // The refused write was taken back out of memory, and later ones are refused before they are
+    // applied: reads see only what the disk holds.
+    expect(storage.findById('app', 'menus', refused!.id)).toBeUndefined();
+    expect(storage.count('app', 'menus')).toBe(acknowledged.length);
     const count = storage.count('app', 'menus');
     expect(() => storage!.insert('app', 'menus', { _id: 'after' })).toThrow(expect.objectContaining({ code: 14031 }));
     expect(() => storage!.remove('app', 'menus', 'first')).toThrow(expect.objectContaining({ code: 14031 }));
