@@ -101,8 +101,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM received'));
   process.on('SIGINT', () => stop('SIGINT received'));
-  // As mongod does when its journal cannot be written (the engine has logged why): exit 1.
-  void engine.failed.then(() => stop('the data files can no longer be written', 1));
+  // The data files can no longer be written (a full disk; the engine has logged why): read-only
+  // until the disk has space again, then exit 1, as mongod does on a failed journal write, for a
+  // restart that replays the log and takes writes again.
+  void engine.failed
+    .then(() => engine.whenSpaceIsBack())
+    .then(() => stop('the data directory has space again after a failed write', 1));
 
   // Printed only once the signal handlers are in place: whoever waits for
   // this line may stop us right away.
