@@ -8,6 +8,10 @@ export interface Database {
   uri: string;
   /** Disconnects mongoose, then stops the engine when we started it. */
   close(): Promise<void>;
+  /** Resolves once the embedded engine can no longer write its files (a full disk); never with MONGODB_URI. */
+  failed: Promise<Error>;
+  /** After `failed`: resolves once the engine's disk has space again. */
+  whenSpaceIsBack(): Promise<void>;
 }
 
 /** Database name used when the URI names none (always, for the embedded engine). */
@@ -43,6 +47,8 @@ export async function openDatabase(
   logger.info(engine ? { embedded: true, engine: engine.uri } : { embedded: false }, 'database connected');
   return {
     uri,
+    failed: engine?.failed ?? new Promise<never>(() => undefined),
+    whenSpaceIsBack: () => engine?.whenSpaceIsBack() ?? Promise.resolve(),
     async close() {
       await mongoose.disconnect();
       await engine?.close();

@@ -7,6 +7,7 @@ import { GRAPHQL_PATH, REST_BASE_PATH } from './http/app.js';
 import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { buildServiceSchema, createService } from './service.js';
+import { markDatabaseReadOnly } from './shared/index.js';
 import { bootstrapAdmin } from './users/index.js';
 
 /**
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
       if (stopping) setImmediate(() => server.closeIdleConnections());
     });
   });
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -70,17 +71,28 @@ async function main(): Promise<void> {
     await stop();
     await database.close();
     logger.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   // `on`, not `once`: a second signal must not kill a shutdown under way (Ctrl-C on
   // `npm start` delivers SIGINT twice: from the terminal and forwarded by npm).
-  const onSignal = (signal: string) =>
-    shutdown(signal).catch((err: unknown) => {
+  const onSignal = (signal: string, exitCode = 0) =>
+    shutdown(signal, exitCode).catch((err: unknown) => {
       logger.error({ err }, 'shutdown failed');
       process.exit(1);
     });
   process.on('SIGTERM', () => void onSignal('SIGTERM'));
   process.on('SIGINT', () => void onSignal('SIGINT'));
+  // The embedded engine could not write its files (a full disk): read-only from then on
+  // (writes 507, reads answered, /readyz 503 read-only). Once the disk has space again, stop
+  // as on a signal and exit 1, as mongod does on a failed journal write: the restart replays
+  // every acknowledged write and takes writes again.
+  void database.failed.then(async (err) => {
+    markDatabaseReadOnly(err.message);
+    logger.fatal({ cause: err.message }, 'the database can no longer store writes: read-only until its disk has space again, then stopping for a restart');
+    await database.whenSpaceIsBack();
+    logger.fatal('the database disk has space again: stopping, so that a restart takes writes again');
+    void onSignal('database failure', 1);
+  });
 }
 
 main().catch((err) => {

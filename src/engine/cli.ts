@@ -87,20 +87,26 @@ async function main(): Promise<void> {
   const engine = await startEngine(options);
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (reason: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`engine: ${signal} received, shutting down\n`);
+    process.stderr.write(`engine: ${reason}, shutting down\n`);
     engine.close().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err: unknown) => {
         process.stderr.write(`engine: shutdown failed: ${(err as Error).message}\n`);
         process.exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM received'));
+  process.on('SIGINT', () => stop('SIGINT received'));
+  // The data files can no longer be written (a full disk; the engine has logged why): read-only
+  // until the disk has space again, then exit 1, as mongod does on a failed journal write, for a
+  // restart that replays the log and takes writes again.
+  void engine.failed
+    .then(() => engine.whenSpaceIsBack())
+    .then(() => stop('the data directory has space again after a failed write', 1));
 
   // Printed only once the signal handlers are in place: whoever waits for
   // this line may stop us right away.

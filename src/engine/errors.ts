@@ -48,6 +48,8 @@ export const ErrorCodes = {
   OperationNotSupportedInTransaction: 263,
   Location10334: 10334,
   DuplicateKey: 11000,
+  /** A write the storage could not put on disk for lack of space (the engine then takes no more writes). */
+  OutOfDiskSpace: 14031,
   Location15974: 15974,
   Location15975: 15975,
   Location15976: 15976,

@@ -5,7 +5,7 @@ import { CursorStore } from './cursors/index.js';
 import { lockDbPath, type DbPathLock } from './db-path-lock.js';
 import { claimSocketPath, startWireServer, type ClaimedSocketPath, type ListenAt, type SocketOptions, type WireServer } from './server/index.js';
 import { serverFacts } from './standalone/index.js';
-import { createMemoryStorage, openLmdbStorage, startTtlSweeper, type Storage } from './storage/index.js';
+import { createMemoryStorage, describeFailure, openLmdbStorage, startTtlSweeper, whenSpaceIsBack, type Storage } from './storage/index.js';
 
 export { MAX_SOCKET_PATH_BYTES, type SocketOptions } from './server/index.js';
 
@@ -52,6 +52,15 @@ interface EngineHandle {
   uri: string;
   /** Stops accepting, closes connections and cursors, flushes and closes storage; removes its socket. */
   close(): Promise<void>;
+  /**
+   * Resolves once the storage could not write to disk (a full disk): every
+   * write is refused from then on (OutOfDiskSpace, 14031), reads are still
+   * answered, and the engine has logged the cause. It takes writes again only
+   * after a restart (which replays what was acknowledged).
+   */
+  failed: Promise<Error>;
+  /** After `failed`: resolves once the data directory's disk has space again (polled each second), the moment to restart. */
+  whenSpaceIsBack(): Promise<void>;
 }
 
 export interface TcpEngine extends EngineHandle {
@@ -78,7 +87,7 @@ export function startEngine(opts: EngineOptions): Promise<RunningEngine>;
 export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dbPath = 'dbPath' in opts ? opts.dbPath : undefined;
-  const { storage, lock } = openStorage(opts);
+  const { storage, lock } = openStorage(opts, log);
   const sweeper = startTtlSweeper(storage, { intervalMs: opts.ttlMonitorIntervalMs ?? 60_000 });
   const cursors = new CursorStore();
 
@@ -107,6 +116,11 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   }
 
   const running = server;
+  const failed = storage.failed.then((failure) => {
+    log(`engine: writing the data files failed: ${describeFailure(failure)}`);
+    return failure;
+  });
+  const spaceBack = () => (dbPath === undefined ? Promise.resolve() : whenSpaceIsBack(dbPath));
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -121,12 +135,12 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   };
   const address = running.address;
   if ('socketPath' in address) {
-    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close };
+    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close, failed, whenSpaceIsBack: spaceBack };
   }
-  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close };
+  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close, failed, whenSpaceIsBack: spaceBack };
 }
 
-function openStorage(opts: StorageOptions): { storage: Storage; lock?: DbPathLock } {
+function openStorage(opts: StorageOptions, log: (line: string) => void): { storage: Storage; lock?: DbPathLock } {
   if ('inMemory' in opts && opts.inMemory) return { storage: createMemoryStorage() };
   const dbPath = (opts as { dbPath: string }).dbPath;
   // 0700 when the engine creates it: the data files hold everything, password hashes included.
@@ -138,7 +152,7 @@ function openStorage(opts: StorageOptions): { storage: Storage; lock?: DbPathLoc
     // Created 0600 before lmdb opens them (it would follow the umask, often 0644), and
     // tightened when they already exist: a DATA_DIR open to others must not expose the data.
     for (const file of privateFiles) if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-    const storage = openLmdbStorage(dataFile);
+    const storage = openLmdbStorage(dataFile, { log });
     for (const file of privateFiles) chmodSync(file, 0o600);
     return { storage, lock };
   } catch (err) {

@@ -20,6 +20,8 @@ export const errorCatalogue = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout' },
   REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
+  // The database's disk is full: the write was not stored (nothing of it is kept).
+  INSUFFICIENT_STORAGE: { status: 507, title: 'Insufficient Storage' },
   // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
   GRAPHQL_PARSE_FAILED: { status: 400, title: 'Bad Request' },
   GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
@@ -129,6 +131,9 @@ export const errors = {
   malformedRequest: () => new AppError('BAD_REQUEST', 'The request is not well-formed HTTP/1.1'),
   /** A request whose headers or body did not arrive within the server's time limit. */
   requestTimeout: () => new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time'),
+  /** The database refused a write for lack of disk space (MongoDB's OutOfDiskSpace, 14031). */
+  insufficientStorage: (cause: unknown) =>
+    new AppError('INSUFFICIENT_STORAGE', "The database's disk is full: the change was not stored", { cause }),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },

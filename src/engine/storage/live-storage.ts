@@ -8,9 +8,23 @@ import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-r
 import type { StorageJournal } from './storage-journal.js';
 import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
 
+const NEVER = new Promise<never>(() => undefined);
+
 interface CollectionState {
   info: CollectionInfo;
   data: CollectionData;
+}
+
+/**
+ * A document change the journal may not have on disk yet, and how to take
+ * it back: the document's stored bytes before it (undefined: there was
+ * none). `number`: its journal number (StorageJournal.reportedCount).
+ */
+interface UntakenChange {
+  state: CollectionState;
+  idKey: string;
+  previous: StoredBytes | undefined;
+  number: number;
 }
 
 /**
@@ -20,11 +34,17 @@ interface CollectionState {
 export class LiveStorage implements Storage {
   private readonly dbs = new Map<string, Map<string, CollectionState>>();
   private closed = false;
+  /** Document changes, oldest first, that the journal may not have written yet. */
+  private unwritten: UntakenChange[] = [];
+  /** Changes the journal had written when `unwritten` was last trimmed. */
+  private writtenAtTrim = 0;
 
   constructor(
     readonly durable: boolean,
     private readonly journal?: StorageJournal,
-  ) {}
+  ) {
+    journal?.onFailure((kept) => this.takeBackAfter(kept));
+  }
 
   // ------------------------------------------------------------ catalog
 
@@ -52,6 +72,7 @@ export class LiveStorage implements Storage {
   }
 
   private create(db: string, name: string, options: Document): CollectionState {
+    this.assertWritable();
     validateNamespace(db, name);
     if (options.collation !== undefined) validateCollation(options.collation);
     const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
@@ -72,6 +93,7 @@ export class LiveStorage implements Storage {
   dropCollection(db: string, name: string): boolean {
     const state = this.state(db, name);
     if (!state) return false;
+    this.assertWritable();
     this.dbs.get(db)!.delete(name);
     this.journal?.collectionDropped(state.info, state.data.allIdKeys());
     return true;
@@ -83,6 +105,7 @@ export class LiveStorage implements Storage {
   }
 
   createIndex(db: string, coll: string, requested: IndexSpec): boolean {
+    this.assertWritable();
     if (requested.collation !== undefined) validateCollation(requested.collation);
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const spec = withDefaultCollation(normalizeIndexSpec(requested), state.info.options.collation);
@@ -94,6 +117,7 @@ export class LiveStorage implements Storage {
   }
 
   dropIndex(db: string, coll: string, name: string): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     if (name === '_id_') throw mongoError('InvalidOptions', 'cannot drop _id index');
     const i = state.info.indexes.findIndex((s) => s.name === name);
@@ -104,12 +128,14 @@ export class LiveStorage implements Storage {
   }
 
   setCollectionOptions(db: string, coll: string, options: Document): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     state.info.options = { ...options };
     this.journal?.collectionSaved(state.info);
   }
 
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void {
+    this.assertWritable();
     const state = this.required(db, coll);
     const spec = state.info.indexes.find((s) => s.name === name);
     if (!spec) throw mongoError('IndexNotFound', `cannot find index ${name} for ns ${db}.${coll}`);
@@ -160,27 +186,77 @@ export class LiveStorage implements Storage {
   }
 
   insert(db: string, coll: string, doc: Document): void {
+    this.assertWritable();
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const [idKey, bytes, record] = state.data.insert(doc);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
+    this.remember(state, idKey, undefined);
   }
 
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
+    this.assertWritable();
     const state = this.required(db, coll);
+    const before = state.data.get(idKeyOf(doc._id));
     const [idKey, bytes, record] = state.data.replace(doc, previous);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
+    this.remember(state, idKey, before);
   }
 
   remove(db: string, coll: string, id: unknown): boolean {
     const state = this.state(db, coll);
     if (!state) return false;
+    this.assertWritable();
     const idKey = idKeyOf(id);
+    const before = state.data.get(idKey);
     if (!state.data.remove(idKey)) return false;
     this.journal?.documentRemoved(state.info, idKey);
+    this.remember(state, idKey, before);
     return true;
   }
 
+  /**
+   * Keeps how to take a document change back until the journal has written
+   * it (a full disk may refuse it after it was applied here); what the
+   * journal has written is dropped as new changes come.
+   */
+  private remember(state: CollectionState, idKey: string, previous: StoredBytes | undefined): void {
+    if (!this.journal) return;
+    const written = this.journal.writtenCount();
+    if (written !== this.writtenAtTrim) {
+      this.writtenAtTrim = written;
+      const keep = this.unwritten.findIndex((change) => change.number > written);
+      this.unwritten = keep < 0 ? [] : this.unwritten.slice(keep);
+    }
+    this.unwritten.push({ state, idKey, previous, number: this.journal.reportedCount() });
+  }
+
+  /**
+   * The journal failed (a full disk) with only the first `kept` changes on
+   * disk: the document changes after them were refused, and are taken back
+   * here, newest first, so that reads see only what the disk holds (and a
+   * restart will). Catalog changes (a new collection or index) are not taken
+   * back: the restart drops them.
+   */
+  private takeBackAfter(kept: number): void {
+    const refused = this.unwritten.filter((change) => change.number > kept).reverse();
+    this.unwritten = [];
+    for (const { state, idKey, previous } of refused) {
+      try {
+        if (previous === undefined) state.data.remove(idKey);
+        else if (state.data.get(idKey) === undefined) state.data.insert(decodeStoredDocument(previous));
+        else state.data.replace(decodeStoredDocument(previous));
+      } catch {
+        // Only after a catalog change that is not taken back (an index built meanwhile): the restart has it right.
+      }
+    }
+  }
+
   // ------------------------------------------------------------ durability
+
+  /** Never, in memory: see Storage. */
+  get failed(): Promise<Error> {
+    return this.journal?.failed ?? NEVER;
+  }
 
   async flush(options?: FlushOptions): Promise<void> {
     await this.journal?.flush(options);
@@ -193,6 +269,11 @@ export class LiveStorage implements Storage {
   }
 
   // ------------------------------------------------------------ helpers
+
+  /** A journal that failed refuses a change before it is applied here: memory then holds nothing the disk lacks. */
+  private assertWritable(): void {
+    this.journal?.assertWritable();
+  }
 
   private state(db: string, name: string): CollectionState | undefined {
     return this.dbs.get(db)?.get(name);

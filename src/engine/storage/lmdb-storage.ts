@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { BSON } from 'bson';
 import type { Binary } from 'bson';
+import type { MongoCommandError } from '../errors.js';
 import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
+import { handleLmdbCommitRejections, lmdbCommitCause, storageFailure } from './storage-failure.js';
 import { changesAfter, removeSegmentsThrough, segmentsOf, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
 import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
 
@@ -39,16 +42,24 @@ import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.j
 export interface LmdbStorageOptions {
   /** How often a checkpoint runs while changes wait for one (default 100 ms). */
   checkpointEveryMs?: number;
+  /** How long after a checkpoint lmdb refused the next try waits (default 1 s). */
+  checkpointRetryMs?: number;
+  /** Where the storage's one-line diagnostics go (a refused checkpoint); default stderr. */
+  log?: (line: string) => void;
 }
 
-export function openLmdbStorage(dbPath: string, { checkpointEveryMs = 100 }: LmdbStorageOptions = {}): Storage {
+export function openLmdbStorage(
+  dbPath: string,
+  { checkpointEveryMs = 100, checkpointRetryMs = 1_000, log = (line) => process.stderr.write(`${line}\n`) }: LmdbStorageOptions = {},
+): Storage {
+  handleLmdbCommitRejections();
   const env = open({ path: dbPath, maxDbs: 4 });
   const catalog = env.openDB<Buffer, string>({ name: 'catalog', encoding: 'binary' });
   const docs = env.openDB<Buffer, [string, string]>({ name: 'docs', encoding: 'binary' });
   const records = env.openDB<number, [string, string]>({ name: 'records' });
   const marks = env.openDB<number, string>({ name: 'journal' });
   const lastSegment = replayLog(env, catalog, docs, marks, dbPath);
-  const journal = new LmdbJournal(env, catalog, docs, marks, new WriteAheadLog(dbPath, lastSegment), checkpointEveryMs);
+  const journal = new LmdbJournal(env, catalog, docs, marks, new WriteAheadLog(dbPath, lastSegment), { checkpointEveryMs, checkpointRetryMs, log });
   const storage = new LiveStorage(true, journal);
   restore(storage, catalog, docs, records);
   return storage;
@@ -102,8 +113,15 @@ class LmdbJournal implements StorageJournal {
   private unapplied: WaitingChange[] = [];
   private checkpointing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
-  private failure: unknown;
+  private failure: MongoCommandError | undefined;
   private closed = false;
+  private reportFailure!: (failure: MongoCommandError) => void;
+  readonly failed = new Promise<MongoCommandError>((resolve) => (this.reportFailure = resolve));
+  private readonly failureListeners: Array<(kept: number) => void> = [];
+  /** What lmdb said when it last refused a checkpoint; cleared by one it takes. */
+  private refusedCheckpoint: unknown;
+  /** No checkpoint before this time (ms): lmdb refused the last one. */
+  private retryAt = 0;
 
   constructor(
     private readonly env: RootDatabase,
@@ -111,17 +129,53 @@ class LmdbJournal implements StorageJournal {
     private readonly docs: Database<Buffer, [string, string]>,
     private readonly marks: Database<number, string>,
     private readonly log: WriteAheadLog,
-    checkpointEveryMs: number,
+    private readonly options: Required<Pick<LmdbStorageOptions, 'checkpointEveryMs' | 'checkpointRetryMs' | 'log'>>,
   ) {
-    this.timer = setInterval(() => void this.checkpoint(), checkpointEveryMs);
+    this.timer = setInterval(() => void this.checkpoint(), options.checkpointEveryMs);
     // The engine's server keeps the process alive; a checkpoint never needs to.
     this.timer.unref();
+    // A failed write of the log ends the storage's writes even when no flush waits for it (a timed sync).
+    void log.failed.then((err) => this.fail(err));
+  }
+
+  /** Throws the storage's failure (or that it is closed) before a change touches the data in memory. */
+  assertWritable(): void {
+    if (this.closed) throw new Error('storage is closed');
+    // After a failure nothing more is acknowledged: the next start replays the log.
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * The first failure of the log or of lmdb ends the writes for good (see
+   * storage-failure.ts); it is reported once lmdb has said why a commit failed.
+   */
+  private fail(err: unknown): MongoCommandError {
+    if (this.failure) return this.failure;
+    const failure = storageFailure(err, dirname(this.log.basePath));
+    this.failure = failure;
+    // Every change reported is one log record: the disk holds the ones written.
+    for (const listener of this.failureListeners) listener(this.log.writtenCount);
+    void lmdbCommitCause(err).then((cause) => {
+      failure.cause = cause;
+      this.reportFailure(failure);
+    });
+    return failure;
+  }
+
+  reportedCount(): number {
+    return this.log.appendedCount;
+  }
+
+  writtenCount(): number {
+    return this.log.writtenCount;
+  }
+
+  onFailure(listener: (kept: number) => void): void {
+    this.failureListeners.push(listener);
   }
 
   private write(change: StoreChange): void {
-    if (this.closed) throw new Error('storage is closed');
-    // After a failure nothing more is acknowledged (flush throws it): the next start replays the log.
-    if (this.failure) throw this.failure;
+    this.assertWritable();
     this.log.append(change);
     this.unapplied.push(waiting(change));
     if (this.unapplied.length >= CHECKPOINT_AT_CHANGES) void this.checkpoint();
@@ -130,42 +184,73 @@ class LmdbJournal implements StorageJournal {
   /**
    * Writes the changes logged so far into lmdb, and once lmdb has synced
    * them (with the mark of the last segment they came from) removes the
-   * segments up to it. One at a time. A failure is kept and ends
-   * checkpointing: a later mark must never pass a batch lmdb lacks, so the
-   * segments stay for the next start to replay.
+   * segments up to it. One at a time. A batch lmdb refuses (a full disk)
+   * goes back in front of the waiting changes and is tried again, with them,
+   * `checkpointRetryMs` later: the log still holds it all (a later mark never
+   * passes a batch lmdb lacks) and writes are still acknowledged from the
+   * log, until the log itself cannot be written.
    */
   private checkpoint(): Promise<void> {
     if (this.checkpointing) return this.checkpointing;
-    if (this.failure || this.unapplied.length === 0) return Promise.resolve();
-    const failed = (err: unknown) => {
-      this.failure ??= err;
-    };
+    if (this.failure || this.unapplied.length === 0 || Date.now() < this.retryAt) return Promise.resolve();
     const changes = this.unapplied;
     this.unapplied = [];
     // Everything in `changes` was appended before this: it is all in segments up to `through`.
     const through = this.log.rotate();
-    let last: Promise<unknown> = Promise.resolve();
-    try {
-      for (const change of changes) {
-        last = applyChange(this.catalog, this.docs, logged(change));
-        last.catch(failed);
-      }
-      last = this.marks.put(CHECKPOINTED, through);
-    } catch (err) {
-      last = Promise.reject(err);
-    }
-    const done = last
-      .then(() => this.env.flushed)
-      .then(() => {
-        // A change refused by lmdb leaves its segment for the next start to replay.
-        if (!this.failure) removeSegmentsThrough(this.log.basePath, through);
+    // Only changes the log holds go into lmdb: one whose log write failed (a full disk) was refused, and must not come back at the next start.
+    const done = this.log
+      .writtenAll()
+      .then(async () => {
+        try {
+          await this.applyCheckpoint(changes, through);
+        } catch (err) {
+          this.checkpointRefused(changes, err);
+          return;
+        }
+        if (this.refusedCheckpoint !== undefined) this.options.log('engine: lmdb took a checkpoint again');
+        this.refusedCheckpoint = undefined;
+        removeSegmentsThrough(this.log.basePath, through);
       })
-      .catch(failed)
+      .catch((err: unknown) => void this.fail(err))
       .finally(() => {
         this.checkpointing = undefined;
       });
     this.checkpointing = done;
     return done;
+  }
+
+  /**
+   * Writes `changes` and the mark `through` into lmdb (lmdb-js batches one
+   * event turn's writes, in call order); resolves once lmdb synced them, or
+   * rejects with the first write it refused.
+   */
+  private async applyCheckpoint(changes: WaitingChange[], through: number): Promise<void> {
+    let refused: unknown;
+    const noteRefusal = (err: unknown) => void (refused ??= err);
+    let last: Promise<unknown>;
+    try {
+      for (const change of changes) applyChange(this.catalog, this.docs, logged(change)).catch(noteRefusal);
+      last = this.marks.put(CHECKPOINTED, through);
+    } catch (err) {
+      last = Promise.reject(err);
+    }
+    await last.then(() => this.env.flushed);
+    if (refused !== undefined) throw refused;
+  }
+
+  /** lmdb refused a checkpoint: its batch waits in front of the newer changes for the next try. */
+  private checkpointRefused(changes: WaitingChange[], err: unknown): void {
+    this.unapplied = changes.concat(this.unapplied);
+    this.retryAt = Date.now() + this.options.checkpointRetryMs;
+    const first = this.refusedCheckpoint === undefined;
+    this.refusedCheckpoint = err;
+    // Also handles lmdb-js's rejected `commitError` (unhandled, it ends the process).
+    void lmdbCommitCause(err).then((cause) => {
+      if (!first) return;
+      this.options.log(
+        `engine: lmdb refused a checkpoint (${(cause as Error)?.message ?? String(cause)}); writes are still logged and acknowledged, and it is tried again every ${this.options.checkpointRetryMs} ms`,
+      );
+    });
   }
 
   collectionSaved(info: CollectionInfo): void {
@@ -191,24 +276,44 @@ class LmdbJournal implements StorageJournal {
 
   /** Every change reported before the call is in the log's file (`durable`: synced), or its failure thrown. */
   async flush(options?: FlushOptions): Promise<void> {
-    await (options?.durable ? this.log.syncedAll() : this.log.writtenAll());
+    try {
+      await (options?.durable ? this.log.syncedAll() : this.log.writtenAll());
+    } catch (err) {
+      throw this.fail(err);
+    }
     if (this.failure) throw this.failure;
   }
 
-  /** Logs, checkpoints and syncs everything, then closes the log and lmdb. */
+  /**
+   * Logs, checkpoints and syncs everything, then closes the log and lmdb. A
+   * failed storage checkpoints nothing more (its files stay as they were for
+   * the next start to replay) and closes without throwing that failure again
+   * (it was reported when it happened); one met while closing is thrown.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    const failedBefore = this.failure;
     this.closed = true;
     clearInterval(this.timer);
     try {
-      await this.log.syncedAll();
-      await this.checkpointing;
-      await this.checkpoint();
-      if (this.failure) throw this.failure;
+      if (!failedBefore) {
+        await this.log.syncedAll();
+        await this.checkpointing;
+        this.retryAt = 0;
+        await this.checkpoint();
+        // The log keeps what lmdb refused, for the next start to replay.
+        if (this.refusedCheckpoint !== undefined) this.fail(this.refusedCheckpoint);
+      }
+    } catch (err) {
+      this.fail(err);
     } finally {
+      // lmdb closes only once no commit of ours is under way: its write thread must not outlive it.
+      await this.checkpointing;
       await this.log.close();
-      await this.env.close();
+      // After a refused commit lmdb-js never settles its close (its last commit stays pending): the process's end releases it.
+      if (this.refusedCheckpoint === undefined) await this.env.close();
     }
+    if (this.failure && this.failure !== failedBefore) throw this.failure;
   }
 }
 

@@ -6,6 +6,20 @@ import type { CollectionInfo, FlushOptions } from './types.js';
  * has no journal.
  */
 export interface StorageJournal {
+  /** Throws once the journal takes no more changes (closed, or failed): called before a change is applied in memory. */
+  assertWritable(): void;
+  /** Resolves once a write to disk failed: the journal takes no more changes (storage-failure.ts). */
+  readonly failed: Promise<Error>;
+  /** Changes reported so far, each numbered in order from 1. */
+  reportedCount(): number;
+  /** How many of them are written (survive kill -9). */
+  writtenCount(): number;
+  /**
+   * Calls `listener` at once (synchronously) when a write to disk fails,
+   * with how many of the changes reported the disk holds: those after it
+   * were refused and must leave memory too.
+   */
+  onFailure(listener: (kept: number) => void): void;
   collectionSaved(info: CollectionInfo): void;
   /** `idKeys`: the documents the collection held. */
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void;

@@ -1,3 +1,4 @@
+import { isMongoCommandError } from '../errors.js';
 import { isNumeric, toDouble } from '../query/index.js';
 import type { CollectionInfo, Storage } from './types.js';
 
@@ -36,7 +37,12 @@ export function sweepOnce(storage: Storage, now: Date = new Date()): number {
 
 export function startTtlSweeper(storage: Storage, { intervalMs = 60_000 }: { intervalMs?: number } = {}): TtlSweeper {
   const timer = setInterval(() => {
-    sweepOnce(storage);
+    try {
+      sweepOnce(storage);
+    } catch (err) {
+      // A storage that failed refuses the removals (storage.failed reports it); anything else is a bug.
+      if (!isMongoCommandError(err)) throw err;
+    }
     // Nobody awaits a sweep: a failed flush surfaces on the next acknowledged write.
     void storage.flush().catch(() => undefined);
   }, intervalMs);

@@ -149,6 +149,13 @@ export interface Storage {
    * engine, and with `durable` a power cut too (no-op in memory).
    */
   flush(options?: FlushOptions): Promise<void>;
+  /**
+   * Resolves once a write to disk failed (a full disk): from then on every
+   * change is refused, before it is applied, with the error it resolves with
+   * (OutOfDiskSpace 14031 for a full disk), and the files stay as they were
+   * for the next start to replay. Never, in memory.
+   */
+  readonly failed: Promise<Error>;
   close(): Promise<void>;
 }
 

@@ -55,6 +55,9 @@ export class WriteAheadLog {
   private readonly syncedWaiters = new Waiters();
   private failure: unknown;
   private closed = false;
+  private reportFailure!: (err: unknown) => void;
+  /** Resolves with the first write or sync that failed: from then on nothing more is written. */
+  readonly failed = new Promise<unknown>((resolve) => (this.reportFailure = resolve));
 
   /** `lastSegment`: the highest segment number known (see `segmentsOf`); new records go to the next. */
   constructor(
@@ -64,6 +67,16 @@ export class WriteAheadLog {
   ) {
     this.segment = lastSegment + 1;
     this.file = new SegmentFile(segmentPath(basePath, this.segment));
+  }
+
+  /** Changes appended since the start (each `append` is one). */
+  get appendedCount(): number {
+    return this.appended;
+  }
+
+  /** Changes written to the file since the start: after a failure, those the next start replays. */
+  get writtenCount(): number {
+    return this.written;
   }
 
   append(change: StoreChange): void {
@@ -171,6 +184,7 @@ export class WriteAheadLog {
 
   /** A write or sync failed: nothing more is written, and every waiter, now or later, gets the error. */
   private fail(err: unknown): void {
+    if (this.failure === undefined) this.reportFailure(err);
     this.failure ??= err;
     this.writing = false;
     this.syncing = false;
@@ -203,6 +217,11 @@ class Waiters {
   }
 }
 
+/** A write that put only part of a group in the file: the disk is full (ENOSPC comes with the next write). */
+export class ShortWriteError extends Error {
+  readonly code = 'ENOSPC';
+}
+
 /** One segment: opened on its first group, closed once retired with nothing in flight or unsynced. */
 class SegmentFile {
   private handle: Promise<FileHandle> | undefined;
@@ -210,6 +229,8 @@ class SegmentFile {
   private retired = false;
   /** Written since its last sync began (set when a write completes). */
   private dirty = false;
+  /** Bytes of whole groups in the file (a segment is always a new file). */
+  private size = 0;
 
   constructor(private readonly path: string) {}
 
@@ -217,11 +238,32 @@ class SegmentFile {
     await this.using(async (handle) => {
       let total = 0;
       for (const record of records) total += record.length;
-      const { bytesWritten } = await handle.writev(records);
-      if (bytesWritten !== total) throw new Error(`write-ahead log: wrote ${bytesWritten} of ${total} bytes to ${this.path}`);
+      let bytesWritten: number;
+      try {
+        ({ bytesWritten } = await handle.writev(records));
+      } catch (err) {
+        await this.cutBack(handle);
+        throw err;
+      }
+      if (bytesWritten !== total) {
+        await this.cutBack(handle);
+        throw new ShortWriteError(`write-ahead log: wrote ${bytesWritten} of ${total} bytes to ${this.path}`);
+      }
+      this.size += total;
       // Set once written (not before): a sync that began during the write does not cover it.
       this.dirty = true;
     });
+  }
+
+  /**
+   * A group written in part (a full disk) is cut off again: the file then
+   * ends with the last whole group, none of the failed group's records is
+   * replayed at the next start (its writes were refused), and nothing later
+   * lands after a torn record. Should the cut fail too, the torn record still
+   * ends the segment's replay, and the log writes nothing more either way.
+   */
+  private async cutBack(handle: FileHandle): Promise<void> {
+    await handle.truncate(this.size).catch(() => undefined);
   }
 
   /** fdatasync: everything written to the file before it is on disk. */

@@ -287,10 +287,13 @@ describe('lmdb storage: the write-ahead log', () => {
     expect(recovered.findById('app', 'menus', 1)).toBeDefined();
   });
 
-  it('after a failed checkpoint, acknowledges nothing more and loses nothing acknowledged', async () => {
+  it('a checkpoint lmdb refuses is tried again: writes are still acknowledged from the log, and nothing is lost', async () => {
     // lmdb refusing a checkpoint's writes (a full disk), simulated at lmdb-js's put for the window below.
     const live = dir();
-    const storage = opened(join(live, 'engine.mdb'), 10);
+    const dbPath = join(live, 'engine.mdb');
+    const lines: string[] = [];
+    const storage = openLmdbStorage(dbPath, { checkpointEveryMs: 10, checkpointRetryMs: 30, log: (line) => lines.push(line) });
+    openStorages.push(storage);
     let prototype = Object.getPrototypeOf(lmdbEnvironments.at(-1)) as { put: (...args: unknown[]) => Promise<boolean> };
     while (!Object.hasOwn(prototype, 'put')) prototype = Object.getPrototypeOf(prototype);
     const put = prototype.put;
@@ -304,25 +307,48 @@ describe('lmdb storage: the write-ahead log', () => {
       failing = true;
       storage.insert('app', 'menus', { _id: 'acknowledged' });
       await storage.flush();
-      // The next checkpoint fails; from then on writes are refused.
-      await expect.poll(() => {
-        try {
-          storage.insert('app', 'probe', { _id: Math.random() });
-          return 'accepted';
-        } catch (err) {
-          return (err as Error).message;
-        }
-      }, { timeout: 5000 }).toMatch(/MDB_MAP_FULL/);
+      await expect.poll(() => lines.join('\n'), { timeout: 5000 }).toMatch(/lmdb refused a checkpoint \(MDB_MAP_FULL/);
+      // Still taken and acknowledged: the log holds it.
+      storage.insert('app', 'menus', { _id: 'during' });
+      await storage.flush();
+      const whileRefused = opened(crashCopy(live, dir()));
+      for (const id of ['before', 'acknowledged', 'during']) expect(whileRefused.findById('app', 'menus', id), id).toBeDefined();
+
       failing = false;
-      await expect(storage.flush()).rejects.toThrow(/MDB_MAP_FULL/);
-      // Later timer ticks must not checkpoint past the failed batch.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const recovered = opened(crashCopy(live, dir()));
-      expect(recovered.findById('app', 'menus', 'before')).toBeDefined();
-      expect(recovered.findById('app', 'menus', 'acknowledged')).toBeDefined();
+      await expect.poll(() => lines.join('\n'), { timeout: 5000 }).toMatch(/lmdb took a checkpoint again/);
+      // lmdb itself now holds all three, and the segments it holds are gone.
+      expect(lmdbDocuments(crashCopy(live, dir()))).toBe(3);
+      expect(segmentsOf(dbPath).length).toBeLessThanOrEqual(1);
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('a write whose log append fails (a full disk) is refused, and no checkpoint run meanwhile puts it into lmdb', async () => {
+    const live = dir();
+    const storage = opened(join(live, 'engine.mdb'), 5);
+    storage.insert('app', 'menus', { _id: 'kept' });
+    await storage.flush();
+    const probe = await openFile(join(dir(), 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as { writev: (buffers: Buffer[], ...rest: unknown[]) => Promise<{ bytesWritten: number }> };
+    await probe.close();
+    const writev = prototype.writev;
+    // A slow append that the disk cuts short after 3 bytes, while checkpoints keep running.
+    const spy = vi.spyOn(prototype, 'writev').mockImplementation(async function (this: unknown, buffers: Buffer[], ...rest: unknown[]) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const { bytesWritten } = await writev.call(this, [buffers[0]!.subarray(0, 3)], ...rest);
+      return { bytesWritten, buffers };
+    });
+    try {
+      storage.insert('app', 'menus', { _id: 'refused' });
+      await expect(storage.flush()).rejects.toMatchObject({ code: 14031, codeName: 'OutOfDiskSpace' });
+    } finally {
+      spy.mockRestore();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const recovered = opened(crashCopy(live, dir()));
+    expect(recovered.findById('app', 'menus', 'kept')).toBeDefined();
+    expect(recovered.findById('app', 'menus', 'refused')).toBeUndefined();
   });
 
   it('numbers new segments after the checkpointed one, so that a restart never skips them', async () => {
