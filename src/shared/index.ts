@@ -16,4 +16,4 @@ export {
   type PageableModel,
 } from './pagination.js';
 export { CALENDAR_DATE_PATTERN, IS_CALENDAR_DATE, IsCalendarDate, isCalendarDate } from './calendar-date.js';
-export { EMAIL_MAX_LENGTH, IsAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORD_RULE, isAcceptablePassword, isEmailAddress } from './credential-rules.js';
+export { EMAIL_COLLATION, EMAIL_MAX_LENGTH, emailComparisonKey, HasNoIgnoredCharacter, ignoredEmailCharacter, IsAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORD_RULE, isAcceptablePassword, isEmailAddress } from './credential-rules.js';
