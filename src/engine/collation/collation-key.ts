@@ -24,6 +24,9 @@ export function collationKey(text: string, collation?: Collation): string {
 export function compareCollated(a: string, b: string, collation: Collation): number {
   if (a === b) return 0;
   const fold = foldFor(collation);
+  // Printable ASCII holds nothing ICU ignores (without alternate=shifted) and no compatibility
+  // form: ICU's equality is the key's there, so most comparisons skip building keys.
+  if (!fold.shifted && isPlainAscii(a) && isPlainAscii(b)) return Math.sign(fold.shared.collator.compare(a, b));
   const ka = keyOf(a, fold);
   const kb = keyOf(b, fold);
   if (ka === kb) return 0;
@@ -52,8 +55,16 @@ interface Fold {
 }
 
 const folds = new Map<string, Fold>();
+/** Per collation object, as collatorFor: a sort compares many strings under one collation. */
+const foldsByObject = new WeakMap<Collation, Fold>();
 
 function foldFor(collation: Collation): Fold {
+  let fold = foldsByObject.get(collation);
+  if (!fold) foldsByObject.set(collation, (fold = sharedFoldFor(collation)));
+  return fold;
+}
+
+function sharedFoldFor(collation: Collation): Fold {
   const shared = collatorFor(collation);
   let fold = folds.get(shared.id);
   if (!fold) {
@@ -71,14 +82,20 @@ function foldFor(collation: Collation): Fold {
   return fold;
 }
 
-/** Printable ASCII without punctuation-sensitive options needs no normalisation and holds nothing ignorable. */
-const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+/** Printable ASCII (without alternate=shifted) needs no normalisation and holds nothing ignorable. */
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e) return false;
+  }
+  return true;
+}
 
 function keyOf(text: string, fold: Fold): string {
   let key: string;
   if (fold.strength >= 5) {
     key = text.normalize('NFD');
-  } else if (PLAIN_ASCII.test(text) && !fold.shifted) {
+  } else if (isPlainAscii(text) && !fold.shifted) {
     key = fold.foldCase ? text.toLowerCase() : text;
   } else {
     key = text.normalize(fold.strength <= 2 ? 'NFKD' : 'NFD').replace(fold.ignorable, '');
