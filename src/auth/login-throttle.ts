@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AppConfig } from '../config.js';
 import { errors } from '../errors/index.js';
+import { emailComparisonKey } from '../shared/credential-rules.js';
 import { normalizeIp } from './api-key.strategy.js';
 import { LoginThrottleModel } from './login-throttle.model.js';
 
@@ -139,18 +140,16 @@ function nextUnlock({ freeFailures }: Counter): object {
 
 /**
  * The email's counter, per tenant named (none, or null for the platform: the
- * tenant-less sign-in's). Folds case and compatibility forms (full-width
- * letters, ligatures, ß/SS) and drops invisible characters: coarser than the
- * users' email collation, so no spelling of an account's email gets a counter
- * of its own. Per tenant, because anyone may give their own account an email
- * another tenant's user holds: with one counter per email, their own good
- * sign-ins would start the other account's count over between guesses.
+ * tenant-less sign-in's). The email is folded by emailComparisonKey, the
+ * users' email collation's own key (case, compatibility forms and every
+ * character the collation ignores), so no spelling that finds an account
+ * gets a counter of its own. Per tenant, because anyone may give their own
+ * account an email another tenant's user holds: with one counter per email,
+ * their own good sign-ins would start the other account's count over between
+ * guesses.
  */
 export function accountThrottleKey(email: string, tenant?: string | null): string {
-  // Invisible characters (soft hyphen, zero-width space, joiners, controls) are ignored by the
-  // account lookup's collation too: left in, each spelling would get a fresh counter for one account.
-  const visible = email.normalize('NFKC').replace(/[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu, '').trim();
-  const account = `account:${visible.toUpperCase().toLowerCase().normalize('NFKC')}`;
+  const account = `account:${emailComparisonKey(email)}`;
   // Tenant ids are exact (a sign-in compares them so): no folding.
   return tenant == null ? account : `${account}\u0000tenant:${tenant}`;
 }

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { IsTenantId, TENANT_ID_RULE } from '../auth/index.js';
-import { EMAIL_MAX_LENGTH, IsAcceptablePassword, PASSWORD_RULE } from '../shared/index.js';
+import { EMAIL_MAX_LENGTH, HasNoIgnoredCharacter, IsAcceptablePassword, PASSWORD_RULE } from '../shared/index.js';
 import { IsObjectId } from '../shared/object-id.js';
 import { IdentificationType, type SocialLinks } from './user.model.js';
 
@@ -98,7 +98,7 @@ export class SocialLinksInput implements Partial<SocialLinks> {
 }
 
 export const UserField = {
-  email: userField(() => String, 'Email address; unique within the tenant (case-insensitively).', IsEmail({}, { message: '$property must be an email address' }), MaxLength(EMAIL_MAX_LENGTH)),
+  email: userField(() => String, 'Email address; unique within the tenant (case-insensitively).', IsEmail({}, { message: '$property must be an email address' }), MaxLength(EMAIL_MAX_LENGTH), HasNoIgnoredCharacter()),
   password: userField(() => String, `Password (format password): ${PASSWORD_RULE.replace(/^must be /, '')}. Stored only as an Argon2id hash.`, IsAcceptablePassword()),
   firstName: userField(() => String, 'At least 1 character.', IsString(), Length(1, 100)),
   lastName: userField(() => String, 'At least 1 character.', IsString(), Length(1, 100)),

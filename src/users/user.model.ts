@@ -1,10 +1,11 @@
 import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { EMAIL_COLLATION } from '../shared/credential-rules.js';
 import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 import { forgetCachedAccountsOnWrite } from './account-cache.js';
 
-/** Case-insensitive comparison for emails: the unique index and sign-in use the same one. */
-export const emailCollation = { locale: 'en', strength: 2 } as const;
+/** Case-insensitive comparison for emails: the unique index, sign-in and its throttle use the same one. */
+export const emailCollation = EMAIL_COLLATION;
 
 export const DEFAULT_USER_COLOR = 'bg-blue-500';
 

@@ -1,6 +1,6 @@
 import { validate } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { IsAcceptablePassword, isAcceptablePassword, isEmailAddress } from '../../src/shared/credential-rules.js';
+import { HasNoIgnoredCharacter, IsAcceptablePassword, isAcceptablePassword, isEmailAddress } from '../../src/shared/credential-rules.js';
 
 /** The password rule of the service description (§2.2), shared by every place that sets a password. */
 describe('the password rule', () => {
@@ -47,5 +47,19 @@ describe('the email rule (as login checks it)', () => {
 
   it.each(['root', 'root@', 'root@localhost', 'a b@example.com', `${'a'.repeat(310)}@example.com`])('refuses %s', (text) => {
     expect(isEmailAddress(text)).toBe(false);
+  });
+
+  // ADMIN_EMAIL and the CLI's create-admin: an invisible spelling of another address is no address of its own.
+  it.each(['ro\u00ADot@example.com', 'ro\u200Bot@example.com', 'ro\u0640ot@example.com', 'ro\u0591ot@example.com'])('refuses %j, with a character email comparison ignores', (text) => {
+    expect(isEmailAddress(text)).toBe(false);
+  });
+
+  it('is a class-validator rule named hasNoIgnoredCharacter that names the character', async () => {
+    class Input {
+      @HasNoIgnoredCharacter()
+      email = 'bo\u0640ss@globex.test';
+    }
+    const [error] = await validate(new Input());
+    expect(error.constraints).toEqual({ hasNoIgnoredCharacter: 'email must not contain U+0640, a character email comparison ignores' });
   });
 });

@@ -8,7 +8,7 @@ import type { Collation } from './types.js';
  * `zh_Hant`, `de@collation=phonebook`), accepted only when ICU would use
  * exactly that ID (mongod's validateLocaleID), so `en-US` or `EN` are
  * refused with BadValue. JavaScript's Intl wants BCP 47 tags instead
- * (`en-US`, `de-u-co-phonebk`): intlLocaleOf() translates.
+ * (`en-US`, `de-u-co-phonebk`): intlLocaleOf() (collation/collator.ts) translates.
  */
 
 /** mongod 7.0's documented collation locales, each with its `@collation=` variants. */
@@ -28,14 +28,6 @@ const LOCALES: Readonly<Record<string, readonly string[]>> = {
   es: ['search', 'traditional'], sw: [], sv: ['search'], ta: [], te: [], th: [], bo: [], to: [],
   tr: ['search'], uk: [], hsb: [], ur: [], ug: [], vi: ['traditional'], wae: [], cy: [],
   yi: ['search'], yo: [], zu: [],
-};
-
-/** ICU collation keyword values that BCP 47's `-u-co-` spells differently. */
-const BCP47_COLLATION: Readonly<Record<string, string>> = {
-  phonebook: 'phonebk',
-  traditional: 'trad',
-  dictionary: 'dict',
-  gb2312han: 'gb2312',
 };
 
 const ID = /^([A-Za-z]+(?:_[A-Za-z0-9]+)*)(?:@collation=([a-z0-9]+))?$/;
@@ -94,29 +86,4 @@ function checkCombinations(collation: Collation): void {
   if (caseFirst !== 'off' && collation.caseLevel !== true && strength < 3) {
     throw mongoError('BadValue', `'caseFirst' is invalid unless 'caseLevel' is on or 'strength' is greater than 2 in: ${formatValue(collation)}`);
   }
-}
-
-const intlTags = new Map<string, string>();
-
-/**
- * The BCP 47 tag for a (valid) mongod locale ID: `_` becomes `-`, POSIX
- * becomes the `va` extension, `@collation=x` becomes `-u-co-x`. A variant the
- * runtime's ICU data lacks falls back to the language's default order.
- */
-export function intlLocaleOf(locale: string): string {
-  let tag = intlTags.get(locale);
-  if (tag) return tag;
-  const [base = '', keyword] = locale.split('@collation=');
-  const baseTag = base === 'en_US_POSIX' ? 'en-US-u-va-posix' : base.replace(/_/g, '-');
-  tag = baseTag;
-  if (keyword !== undefined) {
-    const withVariant = `${baseTag}${baseTag.includes('-u-') ? '' : '-u'}-co-${BCP47_COLLATION[keyword] ?? keyword}`;
-    try {
-      if (new Intl.Collator(withVariant).resolvedOptions().collation !== 'default') tag = withVariant;
-    } catch {
-      // The runtime refuses the tag: the base locale's order is the closest it has.
-    }
-  }
-  intlTags.set(locale, tag);
-  return tag;
 }

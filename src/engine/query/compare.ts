@@ -1,6 +1,6 @@
 import type { Binary, BSONRegExp, Decimal128, ObjectId, Timestamp } from 'bson';
 import { bsonType, isNumeric, isPlainObject, numericType, toDouble } from './values.js';
-import { intlLocaleOf } from './collation.js';
+import { compareCollated, isSimpleCollation } from '../collation/index.js';
 import type { Collation, Document } from './types.js';
 
 /**
@@ -169,44 +169,10 @@ export function compareUtf8(a: string, b: string): number {
   return sign(a.length - b.length);
 }
 
-const collators = new Map<string, Intl.Collator>();
-/** Per collation object: a sort or filter compares many strings under one collation, so the key is built once. */
-const collatorsByObject = new WeakMap<Collation, Intl.Collator>();
-
-function collatorFor(collation: Collation): Intl.Collator {
-  let c = collatorsByObject.get(collation);
-  if (!c) collatorsByObject.set(collation, (c = sharedCollatorFor(collation)));
-  return c;
-}
-
-function sharedCollatorFor(collation: Collation): Intl.Collator {
-  const strength = collation.strength ?? 3;
-  const { caseFirst, alternate } = collation;
-  const key = `${collation.locale}|${strength}|${collation.caseLevel ? 1 : 0}|${String(collation.numericOrdering ?? '')}|${String(caseFirst ?? '')}|${String(alternate ?? '')}`;
-  let c = collators.get(key);
-  if (!c) {
-    const sensitivity = strength === 1 ? (collation.caseLevel ? 'case' : 'base') : strength === 2 ? 'accent' : 'variant';
-    c = new Intl.Collator(intlLocaleOf(collation.locale), {
-      sensitivity,
-      numeric: collation.numericOrdering === true,
-      // ICU's caseFirst and alternate=shifted, as far as Intl exposes them.
-      caseFirst: caseFirst === 'upper' || caseFirst === 'lower' ? caseFirst : undefined,
-      ignorePunctuation: alternate === 'shifted',
-      usage: 'sort',
-    });
-    collators.set(key, c);
-  }
-  return c;
-}
-
-/** Whether a collation changes string comparison (absent and "simple" do not). */
-export function isSimpleCollation(collation?: Collation): boolean {
-  return !collation || collation.locale === 'simple';
-}
-
+/** Under a collation, equality is exactly that of the collation key (collation/collation-key.ts), as in collated indexes. */
 export function compareStrings(a: string, b: string, collation?: Collation): number {
   if (isSimpleCollation(collation)) return compareUtf8(a, b);
-  return sign(collatorFor(collation!).compare(a, b));
+  return compareCollated(a, b, collation!);
 }
 
 function stringOf(value: unknown): string {

@@ -9,11 +9,12 @@ export * from './types.js';
 export * from './values.js';
 export { assertCommandDepth } from './nesting-depth.js';
 export { identical } from './identical.js';
-export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8, typeRank, TypeRank, isSimpleCollation } from './compare.js';
+export { compareValues, valuesEqual, compareNumbers, compareStrings, compareUtf8, typeRank, TypeRank } from './compare.js';
+export { isSimpleCollation, intlLocaleOf, collationKey } from '../collation/index.js';
 export { getPath, getPathValues, getMatchCandidates, getIndexKeyValues, pathExists, splitPath, isArrayIndex } from './path.js';
 export { bsonTypeName, BSON_TYPE_NUMBERS } from './type-names.js';
 export { toRegExp } from './regex.js';
-export { validateCollation, intlLocaleOf } from './collation.js';
+export { validateCollation } from './collation.js';
 
 // Filters, expressions, sort, projection
 export { compileFilter, isOperatorObject } from './filter/compile-filter.js';

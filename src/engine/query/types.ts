@@ -14,9 +14,4 @@
  */
 export type Document = { [key: string]: unknown };
 
-export interface Collation {
-  locale: string;
-  strength?: number;
-  caseLevel?: boolean;
-  [option: string]: unknown;
-}
+export type { Collation } from '../collation/index.js';

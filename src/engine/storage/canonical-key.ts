@@ -1,11 +1,12 @@
 import type { Binary, BSONRegExp, Decimal128, Long, ObjectId, Timestamp } from 'bson';
-import { bsonType, isPlainObject, isSimpleCollation, numericType, toDouble } from '../query/index.js';
-import type { Collation } from '../query/index.js';
+import { collationKey, isSimpleCollation, type Collation } from '../collation/index.js';
+import { bsonType, isPlainObject, numericType, toDouble } from '../query/index.js';
 
 /**
  * A string that is equal for two values exactly when mongod considers them
  * equal (under an optional collation): 1, 1.0, Long(1) and Decimal128("1.00")
- * share one key; strings are case-folded under strength 1/2 collations. It is
+ * share one key; a string's part is its collation key, so a collated unique
+ * index refuses exactly the strings a query under it calls equal. It is
  * the hash-map key of documents (`_id`) and of unique index entries, so that
  * lookups and unique checks never compare against every document.
  */
@@ -25,17 +26,9 @@ export function canonicalTupleKey(values: readonly unknown[], collation?: Collat
 type Fold = (s: string) => string;
 
 const identity: Fold = (s) => s;
-// ICU strength 2 ignores case; strength 1 also ignores accents. Lower-casing
-// after compatibility decomposition is a close approximation of both.
-const foldCase: Fold = (s) => s.normalize('NFKD').toLowerCase().normalize('NFC');
-const foldBase: Fold = (s) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 
 function stringFolder(collation?: Collation): Fold {
-  if (isSimpleCollation(collation)) return identity;
-  const strength = collation!.strength ?? 3;
-  if (strength === 1) return foldBase;
-  if (strength === 2) return foldCase;
-  return identity;
+  return isSimpleCollation(collation) ? identity : (s) => collationKey(s, collation);
 }
 
 /** Tagged key of a non-container value; undefined for arrays and documents. */
