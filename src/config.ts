@@ -42,6 +42,11 @@ export interface AppConfig {
    * comma-separated list of addresses/CIDRs, as express's `trust proxy` takes.
    */
   readonly trustProxy: boolean | number | string;
+  /** Limits of the HTTP server (src/http/http-server.ts). */
+  readonly http: {
+    /** The time a whole request (headers and body) has to arrive, in seconds; later: 408 and the connection closed. */
+    readonly requestTimeoutSeconds: number;
+  };
   /** Sign-in throttling (src/auth/login-throttle.ts). */
   readonly loginThrottle: {
     /** Failed sign-ins per submitted email before each attempt must wait. */
@@ -199,6 +204,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   }
 
   const loginThrottle = readLoginThrottle(env, problems);
+  const http = readHttpLimits(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -221,6 +227,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
     apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
     trustProxy: trustProxy as boolean | number | string,
+    http,
     loginThrottle,
   };
   return { config: deepFreeze(config), warnings };
@@ -238,6 +245,14 @@ function readLoginThrottle(env: Env, problems: string[]): AppConfig['loginThrott
   const windowSeconds = parseDurationSeconds(windowText);
   if (windowSeconds === null) problems.push(`LOGIN_FAILURE_WINDOW must be a positive duration like 900, 15m, 1h (got "${windowText}")`);
   return { accountFailures: count('LOGIN_ACCOUNT_FAILURES', 5), ipFailures: count('LOGIN_IP_FAILURES', 20), windowSeconds: windowSeconds ?? 900 };
+}
+
+/** REQUEST_TIMEOUT (default 60s). */
+function readHttpLimits(env: Env, problems: string[]): AppConfig['http'] {
+  const timeoutText = read(env, 'REQUEST_TIMEOUT') ?? '60s';
+  const requestTimeoutSeconds = parseDurationSeconds(timeoutText);
+  if (requestTimeoutSeconds === null) problems.push(`REQUEST_TIMEOUT must be a positive duration like 30, 60s, 2m (got "${timeoutText}")`);
+  return { requestTimeoutSeconds: requestTimeoutSeconds ?? 60 };
 }
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x or in brackets) and localhost: reachable from this machine only. */

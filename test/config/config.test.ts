@@ -250,3 +250,17 @@ describe('sign-in throttling', () => {
     expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['LOGIN_ACCOUNT_FAILURES', 'LOGIN_FAILURE_WINDOW', 'LOGIN_IP_FAILURES']);
   });
 });
+
+describe('HTTP limits', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('gives a whole request 60 s by default, REQUEST_TIMEOUT otherwise', () => {
+    expect(loadConfig(base).config.http.requestTimeoutSeconds).toBe(60);
+    expect(loadConfig({ ...base, REQUEST_TIMEOUT: '2m' }).config.http.requestTimeoutSeconds).toBe(120);
+  });
+
+  it('refuses a zero or unreadable REQUEST_TIMEOUT', () => {
+    expect(problemsOf({ ...base, REQUEST_TIMEOUT: '0' })).toEqual([expect.stringMatching(/^REQUEST_TIMEOUT must be a positive duration/)]);
+    expect(problemsOf({ ...base, REQUEST_TIMEOUT: 'soon' })).toEqual([expect.stringMatching(/^REQUEST_TIMEOUT must be a positive duration/)]);
+  });
+});
