@@ -158,7 +158,7 @@ class LmdbJournal implements StorageJournal {
       .then(() => this.env.flushed)
       .then(() => {
         // A change refused by lmdb leaves its segment for the next start to replay.
-        if (!this.failure) removeSegmentsThrough(this.log.basePath, through);
+        if (!this.failure) removeCheckpointedSegments(this.log.basePath, through);
       })
       .catch(failed)
       .finally(() => {
@@ -209,6 +209,19 @@ class LmdbJournal implements StorageJournal {
       await this.log.close();
       await this.env.close();
     }
+  }
+}
+
+/**
+ * Removes the segments a synced checkpoint holds. One that cannot be removed
+ * now (no file descriptor left to list the directory) is no failure of the
+ * checkpoint: it is removed with the next one's, or at the next start.
+ */
+function removeCheckpointedSegments(basePath: string, through: number): void {
+  try {
+    removeSegmentsThrough(basePath, through);
+  } catch {
+    // Left for later (above).
   }
 }
 
