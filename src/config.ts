@@ -46,6 +46,10 @@ export interface AppConfig {
   readonly http: {
     /** The time a whole request (headers and body) has to arrive, in seconds; later: 408 and the connection closed. */
     readonly requestTimeoutSeconds: number;
+    /** Client connections open at once; null: the open-file limit less a reserve (src/http/connection-limits.ts). */
+    readonly maxConnections: number | null;
+    /** Client connections one IP may hold open at once; 0: no such cap. */
+    readonly maxConnectionsPerIp: number;
   };
   /** Sign-in throttling (src/auth/login-throttle.ts). */
   readonly loginThrottle: {
@@ -247,12 +251,18 @@ function readLoginThrottle(env: Env, problems: string[]): AppConfig['loginThrott
   return { accountFailures: count('LOGIN_ACCOUNT_FAILURES', 5), ipFailures: count('LOGIN_IP_FAILURES', 20), windowSeconds: windowSeconds ?? 900 };
 }
 
-/** REQUEST_TIMEOUT (default 60s). */
+/** REQUEST_TIMEOUT (default 60s), MAX_CONNECTIONS (default: from the open-file limit), MAX_CONNECTIONS_PER_IP (256). */
 function readHttpLimits(env: Env, problems: string[]): AppConfig['http'] {
   const timeoutText = read(env, 'REQUEST_TIMEOUT') ?? '60s';
   const requestTimeoutSeconds = parseDurationSeconds(timeoutText);
   if (requestTimeoutSeconds === null) problems.push(`REQUEST_TIMEOUT must be a positive duration like 30, 60s, 2m (got "${timeoutText}")`);
-  return { requestTimeoutSeconds: requestTimeoutSeconds ?? 60 };
+  const maxText = read(env, 'MAX_CONNECTIONS');
+  const maxConnections = maxText === undefined ? null : /^\d{1,7}$/.test(maxText) && Number(maxText) > 0 ? Number(maxText) : undefined;
+  if (maxConnections === undefined) problems.push(`MAX_CONNECTIONS must be a whole number from 1 to 9999999 (got "${maxText}")`);
+  const perIpText = read(env, 'MAX_CONNECTIONS_PER_IP') ?? '256';
+  const maxConnectionsPerIp = /^\d{1,7}$/.test(perIpText) ? Number(perIpText) : undefined;
+  if (maxConnectionsPerIp === undefined) problems.push(`MAX_CONNECTIONS_PER_IP must be a whole number from 0 (no cap) to 9999999 (got "${perIpText}")`);
+  return { requestTimeoutSeconds: requestTimeoutSeconds ?? 60, maxConnections: maxConnections ?? null, maxConnectionsPerIp: maxConnectionsPerIp ?? 256 };
 }
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x or in brackets) and localhost: reachable from this machine only. */

@@ -2,13 +2,15 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { answerClientErrors } from './client-errors.js';
+import { limitConnections } from './connection-limits.js';
 
 /**
  * The service's HTTP server for an app: requests the parser refuses are
  * answered as problems too, and a whole request (headers and body) must
  * arrive within the configured time, else 408 (client-errors.ts) and the
  * connection closes: a body trickled a byte at a time, or a Content-Length
- * never completed, cannot hold a connection.
+ * never completed, cannot hold a connection; and the connections open at
+ * once are capped (connection-limits.ts).
  */
 export function createHttpServer(app: RequestListener, logger: Logger, limits: AppConfig['http']): Server {
   const requestTimeout = limits.requestTimeoutSeconds * 1000;
@@ -23,6 +25,7 @@ export function createHttpServer(app: RequestListener, logger: Logger, limits: A
     app,
   );
   answerClientErrors(server, logger);
+  limitConnections(server, limits, logger);
   return server;
 }
 

@@ -264,3 +264,17 @@ describe('HTTP limits', () => {
     expect(problemsOf({ ...base, REQUEST_TIMEOUT: 'soon' })).toEqual([expect.stringMatching(/^REQUEST_TIMEOUT must be a positive duration/)]);
   });
 });
+
+describe('connection caps', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('derives the total from the open-file limit and allows 256 per IP by default', () => {
+    expect(loadConfig(base).config.http).toMatchObject({ maxConnections: null, maxConnectionsPerIp: 256 });
+    expect(loadConfig({ ...base, MAX_CONNECTIONS: '5000', MAX_CONNECTIONS_PER_IP: '0' }).config.http).toMatchObject({ maxConnections: 5000, maxConnectionsPerIp: 0 });
+  });
+
+  it('refuses a zero or unreadable MAX_CONNECTIONS and an unreadable MAX_CONNECTIONS_PER_IP, naming each', () => {
+    const problems = problemsOf({ ...base, MAX_CONNECTIONS: '0', MAX_CONNECTIONS_PER_IP: 'many' });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_IP']);
+  });
+});

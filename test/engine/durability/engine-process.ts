@@ -28,7 +28,7 @@ export interface EngineProcess {
  */
 export function startEngineProcess(cli: string, dbPath: string, port = 0, wrapper: readonly string[] = []): Promise<EngineProcess> {
   const command = [...wrapper, process.execPath, cli, '--port', String(port), '--dbpath', dbPath];
-  const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
     let listening = false;
