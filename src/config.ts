@@ -44,6 +44,15 @@ export interface AppConfig {
    * comma-separated list of addresses/CIDRs, as express's `trust proxy` takes.
    */
   readonly trustProxy: boolean | number | string;
+  /** Limits of the HTTP server (src/http/http-server.ts). */
+  readonly http: {
+    /** The time a whole request (headers and body) has to arrive, in seconds; later: 408 and the connection closed. */
+    readonly requestTimeoutSeconds: number;
+    /** Client connections open at once; null: the open-file limit less a reserve (src/http/connection-limits.ts). */
+    readonly maxConnections: number | null;
+    /** Client connections one IP may hold open at once; 0: no such cap. */
+    readonly maxConnectionsPerIp: number;
+  };
   /** Sign-in throttling (src/auth/login-throttle.ts). */
   readonly loginThrottle: {
     /** Failed sign-ins per submitted email before each attempt must wait. */
@@ -207,6 +216,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   }
 
   const loginThrottle = readLoginThrottle(env, problems);
+  const http = readHttpLimits(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -230,6 +240,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     pageByteBudget: pageByteBudget as number,
     apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
     trustProxy: trustProxy as boolean | number | string,
+    http,
     loginThrottle,
   };
   return { config: deepFreeze(config), warnings };
@@ -247,6 +258,20 @@ function readLoginThrottle(env: Env, problems: string[]): AppConfig['loginThrott
   const windowSeconds = parseDurationSeconds(windowText);
   if (windowSeconds === null) problems.push(`LOGIN_FAILURE_WINDOW must be a positive duration like 900, 15m, 1h (got "${windowText}")`);
   return { accountFailures: count('LOGIN_ACCOUNT_FAILURES', 5), ipFailures: count('LOGIN_IP_FAILURES', 20), windowSeconds: windowSeconds ?? 900 };
+}
+
+/** REQUEST_TIMEOUT (default 60s), MAX_CONNECTIONS (default: from the open-file limit), MAX_CONNECTIONS_PER_IP (256). */
+function readHttpLimits(env: Env, problems: string[]): AppConfig['http'] {
+  const timeoutText = read(env, 'REQUEST_TIMEOUT') ?? '60s';
+  const requestTimeoutSeconds = parseDurationSeconds(timeoutText);
+  if (requestTimeoutSeconds === null) problems.push(`REQUEST_TIMEOUT must be a positive duration like 30, 60s, 2m (got "${timeoutText}")`);
+  const maxText = read(env, 'MAX_CONNECTIONS');
+  const maxConnections = maxText === undefined ? null : /^\d{1,7}$/.test(maxText) && Number(maxText) > 0 ? Number(maxText) : undefined;
+  if (maxConnections === undefined) problems.push(`MAX_CONNECTIONS must be a whole number from 1 to 9999999 (got "${maxText}")`);
+  const perIpText = read(env, 'MAX_CONNECTIONS_PER_IP') ?? '256';
+  const maxConnectionsPerIp = /^\d{1,7}$/.test(perIpText) ? Number(perIpText) : undefined;
+  if (maxConnectionsPerIp === undefined) problems.push(`MAX_CONNECTIONS_PER_IP must be a whole number from 0 (no cap) to 9999999 (got "${perIpText}")`);
+  return { requestTimeoutSeconds: requestTimeoutSeconds ?? 60, maxConnections: maxConnections ?? null, maxConnectionsPerIp: maxConnectionsPerIp ?? 256 };
 }
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x or in brackets) and localhost: reachable from this machine only. */

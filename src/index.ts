@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const schema = await buildServiceSchema();
   const { app, stop } = await createService(config, schema, { logger });
 
-  const server = createHttpServer(app, logger);
+  const server = createHttpServer(app, logger, config.http);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(config.port, config.host, resolve);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors, PROBLEM_CONTENT_TYPE, toProblem, type AppError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
@@ -65,7 +65,13 @@ function problemResponse(error: AppError, requestId: string): string {
   return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** Whether a response of an earlier request on this socket is still to be written (Node attaches it as _httpMessage). */
+/**
+ * Whether a response of an earlier request on this socket is still to be
+ * written (Node attaches it as _httpMessage). A response not begun whose
+ * request is still arriving is this request's own (its body timed out or
+ * broke): it is answered here, as Node itself does.
+ */
 function responsePending(socket: Duplex): boolean {
-  return Boolean((socket as Duplex & { _httpMessage?: unknown })._httpMessage);
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  return pending !== undefined && (pending.headersSent || pending.req.complete);
 }

@@ -255,3 +255,31 @@ describe('sign-in throttling', () => {
     expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['LOGIN_ACCOUNT_FAILURES', 'LOGIN_FAILURE_WINDOW', 'LOGIN_IP_FAILURES']);
   });
 });
+
+describe('HTTP limits', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('gives a whole request 60 s by default, REQUEST_TIMEOUT otherwise', () => {
+    expect(loadConfig(base).config.http.requestTimeoutSeconds).toBe(60);
+    expect(loadConfig({ ...base, REQUEST_TIMEOUT: '2m' }).config.http.requestTimeoutSeconds).toBe(120);
+  });
+
+  it('refuses a zero or unreadable REQUEST_TIMEOUT', () => {
+    expect(problemsOf({ ...base, REQUEST_TIMEOUT: '0' })).toEqual([expect.stringMatching(/^REQUEST_TIMEOUT must be a positive duration/)]);
+    expect(problemsOf({ ...base, REQUEST_TIMEOUT: 'soon' })).toEqual([expect.stringMatching(/^REQUEST_TIMEOUT must be a positive duration/)]);
+  });
+});
+
+describe('connection caps', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('derives the total from the open-file limit and allows 256 per IP by default', () => {
+    expect(loadConfig(base).config.http).toMatchObject({ maxConnections: null, maxConnectionsPerIp: 256 });
+    expect(loadConfig({ ...base, MAX_CONNECTIONS: '5000', MAX_CONNECTIONS_PER_IP: '0' }).config.http).toMatchObject({ maxConnections: 5000, maxConnectionsPerIp: 0 });
+  });
+
+  it('refuses a zero or unreadable MAX_CONNECTIONS and an unreadable MAX_CONNECTIONS_PER_IP, naming each', () => {
+    const problems = problemsOf({ ...base, MAX_CONNECTIONS: '0', MAX_CONNECTIONS_PER_IP: 'many' });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_IP']);
+  });
+});

@@ -43,9 +43,13 @@ export interface ServiceProcess {
   exit: Promise<number | null>;
 }
 
-/** Starts `node index.js` and resolves once it logs the URL it listens on. */
-export function startService(index: string, env: Record<string, string>, cwd: string): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [index], { env: childEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `node index.js` and resolves once it logs the URL it listens on;
+ * `wrapper` runs it inside another command (e.g. bash lowering `ulimit -n`).
+ */
+export function startService(index: string, env: Record<string, string>, cwd: string, wrapper: readonly string[] = []): Promise<ServiceProcess> {
+  const command = [...wrapper, process.execPath, index];
+  const child = spawn(command[0]!, command.slice(1), { env: childEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const waiters = new Set<{ text: string; resolve: () => void }>();
   const onData = (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /** What came back on a raw socket: the status, the head's headers (names lower-cased), the body and the whole text. */
 export interface RawAnswer {
@@ -14,6 +14,27 @@ export interface RawAnswer {
  * connection (send `Connection: close`, or a request the server refuses).
  */
 export function rawExchange(baseUrl: string, request: string): Promise<RawAnswer> {
+  return exchange(baseUrl, (socket) => socket.write(request));
+}
+
+/**
+ * Writes `head`, then `trickle` one byte every `everyMs` (a slow client), and
+ * reads the answer until the server closes the connection; bytes left when it
+ * closes are not sent. `trickle` empty: the client sends nothing more.
+ */
+export function trickledExchange(baseUrl: string, head: string, trickle: string, everyMs: number): Promise<RawAnswer> {
+  return exchange(baseUrl, (socket) => {
+    socket.write(head);
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent >= trickle.length || !socket.writable) return clearInterval(timer);
+      socket.write(trickle[sent++]);
+    }, everyMs);
+    socket.once('close', () => clearInterval(timer));
+  });
+}
+
+function exchange(baseUrl: string, send: (socket: Socket) => void): Promise<RawAnswer> {
   const { port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
@@ -28,6 +49,6 @@ export function rawExchange(baseUrl: string, request: string): Promise<RawAnswer
       socket.end();
     });
     socket.on('error', reject);
-    socket.write(request);
+    send(socket);
   });
 }

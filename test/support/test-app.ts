@@ -100,7 +100,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = options.logger ?? pino({ level: config.logLevel });
   const handle = await createService(config, await schemaOnce, { logger, resolveActor: options.resolveActor });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
-  const server = createHttpServer(handle.app, logger).listen(0, '127.0.0.1');
+  const server = createHttpServer(handle.app, logger, config.http).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve).once('error', reject);
   });

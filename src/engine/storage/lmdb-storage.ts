@@ -209,7 +209,7 @@ class LmdbJournal implements StorageJournal {
         }
         if (this.refusedCheckpoint !== undefined) this.options.log('engine: lmdb took a checkpoint again');
         this.refusedCheckpoint = undefined;
-        removeSegmentsThrough(this.log.basePath, through);
+        removeCheckpointedSegments(this.log.basePath, through);
       })
       .catch((err: unknown) => void this.fail(err))
       .finally(() => {
@@ -314,6 +314,19 @@ class LmdbJournal implements StorageJournal {
       if (this.refusedCheckpoint === undefined) await this.env.close();
     }
     if (this.failure && this.failure !== failedBefore) throw this.failure;
+  }
+}
+
+/**
+ * Removes the segments a synced checkpoint holds. One that cannot be removed
+ * now (no file descriptor left to list the directory) is no failure of the
+ * checkpoint: it is removed with the next one's, or at the next start.
+ */
+function removeCheckpointedSegments(basePath: string, through: number): void {
+  try {
+    removeSegmentsThrough(basePath, through);
+  } catch {
+    // Left for later (above).
   }
 }
 

@@ -58,6 +58,7 @@ export class WriteAheadLog {
   private reportFailure!: (err: unknown) => void;
   /** Resolves with the first write or sync that failed: from then on nothing more is written. */
   readonly failed = new Promise<unknown>((resolve) => (this.reportFailure = resolve));
+  private retryTimer: NodeJS.Timeout | undefined;
 
   /** `lastSegment`: the highest segment number known (see `segmentsOf`); new records go to the next. */
   constructor(
@@ -122,6 +123,7 @@ export class WriteAheadLog {
     await this.syncedAll().catch(() => undefined);
     this.closed = true;
     clearTimeout(this.syncTimer);
+    clearTimeout(this.retryTimer);
     this.file.retire();
   }
 
@@ -142,7 +144,18 @@ export class WriteAheadLog {
         this.maybeSync();
         this.writeGroup();
       },
-      (err: unknown) => this.fail(err),
+      (err: unknown) => {
+        if (!(err instanceof SegmentNotOpened) || !isDescriptorShortage(err.cause)) return this.fail(err);
+        // Out of file descriptors (too many connections): nothing of the group reached a file,
+        // so it goes again, first and in order, once some may be free; its writers wait. Failing
+        // for good here left every later write refused until a restart.
+        this.pending = records.concat(this.pending);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.writing = false;
+          this.writeGroup();
+        }, OPEN_RETRY_MS);
+      },
     );
   }
 
@@ -281,7 +294,12 @@ class SegmentFile {
   private async using(work: (handle: FileHandle) => Promise<void>): Promise<void> {
     this.inFlight += 1;
     try {
-      await work(await (this.handle ??= openSegment(this.path)));
+      this.handle ??= openSegment(this.path).catch((err: unknown) => {
+        // Not kept: the next use tries again.
+        this.handle = undefined;
+        throw new SegmentNotOpened(this.path, err);
+      });
+      await work(await this.handle);
     } finally {
       this.inFlight -= 1;
       this.closeIfDone();
@@ -294,6 +312,26 @@ class SegmentFile {
     this.handle = undefined;
     void handle.then((h) => h.close()).catch(() => undefined);
   }
+}
+
+/** How long a group whose segment could not be opened for want of descriptors waits before it goes again. */
+const OPEN_RETRY_MS = 50;
+
+/** A segment could not be opened (nothing was written to it). */
+class SegmentNotOpened extends Error {
+  /** The cause's errno code, so that a full disk (ENOSPC) met at the open is told as one (storage-failure.ts). */
+  readonly code: string | undefined;
+
+  constructor(path: string, cause: unknown) {
+    super(`write-ahead log: cannot open ${path}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  }
+}
+
+/** The process (EMFILE) or the system (ENFILE) has no file descriptor left: passes once some are closed. */
+function isDescriptorShortage(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
 }
 
 /** The segment files beside `basePath`, by number, in ascending order. */

@@ -22,9 +22,13 @@ export interface EngineProcess {
   output(): string;
 }
 
-/** Starts `cli.js --port <port> --dbpath <dbPath>` and resolves with the URI it prints. */
-export function startEngineProcess(cli: string, dbPath: string, port = 0): Promise<EngineProcess> {
-  const child = spawn(process.execPath, [cli, '--port', String(port), '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `cli.js --port <port> --dbpath <dbPath>` and resolves with the URI it
+ * prints; `wrapper` runs it inside another command (e.g. `unshare ...`).
+ */
+export function startEngineProcess(cli: string, dbPath: string, port = 0, wrapper: readonly string[] = []): Promise<EngineProcess> {
+  const command = [...wrapper, process.execPath, cli, '--port', String(port), '--dbpath', dbPath];
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
     let listening = false;
