@@ -8,6 +8,7 @@ import { createdBetween } from '../shared/timestamps.js';
 import { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
 import { DEFAULT_USER_COLOR, User, UserModel } from './user.model.js';
+import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
 
 export type UserDocument = DocumentType<User>;
 
@@ -33,14 +34,10 @@ export class UserService {
     const filter: Record<string, unknown> = { ...tenantScope(actor) };
     if (args.email) filter.email = trusted({ $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' });
     if (args.role) filter.roles = args.role;
-    if (args.search) {
-      const text = trusted({ $regex: escapeRegExp(args.search), $options: 'i' });
-      filter.$or = [{ email: text }, { firstName: text }, { lastName: text }];
-    }
-    if (args.createdAfter || args.createdBefore) {
-      // Beside a search's $or: both must hold.
-      filter.$and = [createdBetween(args.createdAfter, args.createdBefore)];
-    }
+    // Every condition must hold; a search's first word bounds the read through its index (user-search.ts).
+    const all: Array<Record<string, unknown>> = args.search ? searchConditions(args.search) : [];
+    if (args.createdAfter || args.createdBefore) all.push(createdBetween(args.createdAfter, args.createdBefore));
+    if (all.length > 0) filter.$and = all;
     return findPage(this.model, filter, args);
   }
 
@@ -119,6 +116,7 @@ export class UserService {
     }
     if (profile.defaultColor === null) set.defaultColor = DEFAULT_USER_COLOR;
     if (rolesChange) set.roles = roles ?? [];
+    if (['email', 'firstName', 'lastName'].some((field) => set[field] !== undefined)) set.searchKeys = searchKeysOf({ ...current, ...set });
     const update: Record<string, unknown> = { $set: set };
     if (password !== undefined) {
       set.passwordHash = await hashPassword(password);
@@ -174,8 +172,4 @@ function sameRoles(given: readonly string[], held: readonly string[]): boolean {
 
 function withoutNulls<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined)) as Partial<T>;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
