@@ -8,12 +8,14 @@ import {
   type DirectiveNode,
   type DocumentNode,
   type FieldNode,
+  type GraphQLField,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type ValueNode,
 } from 'graphql';
 import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { Extensions } from 'type-graphql';
 import { errors } from '../errors/index.js';
 import { MAX_PAGE_LIMIT } from '../shared/pagination.js';
 
@@ -33,12 +35,30 @@ const { getComplexity, fieldExtensionsEstimator, simpleEstimator } = createRequi
  */
 export const MAX_QUERY_COST = 5000;
 
+/**
+ * What a list costs for each filter that may read more records than the
+ * page it answers (no index bounds it, or a search word's index entries
+ * must be checked): priced by that work, not by the page's size, so at most
+ * twelve such lists fit in one request however small their pages.
+ */
+export const SCAN_FILTER_COST = 400;
+
+/** Names the arguments of a list that may read beyond its page (SCAN_FILTER_COST each, when given). */
+export function ScanFilters(...names: string[]): MethodDecorator & PropertyDecorator & ClassDecorator {
+  return Extensions({ scanFilters: names });
+}
+
+function scanFiltersOf(field: GraphQLField<unknown, unknown>): readonly string[] {
+  return (field.extensions?.scanFilters as readonly string[] | undefined) ?? [];
+}
+
 /** A field with a `limit` argument (every paginated list) returns up to that many items. */
-const pagedListEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
+const pagedListEstimator: ComplexityEstimator = ({ args, childComplexity, field }) => {
   if (!('limit' in args)) return undefined;
   // Out of range is refused by the resolver anyway: cost it at the bounds, never below one item.
   const limit = typeof args.limit === 'number' ? Math.min(Math.max(args.limit, 1), MAX_PAGE_LIMIT) : MAX_PAGE_LIMIT;
-  return 1 + limit * childComplexity;
+  const scans = scanFiltersOf(field).filter((name) => args[name] !== undefined && args[name] !== null).length;
+  return 1 + limit * childComplexity + scans * SCAN_FILTER_COST;
 };
 
 /** First answer wins: paged lists, then a `complexity` set on a TypeGraphQL field, then 1 per field. */
@@ -118,7 +138,7 @@ function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode): 
       Field(node) {
         const field = typeInfo.getFieldDef();
         if (!field || field.extensions?.complexity !== undefined) depends = true;
-        else if (field.args.some((arg) => arg.name === 'limit') && byVariable(node, 'limit')) depends = true;
+        else if (field.args.some((arg) => arg.name === 'limit') && ['limit', ...scanFiltersOf(field)].some((name) => byVariable(node, name))) depends = true;
       },
       Directive(node) {
         if ((node.name.value === 'include' || node.name.value === 'skip') && byVariable(node, 'if')) depends = true;

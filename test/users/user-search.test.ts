@@ -135,3 +135,27 @@ describe('an unmatched search reads through the index', () => {
     expect(explained.executionStats.totalDocsExamined).toBe(0);
   });
 });
+
+describe('the cost of filters that may read beyond their page', () => {
+  const aliases = (count: number, args: string) =>
+    `query${args.includes('$q') ? '($q: String)' : ''} { ${Array.from({ length: count }, (_, i) => `a${i}: users(${args}, limit: 1) { items { id } }`).join(' ')} }`;
+
+  it.each([
+    ['search', 'search: "nothingmatches"'],
+    ['search given by a variable', 'search: $q'],
+    ['createdAfter', 'createdAfter: "2000-01-01T00:00:00.000Z"'],
+  ])('refuses 15 aliases of users(%s) before any runs (400)', async (_name, args) => {
+    const response = await app.graphql(aliases(15, args), { q: 'nothingmatches' }, { token: reader.token });
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(response.body.errors[0].message).toMatch(/costs \d+, over the limit of 5000/);
+  });
+
+  it('still answers 15 aliases of an unfiltered users page, and a few searches', async () => {
+    const plain = await app.graphql(aliases(15, 'role: "admin"'), {}, { token: reader.token });
+    expect(plain.status).toBe(200);
+    const few = await app.graphql(aliases(3, 'search: $q'), { q: 'grace' }, { token: reader.token });
+    expect(few.status).toBe(200);
+    expect(few.body.data.a0.items).toHaveLength(1);
+  });
+});
