@@ -42,6 +42,8 @@ export interface AppConfig {
    * comma-separated list of addresses/CIDRs, as express's `trust proxy` takes.
    */
   readonly trustProxy: boolean | number | string;
+  /** How long a filtered list may read before it answers 503 (maxTimeMS, milliseconds; LIST_READ_TIME_LIMIT, default 2000). */
+  readonly listReadTimeLimitMs: number;
   /** Sign-in throttling (src/auth/login-throttle.ts). */
   readonly loginThrottle: {
     /** Failed sign-ins per submitted email before each attempt must wait. */
@@ -193,6 +195,10 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push(`USAGE_LOG_RETENTION must be a positive duration like 3600, 12h, 30d (got "${retentionText}")`);
   }
 
+  const listReadText = read(env, 'LIST_READ_TIME_LIMIT') ?? '2000';
+  const listReadTimeLimitMs = /^\d{1,7}$/.test(listReadText) && Number(listReadText) > 0 ? Number(listReadText) : null;
+  if (listReadTimeLimitMs === null) problems.push(`LIST_READ_TIME_LIMIT must be a whole number of milliseconds from 1 to 9999999 (got "${listReadText}")`);
+
   const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'));
   if (trustProxy === null) {
     problems.push('TRUST_PROXY must be false, true, a hop count, or comma-separated addresses/CIDRs (loopback, 10.0.0.0/8, …)');
@@ -220,6 +226,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     corsOrigins,
     bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
     apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
+    listReadTimeLimitMs: listReadTimeLimitMs ?? 2000,
     trustProxy: trustProxy as boolean | number | string,
     loginThrottle,
   };

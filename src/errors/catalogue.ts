@@ -20,6 +20,7 @@ export const errorCatalogue = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout' },
   REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
   // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
   GRAPHQL_PARSE_FAILED: { status: 400, title: 'Bad Request' },
   GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
@@ -127,6 +128,11 @@ export const errors = {
   malformedRequest: () => new AppError('BAD_REQUEST', 'The request is not well-formed HTTP/1.1'),
   /** A request whose headers or body did not arrive within the server's time limit. */
   requestTimeout: () => new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time'),
+  /** A read past its time limit (MongoDB's maxTimeMS): nothing was answered, a narrower filter may be. */
+  readTimeLimit: () =>
+    new AppError('SERVICE_UNAVAILABLE', 'This list read more records than it may in its time limit: narrow the filter (e.g. a longer search word) or try again later', {
+      headers: { 'Retry-After': '5' },
+    }),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },

@@ -74,12 +74,18 @@ function fromMongoose(error: unknown): AppError | undefined {
     const fieldErrors = Object.values(error.errors).map((e) => ({ field: e.path, rule: e.kind, message: e.message }));
     return errors.badInput(`Invalid value for ${fieldErrors.map((e) => e.field).join(', ')}`, fieldErrors);
   }
+  if (isTimeLimitExceeded(error)) return errors.readTimeLimit();
   if (isDuplicateKey(error)) {
     const keys = Object.keys(error.keyPattern ?? error.keyValue ?? {});
     const field = keys.find((key) => key !== 'tenant_id') ?? keys[0] ?? 'id';
     return errors.conflict(field, `A record with this ${field} already exists`);
   }
   return undefined;
+}
+
+/** MongoDB's answer to a read past its maxTimeMS (50, MaxTimeMSExpired), from any driver or engine. */
+export function isTimeLimitExceeded(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 50;
 }
 
 /** MongoDB's duplicate key error (11000), from any driver or engine. */

@@ -99,7 +99,7 @@ export class PageArgs {
  */
 export interface PageableModel<TDoc> {
   find(filter: Record<string, unknown>): {
-    sort(sort: { _id: 1 | -1 }): { limit(limit: number): PromiseLike<TDoc[]> };
+    sort(sort: { _id: 1 | -1 }): { limit(limit: number): PromiseLike<TDoc[]> & { maxTimeMS?(ms: number): PromiseLike<TDoc[]> } };
   };
 }
 
@@ -169,6 +169,23 @@ export type PageOrder = 'asc' | 'desc';
 
 export interface FindPageOptions {
   order?: PageOrder;
+  /**
+   * A filter no index bounds may read far more than its page: the read
+   * ends past this many milliseconds (maxTimeMS) with MongoDB's
+   * MaxTimeMSExpired (50), which the service answers 503 with Retry-After.
+   */
+  maxTimeMS?: number;
+}
+
+let listReadTimeLimitMs = 2000;
+
+/** The service's LIST_READ_TIME_LIMIT, set once at start (createService). */
+export function setListReadTimeLimit(ms: number): void {
+  listReadTimeLimitMs = ms;
+}
+
+export function listReadTimeLimit(): number {
+  return listReadTimeLimitMs;
 }
 
 /**
@@ -180,12 +197,13 @@ export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
   model: PageableModel<TDoc>,
   filter: Record<string, unknown>,
   { limit, cursor }: { limit: number; cursor?: string | null },
-  { order = 'asc' }: FindPageOptions = {},
+  { order = 'asc', maxTimeMS }: FindPageOptions = {},
 ): Promise<Page<TDoc>> {
   const afterId = cursor ? decodeCursor(cursor) : null;
   const after = order === 'desc' ? '$lt' : '$gt';
   const pageFilter = afterId ? { $and: [filter, { _id: trusted({ [after]: toObjectId(afterId) }) }] } : filter;
-  const found = await model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1);
+  const query = model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1);
+  const found = await (maxTimeMS !== undefined && query.maxTimeMS ? query.maxTimeMS(maxTimeMS) : query);
   const items = found.slice(0, limit);
   const last = items.at(-1);
   return { items, nextCursor: found.length > limit && last ? encodeCursor(last._id) : null };

@@ -3,7 +3,7 @@ import { trusted } from 'mongoose';
 import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
-import { findPage, type Page } from '../shared/pagination.js';
+import { findPage, listReadTimeLimit, type Page } from '../shared/pagination.js';
 import { createdBetween } from '../shared/timestamps.js';
 import { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
@@ -38,7 +38,8 @@ export class UserService {
     const all: Array<Record<string, unknown>> = args.search ? searchConditions(args.search) : [];
     if (args.createdAfter || args.createdBefore) all.push(createdBetween(args.createdAfter, args.createdBefore));
     if (all.length > 0) filter.$and = all;
-    return findPage(this.model, filter, args);
+    // A filter no index bounds (dates, email) may read the whole tenant: bounded in time, then 503.
+    return findPage(this.model, filter, args, { maxTimeMS: listReadTimeLimit() });
   }
 
   /** Anyone may read their own record in person; other users (and API keys) need `users:read`. */

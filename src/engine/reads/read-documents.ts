@@ -12,6 +12,7 @@ import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { fieldsRead } from './fields-read.js';
 import { indexMembership } from './index-membership.js';
+import { READS_PER_CLOCK_CHECK, TimeBudget } from './time-budget.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -81,7 +82,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const chosen =
     natural === undefined && !isView(info)
       ? // A $near answers by distance first, so no index gives its order.
-        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields })
+        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields, budget })
       : undefined;
   // A streamed read of stored documents (no blocking sort, no view's pipeline, no $text score on them) can recheck one a cursor read ahead.
   const live = !isView(info) && !text.match ? { storage, db, coll, matches } : undefined;
@@ -225,36 +226,6 @@ function lazyFilter(
   return new FilteredRead(candidates, matches, skip, limit, live, budget);
 }
 
-/** Candidates read between two looks at the clock under a maxTimeMS. */
-const CANDIDATES_PER_CLOCK_CHECK = 256;
-
-/**
- * A read's `maxTimeMS`, as mongod counts it for a cursor: the time spent
- * reading (in the command and in each getMore), not the time a client
- * waits between batches.
- */
-export class TimeBudget {
-  private spent = 0;
-  private resumedAt = 0;
-
-  constructor(private readonly maxMs: number) {}
-
-  resume(): void {
-    this.resumedAt = performance.now();
-  }
-
-  pause(): void {
-    this.spent += performance.now() - this.resumedAt;
-  }
-
-  /** Throws MaxTimeMSExpired (50) once the reading time is past the limit. */
-  check(): void {
-    if (this.spent + performance.now() - this.resumedAt > this.maxMs) {
-      throw mongoError('MaxTimeMSExpired', 'operation exceeded time limit');
-    }
-  }
-}
-
 /**
  * The matches of the candidates, past `skip`, at most `limit`. One object
  * that is also its own recheck: a closure (and a property on a generator)
@@ -281,7 +252,7 @@ class FilteredRead implements Iterable<Document>, Rechecker {
     const budget = this.budget;
     budget?.resume();
     for (const doc of this.candidates) {
-      if (budget && ++read % CANDIDATES_PER_CLOCK_CHECK === 0) budget.check();
+      if (budget && ++read % READS_PER_CLOCK_CHECK === 0) budget.check();
       if (!this.matches(doc)) continue;
       if (skipped < this.skip) {
         skipped++;
