@@ -9,6 +9,7 @@ import { journaledInserts } from './journaled-insert.bench.js';
 import { pingVsFindOne } from './ping-vs-find.bench.js';
 import { rawFindById, rawPing } from './raw-ping.bench.js';
 import { startStandaloneEngine } from './standalone-engine.js';
+import { usersSearch } from './users-search.bench.js';
 import { readOptions } from './options.js';
 import { printTable, perSecond, ratio, us, type Row } from './report.js';
 import { serviceBench } from './service-bench.js';
@@ -25,7 +26,8 @@ import { hasUnexpected, printServiceTable, writeJson } from './service-report.js
  * code 1 (its numbers measure errors).
  * `--only service,memory,a,b,c,d` (or BENCH_ONLY) chooses the parts: a
  * (latency), b (journaled inserts), c (indexed vs unindexed find), d (a read
- * with an API key vs with a JWT, sequential, in-process). BENCH_CONFIGS=lmdb,memory
+ * with an API key vs with a JWT, sequential, in-process), e (users search
+ * at 100k users, opt-in: its seeding takes a while). BENCH_CONFIGS=lmdb,memory
  * chooses the engine configurations and their order (default memory,lmdb,standalone).
  */
 type EngineConfig = StartEngineOptions | { standalone: string };
@@ -71,8 +73,11 @@ async function main(): Promise<void> {
     { metric: 'find by indexed field, 100k docs (median)', values: {} },
     { metric: 'find by unindexed field, 100k docs (median)', values: {} },
     { metric: 'unindexed / indexed', values: {} },
+    { metric: 'users search, 100k users, unmatched, indexed (median)', values: {} },
+    { metric: 'users search, 100k users, matched, indexed (median)', values: {} },
+    { metric: 'users search, 100k users, unmatched, old regex scan (median)', values: {} },
   ];
-  const engineParts = ['a', 'b', 'c'].some((part) => parts.has(part));
+  const engineParts = ['a', 'b', 'c', 'e'].some((part) => parts.has(part));
   try {
     for (const [name, engineOptions] of engineParts ? Object.entries(configs) : []) {
       process.stderr.write(`bench: ${name}...\n`);
@@ -91,6 +96,12 @@ async function main(): Promise<void> {
           rows[6].values[name] = us(c.indexedUs);
           rows[7].values[name] = us(c.scanUs);
           rows[8].values[name] = ratio(c.ratio);
+        }
+        if (parts.has('e')) {
+          const e = await usersSearch(client);
+          rows[9].values[name] = us(e.indexedUnmatchedUs);
+          rows[10].values[name] = us(e.indexedMatchedUs);
+          rows[11].values[name] = us(e.scanUs);
         }
       });
     }

@@ -4,7 +4,7 @@
  * (1 round of 3 s, 1 s warm-up, 10 s memory run) to check that it all works.
  */
 export interface BenchOptions {
-  /** Parts to run: service (the load scenarios), memory, and the engine's own a, b, c, d. */
+  /** Parts to run: service (the load scenarios), memory, and the engine's own a, b, c, d, e. */
   parts: Set<string>;
   rounds: number;
   /** Seconds per scenario per round. */
@@ -42,7 +42,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     return value;
   };
   const parts = (flag('only') ?? env.BENCH_ONLY ?? DEFAULT_PARTS).split(',').map((part) => part.trim());
-  const known = ['service', 'memory', 'a', 'b', 'c', 'd'];
+  const known = ['service', 'memory', 'a', 'b', 'c', 'd', 'e'];
   const unknown = parts.filter((part) => !known.includes(part));
   if (unknown.length > 0) throw new Error(`--only takes ${known.join(', ')} (unknown: ${unknown.join(', ')})`);
   return {

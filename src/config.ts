@@ -53,6 +53,8 @@ export interface AppConfig {
     /** Client connections one IP may hold open at once; 0: no such cap. */
     readonly maxConnectionsPerIp: number;
   };
+  /** How long a filtered list may read before it answers 503 (maxTimeMS, milliseconds; LIST_READ_TIME_LIMIT, default 2000). */
+  readonly listReadTimeLimitMs: number;
   /** Sign-in throttling (src/auth/login-throttle.ts). */
   readonly loginThrottle: {
     /** Failed sign-ins per submitted email before each attempt must wait. */
@@ -210,6 +212,10 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push(`USAGE_LOG_RETENTION must be a positive duration like 3600, 12h, 30d (got "${retentionText}")`);
   }
 
+  const listReadText = read(env, 'LIST_READ_TIME_LIMIT') ?? '2000';
+  const listReadTimeLimitMs = /^\d{1,7}$/.test(listReadText) && Number(listReadText) > 0 ? Number(listReadText) : null;
+  if (listReadTimeLimitMs === null) problems.push(`LIST_READ_TIME_LIMIT must be a whole number of milliseconds from 1 to 9999999 (got "${listReadText}")`);
+
   const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'));
   if (trustProxy === null) {
     problems.push('TRUST_PROXY must be false, true, a hop count, or comma-separated addresses/CIDRs (loopback, 10.0.0.0/8, …)');
@@ -239,6 +245,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
     pageByteBudget: pageByteBudget as number,
     apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
+    listReadTimeLimitMs: listReadTimeLimitMs ?? 2000,
     trustProxy: trustProxy as boolean | number | string,
     http,
     loginThrottle,

@@ -8,7 +8,7 @@ import { createHttpServer } from './http/http-server.js';
 import { createLogger } from './logger.js';
 import { buildServiceSchema, createService } from './service.js';
 import { markDatabaseReadOnly } from './shared/index.js';
-import { bootstrapAdmin } from './users/index.js';
+import { backfillUserSearchKeys, bootstrapAdmin } from './users/index.js';
 
 /**
  * Start-up only: config -> database (embedded engine unless MONGODB_URI) ->
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
 
   const database = await openDatabase(config, logger);
   await bootstrapAdmin(config, logger);
+  await backfillUserSearchKeys(logger);
   const schema = await buildServiceSchema();
   const { app, stop } = await createService(config, schema, { logger });
 

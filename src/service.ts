@@ -16,6 +16,7 @@ import {
   type AppContext,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
+import { setListReadTimeLimit } from './shared/pagination.js';
 import { buildAppSchema } from './graphql/build-schema.js';
 import { createApp, type AppHandle } from './http/app.js';
 import type { RestRoutes } from './http/rest-routes.js';
@@ -74,6 +75,7 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
+  setListReadTimeLimit(config.listReadTimeLimitMs);
   const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
   const usage = createUsageRecorder({ keys, logger });
   const resolveActor =

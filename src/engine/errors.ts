@@ -20,6 +20,7 @@ export const ErrorCodes = {
   CannotBackfillArray: 34,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
+  MaxTimeMSExpired: 50,
   NamespaceExists: 48,
   CommandNotFound: 59,
   CommandNotSupported: 115,

@@ -22,6 +22,7 @@ export const errorCatalogue = {
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
   // The database's disk is full: the write was not stored (nothing of it is kept).
   INSUFFICIENT_STORAGE: { status: 507, title: 'Insufficient Storage' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
   // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
   GRAPHQL_PARSE_FAILED: { status: 400, title: 'Bad Request' },
   GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
@@ -134,6 +135,11 @@ export const errors = {
   /** The database refused a write for lack of disk space (MongoDB's OutOfDiskSpace, 14031). */
   insufficientStorage: (cause: unknown) =>
     new AppError('INSUFFICIENT_STORAGE', "The database's disk is full: the change was not stored", { cause }),
+  /** A read past its time limit (MongoDB's maxTimeMS): nothing was answered, a narrower filter may be. */
+  readTimeLimit: () =>
+    new AppError('SERVICE_UNAVAILABLE', 'This list read more records than it may in its time limit: narrow the filter (e.g. a longer search word) or try again later', {
+      headers: { 'Retry-After': '5' },
+    }),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },

@@ -75,6 +75,7 @@ function fromMongoose(error: unknown): AppError | undefined {
     return errors.badInput(`Invalid value for ${fieldErrors.map((e) => e.field).join(', ')}`, fieldErrors);
   }
   if (isOutOfDiskSpace(error)) return errors.insufficientStorage(error);
+  if (isTimeLimitExceeded(error)) return errors.readTimeLimit();
   if (isDuplicateKey(error)) {
     const keys = Object.keys(error.keyPattern ?? error.keyValue ?? {});
     const field = keys.find((key) => key !== 'tenant_id') ?? keys[0] ?? 'id';
@@ -86,6 +87,11 @@ function fromMongoose(error: unknown): AppError | undefined {
 /** MongoDB's OutOfDiskSpace (14031): the embedded engine, or a mongod, could not store a write for lack of space. */
 function isOutOfDiskSpace(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 14031;
+}
+
+/** MongoDB's answer to a read past its maxTimeMS (50, MaxTimeMSExpired), from any driver or engine. */
+export function isTimeLimitExceeded(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 50;
 }
 
 /** MongoDB's duplicate key error (11000), from any driver or engine. */

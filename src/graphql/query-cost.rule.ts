@@ -11,6 +11,7 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -41,20 +42,39 @@ const { getComplexity, fieldExtensionsEstimator, simpleEstimator } = createRequi
 export const MAX_QUERY_COST = 5000;
 
 /**
+ * What a list costs for each filter that may read more records than the
+ * page it answers (no index bounds it, or a search word's index entries
+ * must be checked): priced by that work, not by the page's size, so at most
+ * twelve such lists fit in one request however small their pages.
+ */
+export const SCAN_FILTER_COST = 400;
+
+/** Names the arguments of a list that may read beyond its page (SCAN_FILTER_COST each, when given). */
+export function ScanFilters(...names: string[]): MethodDecorator & PropertyDecorator & ClassDecorator {
+  return Extensions({ scanFilters: names });
+}
+
+function scanFiltersOf(field: GraphQLField<unknown, unknown>): readonly string[] {
+  return (field.extensions?.scanFilters as readonly string[] | undefined) ?? [];
+}
+
+/**
  * A field with a `limit` argument (every paginated list) returns up to that
  * many items. Of a page (`{items, nextCursor}`), the items' selection counts
  * once per item and the rest once (nextCursor, the items list itself); of
- * any other list, the whole selection once per item.
+ * any other list, the whole selection once per item. Each filter that may
+ * read past the page adds SCAN_FILTER_COST.
  */
 const pagedListEstimator: ComplexityEstimator = ({ args, field, childComplexity, node, context }) => {
   if (!('limit' in args)) return undefined;
   // Out of range is refused by the resolver anyway: cost it at the bounds, never below one item.
   const limit = typeof args.limit === 'number' ? Math.min(Math.max(args.limit, 1), MAX_PAGE_LIMIT) : MAX_PAGE_LIMIT;
-  if (!isPage(field.type)) return 1 + limit * childComplexity;
+  const scans = scanFiltersOf(field).filter((name) => args[name] !== undefined && args[name] !== null).length;
+  if (!isPage(field.type)) return 1 + limit * childComplexity + scans * SCAN_FILTER_COST;
   const { childrenOf, itemCosts } = context as CostContext;
   const perItem = (childrenOf.get(node) ?? []).reduce((sum, child) => sum + (itemCosts.get(child) ?? 0), 0);
   // childComplexity holds each item once already.
-  return 1 + childComplexity + (limit - 1) * perItem;
+  return 1 + childComplexity + (limit - 1) * perItem + scans * SCAN_FILTER_COST;
 };
 
 function isPage(type: GraphQLOutputType): boolean {
@@ -215,7 +235,7 @@ function costDependsOnVariables(schema: GraphQLSchema, document: DocumentNode): 
       Field(node) {
         const field = typeInfo.getFieldDef();
         if (!field || field.extensions?.complexity !== undefined) depends = true;
-        else if (field.args.some((arg) => arg.name === 'limit') && byVariable(node, 'limit')) depends = true;
+        else if (field.args.some((arg) => arg.name === 'limit') && ['limit', ...scanFiltersOf(field)].some((name) => byVariable(node, name))) depends = true;
       },
       Directive(node) {
         if ((node.name.value === 'include' || node.name.value === 'skip') && byVariable(node, 'if')) depends = true;

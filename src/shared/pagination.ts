@@ -104,7 +104,7 @@ export class PageArgs {
 export interface PageableModel<TDoc> {
   find(filter: Record<string, unknown>): {
     /** `maxBytes`: a reader that knows record sizes may stop once past it (collectionPages); a mongoose model reads `limit`. */
-    sort(sort: { _id: 1 | -1 }): { limit(limit: number, maxBytes?: number): PromiseLike<TDoc[]> };
+    sort(sort: { _id: 1 | -1 }): { limit(limit: number, maxBytes?: number): PromiseLike<TDoc[]> & { maxTimeMS?(ms: number): PromiseLike<TDoc[]> } };
   };
 }
 
@@ -268,6 +268,23 @@ export type PageOrder = 'asc' | 'desc';
 
 export interface FindPageOptions {
   order?: PageOrder;
+  /**
+   * A filter no index bounds may read far more than its page: the read
+   * ends past this many milliseconds (maxTimeMS) with MongoDB's
+   * MaxTimeMSExpired (50), which the service answers 503 with Retry-After.
+   */
+  maxTimeMS?: number;
+}
+
+let listReadTimeLimitMs = 2000;
+
+/** The service's LIST_READ_TIME_LIMIT, set once at start (createService). */
+export function setListReadTimeLimit(ms: number): void {
+  listReadTimeLimitMs = ms;
+}
+
+export function listReadTimeLimit(): number {
+  return listReadTimeLimitMs;
 }
 
 /**
@@ -281,13 +298,14 @@ export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
   model: PageableModel<TDoc>,
   filter: Record<string, unknown>,
   { limit, cursor }: { limit: number; cursor?: string | null },
-  { order = 'asc' }: FindPageOptions = {},
+  { order = 'asc', maxTimeMS }: FindPageOptions = {},
 ): Promise<Page<TDoc>> {
   const afterId = cursor ? decodeCursor(cursor) : null;
   const after = order === 'desc' ? '$lt' : '$gt';
   const pageFilter = afterId ? { $and: [filter, { _id: trusted({ [after]: toObjectId(afterId) }) }] } : filter;
   const budget = currentAnswerBudget();
-  const found = await model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1, budget.remaining);
+  const query = model.find(pageFilter).sort({ _id: order === 'desc' ? -1 : 1 }).limit(limit + 1, budget.remaining);
+  const found = await (maxTimeMS !== undefined && query.maxTimeMS ? query.maxTimeMS(maxTimeMS) : query);
   const items = takeWithinBudget(found.slice(0, limit), budget);
   const last = items.at(-1);
   return { items, nextCursor: found.length > items.length && last ? encodeCursor(last._id) : null };

@@ -3,6 +3,7 @@ import type { AppConfig } from '../config.js';
 import { isDuplicateKey } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import { UserModel } from './user.model.js';
+import { backfillSearchKeys } from './user-search.js';
 
 export interface NewAdmin {
   email: string;
@@ -40,4 +41,11 @@ export async function bootstrapAdmin(config: Pick<AppConfig, 'admin'>, logger: L
   }
   logger.info({ userId: admin.id, email: admin.email }, 'created the platform administrator');
   return true;
+}
+
+/** Every start: users stored without search keys (imports, older records) get them, so `search` finds them. */
+export async function backfillUserSearchKeys(logger: Logger): Promise<number> {
+  const done = await backfillSearchKeys(UserModel);
+  if (done > 0) logger.info({ users: done }, 'gave users their search keys');
+  return done;
 }

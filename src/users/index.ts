@@ -1,6 +1,6 @@
 /** The access-control area: users, roles and the permission catalogue. */
 export { userAccountStore } from './account-store.js';
-export { bootstrapAdmin, createPlatformAdmin, type NewAdmin } from './bootstrap.js';
+export { backfillUserSearchKeys, bootstrapAdmin, createPlatformAdmin, type NewAdmin } from './bootstrap.js';
 export { PermissionResolver } from './permission.resolver.js';
 export { RoleResolver } from './role.resolver.js';
 export { Role, RoleModel } from './role.model.js';

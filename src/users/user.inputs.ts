@@ -4,6 +4,7 @@ import { ObjectIdField } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
 import { UserField, type SocialLinksInput } from './user.fields.js';
 import type { IdentificationType, User } from './user.model.js';
+import { SEARCH_WORD_PATTERN } from './user-search.js';
 
 /** `createUser` / `POST /access-control/users`: the user object of the description's 2.2, flat. */
 @ArgsType()
@@ -68,10 +69,14 @@ export class UsersArgs extends PageArgs {
   @Matches(/^(admin|member|[0-9a-f]{24})$/, { message: '$property must be admin, member or a role id' })
   role?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Text found in the email, first name or last name (case-insensitive).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Words (runs of letters and digits), each the start of a word of the email, first name or last name (case-insensitive).',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 100)
+  @Matches(SEARCH_WORD_PATTERN, { message: '$property must hold a letter or a digit' })
   search?: string | null;
 
   @Field(() => Date, { nullable: true, description: 'Users created after this instant (exclusive). A user imported without createdAt counts as created at the time of its id, as it answers.' })

@@ -1,8 +1,9 @@
-import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
+import { getModelForClass, index, modelOptions, plugin, pre, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { EMAIL_COLLATION } from '../shared/credential-rules.js';
 import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
 import { forgetCachedAccountsOnWrite } from './account-cache.js';
+import { searchKeysOf } from './user-search.js';
 
 /** Case-insensitive comparison for emails: the unique index, sign-in and its throttle use the same one. */
 export const emailCollation = EMAIL_COLLATION;
@@ -55,6 +56,12 @@ export class SocialLinks {
 @index({ tenant_id: 1, _id: 1 })
 // Filtering by role: `roles` is an array, so this multikey index narrows but cannot give the order.
 @index({ tenant_id: 1, roles: 1, _id: 1 })
+// `search`: one equality per search word on the stored word prefixes (user-search.ts), never a scan of the tenant.
+@index({ searchKeys: 1, tenant_id: 1 })
+// A document saved (created) through the model keeps its search keys in step; updates set them in UserService.update.
+@pre<User>('save', function () {
+  if (this.isNew || this.isModified(['email', 'firstName', 'lastName'])) this.searchKeys = searchKeysOf(this);
+})
 @modelOptions({ schemaOptions: { collection: 'users', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
 // Credentials reuse accounts for up to a second; a change through the model is seen at once.
 @plugin(forgetCachedAccountsOnWrite)
@@ -134,6 +141,10 @@ export class User {
   @Field(() => String, { nullable: true, description: 'Id of the user who last updated the record.' })
   @prop({ type: () => String, default: null })
   updatedBy!: string | null;
+
+  /** Lowercased word prefixes of email and names, what `search` looks up (user-search.ts); never answered. */
+  @prop({ type: () => [String], default: undefined })
+  searchKeys?: string[];
 
   @CreatedAtField()
   readonly createdAt!: Date;

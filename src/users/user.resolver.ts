@@ -2,6 +2,7 @@ import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type
 import { Audited } from '../audit/index.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
 import { OncePerRequest } from '../graphql/once-per-request.rule.js';
+import { ScanFilters } from '../graphql/query-cost.rule.js';
 import type { Page } from '../shared/pagination.js';
 import { CreateUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
 import { User } from './user.model.js';
@@ -14,6 +15,8 @@ export class UserResolver {
   private readonly service = new UserService();
 
   @Authorized('users:read')
+  // No index bounds the date and email filters; a search's words may share index entries with many users.
+  @ScanFilters('search', 'email', 'createdAfter', 'createdBefore')
   @Query(() => UserPage, {
     description: 'Users of your tenant (a platform administrator: of every tenant), a page at a time, with filters.',
   })

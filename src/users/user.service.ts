@@ -3,11 +3,12 @@ import { trusted } from 'mongoose';
 import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
-import { findPage, type Page } from '../shared/pagination.js';
+import { findPage, listReadTimeLimit, type Page } from '../shared/pagination.js';
 import { createdBetween } from '../shared/timestamps.js';
 import { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
 import { DEFAULT_USER_COLOR, User, UserModel } from './user.model.js';
+import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
 
 export type UserDocument = DocumentType<User>;
 
@@ -33,15 +34,12 @@ export class UserService {
     const filter: Record<string, unknown> = { ...tenantScope(actor) };
     if (args.email) filter.email = trusted({ $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' });
     if (args.role) filter.roles = args.role;
-    if (args.search) {
-      const text = trusted({ $regex: escapeRegExp(args.search), $options: 'i' });
-      filter.$or = [{ email: text }, { firstName: text }, { lastName: text }];
-    }
-    if (args.createdAfter || args.createdBefore) {
-      // Beside a search's $or: both must hold.
-      filter.$and = [createdBetween(args.createdAfter, args.createdBefore)];
-    }
-    return findPage(this.model, filter, args);
+    // Every condition must hold; a search's first word bounds the read through its index (user-search.ts).
+    const all: Array<Record<string, unknown>> = args.search ? searchConditions(args.search) : [];
+    if (args.createdAfter || args.createdBefore) all.push(createdBetween(args.createdAfter, args.createdBefore));
+    if (all.length > 0) filter.$and = all;
+    // A filter no index bounds (dates, email) may read the whole tenant: bounded in time, then 503.
+    return findPage(this.model, filter, args, { maxTimeMS: listReadTimeLimit() });
   }
 
   /** Anyone may read their own record in person; other users (and API keys) need `users:read`. */
@@ -120,6 +118,7 @@ export class UserService {
     }
     if (profile.defaultColor === null) set.defaultColor = DEFAULT_USER_COLOR;
     if (rolesChange) set.roles = roles ?? [];
+    if (['email', 'firstName', 'lastName'].some((field) => set[field] !== undefined)) set.searchKeys = searchKeysOf({ ...current, ...set });
     const update: Record<string, unknown> = { $set: set };
     if (password !== undefined) {
       set.passwordHash = await hashPassword(password);
@@ -189,8 +188,4 @@ function sameRoles(given: readonly string[], held: readonly string[]): boolean {
 
 function withoutNulls<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined)) as Partial<T>;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

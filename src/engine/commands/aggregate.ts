@@ -82,7 +82,10 @@ export const aggregateCommand: CommandHandler = {
       const { sort, limit, consumed } = leadingSort(rest);
       rest = rest.slice(consumed);
       input = [
-        ...readDocuments(storage, ctx.db, target, { filter: leadingMatch, sort, limit, collation, hint: body.hint, variables, allowDiskUse, refuseNear: true }),
+        ...readDocuments(storage, ctx.db, target, {
+          filter: leadingMatch, sort, limit, collation, hint: body.hint, variables, allowDiskUse, refuseNear: true,
+          maxTimeMS: nonNegativeInteger(body, 'aggregate', 'maxTimeMS'),
+        }),
       ];
     }
 

@@ -50,6 +50,7 @@ export const findCommand: CommandHandler = {
       variables,
       allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
       onlyStoredBytes: storedBytes,
+      maxTimeMS: nonNegativeInteger(body, 'find', 'maxTimeMS'),
     });
     let rechecker = recheckerOf(results);
     if (projected) {

@@ -7,7 +7,7 @@ import type { Collation, Document } from './types.js';
 /**
  * Picks an index to narrow a read. Bounds are on the index's first key field
  * and come from top-level conditions (or those inside a top-level $and).
- * Preference: `_id_`, then unique, then equality over range. Partial, sparse
+ * Preference: `_id_`, then unique, then equality over range (rank). Partial, sparse
  * and collated indexes (unless the query collation equals theirs) are skipped.
  * The storage returns a superset; the caller still applies the whole filter.
  */
@@ -59,11 +59,19 @@ export function conditionsOf(filter: Document): Array<[string, unknown]> {
   return out;
 }
 
-function rank(index: IndexSpec, bounds: Bounds): number {
+/**
+ * `_id_`, then unique, then equality over range; between otherwise equal
+ * indexes, the one whose further key fields the filter also fixes by
+ * equality (it is the more specific, e.g. `{word: 1, tenant: 1}` over
+ * `{tenant: 1, _id: 1}` for both fixed), never enough to outrank the above.
+ */
+function rank(index: IndexSpec, bounds: Bounds, conditions: ReadonlyArray<[string, unknown]>): number {
   let score = bounds.equals ? 2 : 1;
   if (index.name === '_id_') score += 8;
   else if (index.unique) score += 4;
-  return score;
+  const further = Object.keys(index.key).slice(1);
+  const fixed = further.filter((field) => conditions.some(([path, condition]) => path === field && boundsFor(condition)?.equals));
+  return score + fixed.length / (further.length + 1) / 2;
 }
 
 /** Strings compare by collation under a collated index/query: only bound them when collations agree. */
@@ -83,7 +91,7 @@ export function planQuery(filter: Document | undefined, indexes: IndexSpec[], co
       if (path !== first) continue;
       const bounds = boundsFor(condition);
       if (!bounds) continue;
-      const score = rank(index, bounds);
+      const score = rank(index, bounds, conditions);
       if (!best || score > best.score) best = { plan: { index: index.name, ...bounds }, score };
     }
   }

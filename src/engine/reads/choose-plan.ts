@@ -1,6 +1,7 @@
 import { naturalDirection, planQuery, planSortedScan, sortedScanFor } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
+import { READS_PER_CLOCK_CHECK, type TimeBudget } from './time-budget.js';
 
 /**
  * Chooses how a read scans, between an index that bounds it (planner.ts:
@@ -40,6 +41,8 @@ export interface ChooseOptions {
   matches: (doc: Document) => boolean;
   /** Decode only these top-level fields (ReadOptions.onlyStoredBytes). */
   fields?: ReadonlySet<string>;
+  /** The read's maxTimeMS: the trial counts against it too. */
+  budget?: TimeBudget;
 }
 
 /** mongod ends a plan trial once a plan has produced a full default first batch (internalQueryPlanEvaluationMaxResults). */
@@ -80,6 +83,7 @@ function trial(storage: Storage, info: CollectionInfo, sorted: ScanPlan, bounded
       break;
     }
     examined++;
+    if (opts.budget && examined % READS_PER_CLOCK_CHECK === 0) opts.budget.check();
     if (opts.matches(next.value)) matched.push(next.value);
     if (matched.length >= opts.need) break;
   }

@@ -12,6 +12,7 @@ import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { fieldsRead } from './fields-read.js';
 import { indexMembership } from './index-membership.js';
+import { READS_PER_CLOCK_CHECK, TimeBudget } from './time-budget.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -46,6 +47,8 @@ export interface ReadOptions {
    * top-level fields the filter and sort read (fields-read.ts).
    */
   onlyStoredBytes?: boolean;
+  /** The command's `maxTimeMS` (0 or undefined: none): past it the read fails with MaxTimeMSExpired (50). */
+  maxTimeMS?: number;
 }
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
@@ -72,19 +75,22 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const natural = naturalDirection(opts.sort) ?? (isPlainObject(opts.hint) ? naturalDirection(opts.hint) : undefined);
   const sort = naturalDirection(opts.sort) === undefined && opts.sort && Object.keys(opts.sort).length > 0 ? opts.sort : undefined;
   const skip = opts.skip ?? 0;
+  const budget = opts.maxTimeMS ? new TimeBudget(opts.maxTimeMS) : undefined;
   const limit = opts.limit ?? 0;
   // Partial documents only where nothing else reads them: a text or $near match, a hinted index's membership, a view's pipeline.
   const fields = opts.onlyStoredBytes && !text.match && !near && !hinted && !isView(info) ? fieldsRead(filter, opts.sort) : undefined;
   const chosen =
     natural === undefined && !isView(info)
       ? // A $near answers by distance first, so no index gives its order.
-        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields })
+        chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields, budget })
       : undefined;
   // A streamed read of stored documents (no blocking sort, no view's pipeline, no $text score on them) can recheck one a cursor read ahead.
   const live = !isView(info) && !text.match ? { storage, db, coll, matches } : undefined;
   if (chosen?.sorted) {
     // In index order, a read-ahead document whose sort key moved has moved behind or ahead of the scan.
     const inOrder = live && opts.sort ? { ...live, sortOrder: compileSort(opts.sort, collation) } : live;
+    // Under a maxTimeMS the filter runs in the budgeted read, so a scan matching nothing still looks at the clock.
+    if (budget) return lazyFilter(sortedMatches(storage, info, chosen, () => true), matches, skip, limit, inOrder, budget);
     return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit, inOrder);
   }
   const plan = chosen?.plan;
@@ -95,23 +101,23 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
       storage.scan(db, coll, plan, sort ? undefined : fields);
   const bounds = { keep: limit > 0 ? skip + limit : 0, allowDiskUse: opts.allowDiskUse, maxBytes: opts.maxSortBytes };
   if (near) {
-    const nearest = orderByDistance(lazyFilter(candidates, matches, 0, 0), near);
+    const nearest = orderByDistance(lazyFilter(candidates, matches, 0, 0, undefined, budget), near);
     const ordered = sort && natural === undefined ? nearest.sort(compileSort(sort, collation)) : nearest;
     return limit > 0 ? ordered.slice(skip, skip + limit) : ordered.slice(skip);
   }
   const backwards = natural !== undefined && natural <= 0;
-  const scanned = backwards ? [...lazyFilter(candidates, matches, 0, 0)].reverse() : undefined;
+  const scanned = backwards ? [...lazyFilter(candidates, matches, 0, 0, undefined, budget)].reverse() : undefined;
   if (scanned && !sort) return limit > 0 ? scanned.slice(skip, skip + limit) : scanned.slice(skip);
   if (sort) {
     // An index in the sort's order makes it no blocking sort in mongod: no memory limit applies.
     if (natural === undefined && info.indexes.some((ix) => indexGivesOrder(ix, sort, collation))) bounds.allowDiskUse = true;
-    return boundedSort(scanned ?? lazyFilter(candidates, matches, 0, 0), compileSort(sort, collation), bounds).slice(skip);
+    return boundedSort(scanned ?? lazyFilter(candidates, matches, 0, 0, undefined, budget), compileSort(sort, collation), bounds).slice(skip);
   }
   // A hinted index answers in its key order (mongod scans that index).
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;
   // Walking an index is no blocking sort in mongod: no memory limit applies.
-  if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
-  return lazyFilter(candidates, matches, skip, limit, live);
+  if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0, undefined, budget), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
+  return lazyFilter(candidates, matches, skip, limit, live, budget);
 }
 
 /** Accepts any near condition: it is only parsed, never run. */
@@ -215,8 +221,9 @@ function lazyFilter(
   skip: number,
   limit: number,
   live?: LiveRead,
+  budget?: TimeBudget,
 ): Iterable<Document> {
-  return new FilteredRead(candidates, matches, skip, limit, live);
+  return new FilteredRead(candidates, matches, skip, limit, live, budget);
 }
 
 /**
@@ -235,18 +242,29 @@ class FilteredRead implements Iterable<Document>, Rechecker {
     private readonly skip: number,
     private readonly limit: number,
     readonly live: LiveRead | undefined,
+    private readonly budget?: TimeBudget,
   ) {}
 
   *[Symbol.iterator](): Generator<Document> {
     let skipped = 0;
     let taken = 0;
+    let read = 0;
+    const budget = this.budget;
+    budget?.resume();
     for (const doc of this.candidates) {
+      if (budget && ++read % READS_PER_CLOCK_CHECK === 0) budget.check();
       if (!this.matches(doc)) continue;
       if (skipped < this.skip) {
         skipped++;
         continue;
       }
-      yield doc;
+      if (budget) {
+        budget.pause();
+        yield doc;
+        budget.resume();
+      } else {
+        yield doc;
+      }
       if (this.dropped) {
         this.dropped = false;
         continue;

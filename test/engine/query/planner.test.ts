@@ -31,3 +31,20 @@ describe('planQuery', () => {
     expect(planQuery({ name: 'n' }, indexes, { locale: 'en', strength: 2 })).toEqual({ index: 'name_1', equals: ['n'] });
   });
 });
+
+describe('planQuery between otherwise equal indexes', () => {
+  const compound: IndexSpec[] = [
+    { name: 'tenant_1__id_1', key: { tenant: 1, _id: 1 } },
+    { name: 'word_1_tenant_1', key: { word: 1, tenant: 1 } },
+    { name: 'tenant_1_age_1', key: { tenant: 1, age: 1 } },
+  ];
+
+  it.each([
+    ['prefers the index whose further fields the filter also fixes', { tenant: 't', word: 'w' }, { index: 'word_1_tenant_1', equals: ['w'] }],
+    ['whatever the order of the conditions', { word: 'w', tenant: 't' }, { index: 'word_1_tenant_1', equals: ['w'] }],
+    ['a further range fixes nothing: the first listed stays', { tenant: 't', age: { $gt: 1 } }, { index: 'tenant_1__id_1', equals: ['t'] }],
+    ['never over an equality on a first field', { tenant: { $gt: 't' }, word: 'w', age: 1 }, { index: 'word_1_tenant_1', equals: ['w'] }],
+  ] as Array<[string, Record<string, unknown>, unknown]>)('%s', (_n, filter, expected) => {
+    expect(planQuery(filter, compound)).toEqual(expected);
+  });
+});
