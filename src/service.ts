@@ -10,6 +10,7 @@ import {
   credentialFirst,
   createRequestContextFactory,
   jwtStrategy,
+  limitPasswordWork,
   LoginResolver,
   LoginService,
   type ActorResolver,
@@ -74,6 +75,7 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
+  limitPasswordWork(config.passwordWork);
   const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
   const usage = createUsageRecorder({ keys, logger });
   const resolveActor =

@@ -46,6 +46,8 @@ export const MAX_WAIT_SECONDS = 15 * 60;
 export interface SignInAttempt {
   /** It signed in: clears the email's counter and gives the IP back this attempt. */
   succeeded(): Promise<void>;
+  /** No password was checked after all (the hashing queue was full): both counters get it back. */
+  unchecked(): Promise<void>;
 }
 
 /**
@@ -69,6 +71,9 @@ export async function admitSignIn(settings: LoginThrottleSettings, email: string
   return {
     async succeeded() {
       await Promise.all([LoginThrottleModel.collection.deleteOne({ _id: account.key as never }), giveBack(address)]);
+    },
+    async unchecked() {
+      await Promise.all([giveBack(account), giveBack(address)]);
     },
   };
 }

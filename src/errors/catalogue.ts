@@ -20,6 +20,7 @@ export const errorCatalogue = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout' },
   REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large' },
   INTERNAL_SERVER_ERROR: { status: 500, title: 'Internal Server Error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
   // Apollo Server's own request codes (kept, as GraphQL clients know them): the document itself was refused.
   GRAPHQL_PARSE_FAILED: { status: 400, title: 'Bad Request' },
   GRAPHQL_VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
@@ -131,6 +132,9 @@ export const errors = {
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
+  /** Work the service sheds to stay responsive (a full queue, the database away): try again after Retry-After. */
+  unavailable: (retryAfterSeconds: number, message: string) =>
+    new AppError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
 };
 
 export function isAppError(err: unknown): err is AppError {
