@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import mongoose from 'mongoose';
+import { databaseConnected } from './database-gate.js';
 
 /**
  * `/healthz`: the process answers. `/readyz`: the database answers a ping
@@ -13,7 +14,7 @@ export function useHealth(): Router {
   router.get('/readyz', async (_req, res) => {
     try {
       const db = mongoose.connection.db;
-      if (mongoose.connection.readyState !== 1 || !db) throw new Error('not connected');
+      if (!databaseConnected() || !db) throw new Error('not connected');
       await db.command({ ping: 1 });
       res.json({ status: 'ready' });
     } catch {
