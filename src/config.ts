@@ -64,6 +64,12 @@ export interface AppConfig {
     /** Quiet time, in seconds, after which a counter starts over. */
     readonly windowSeconds: number;
   };
+  /** The bound on Argon2 work (src/auth/password.ts): running at once, waiting, and the Retry-After of a refusal. */
+  readonly passwordWork: {
+    readonly concurrency: number;
+    readonly queue: number;
+    readonly retryAfterSeconds: number;
+  };
 }
 
 export interface LoadedConfig {
@@ -223,6 +229,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
 
   const loginThrottle = readLoginThrottle(env, problems);
   const http = readHttpLimits(env, problems);
+  const passwordWork = readPasswordWork(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -249,8 +256,20 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     trustProxy: trustProxy as boolean | number | string,
     http,
     loginThrottle,
+    passwordWork,
   };
   return { config: deepFreeze(config), warnings };
+}
+
+/** PASSWORD_HASH_CONCURRENCY (default 2: half libuv's 4 threads stay for other work), PASSWORD_HASH_QUEUE (32). */
+function readPasswordWork(env: Env, problems: string[]): AppConfig['passwordWork'] {
+  const count = (name: string, fallback: number, min: number) => {
+    const text = read(env, name) ?? String(fallback);
+    if (/^\d{1,4}$/.test(text) && Number(text) >= min) return Number(text);
+    problems.push(`${name} must be a whole number from ${min} to 9999 (got "${text}")`);
+    return fallback;
+  };
+  return { concurrency: count('PASSWORD_HASH_CONCURRENCY', 2, 1), queue: count('PASSWORD_HASH_QUEUE', 32, 0), retryAfterSeconds: 1 };
 }
 
 /** LOGIN_ACCOUNT_FAILURES (default 5), LOGIN_IP_FAILURES (20), LOGIN_FAILURE_WINDOW (15m). */

@@ -56,10 +56,21 @@ export async function openDatabase(
   };
 }
 
+/**
+ * How the service notices the database going and coming back. A heartbeat
+ * every second (the driver's default is 10 s): within about a second of an
+ * outage new requests get 503 at once (http/database-gate.ts), and within
+ * about a second of its return they are served again (while every request is
+ * refused, nothing asks the driver for an earlier check). An operation caught
+ * in flight waits at most one heartbeat in mongoose's buffer (default 10 s,
+ * several times over for a request of several operations) before it is a 503.
+ */
+export const OUTAGE_TIMINGS = { heartbeatFrequencyMS: 1000, bufferTimeoutMS: 1000 };
+
 export async function connectMongoose(uri: string, dbName = uriDatabase(uri) ?? DEFAULT_DB_NAME): Promise<void> {
   mongoose.set('strictQuery', true);
   mongoose.set('sanitizeFilter', true); // a `$`-keyed filter value matches literally unless marked mongoose.trusted
-  await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000 });
+  await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000, ...OUTAGE_TIMINGS });
   await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
 }
 

@@ -10,6 +10,7 @@ import {
   credentialFirst,
   createRequestContextFactory,
   jwtStrategy,
+  limitPasswordWork,
   LoginResolver,
   LoginService,
   type ActorResolver,
@@ -76,6 +77,7 @@ const openApi = {
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
   setListReadTimeLimit(config.listReadTimeLimitMs);
+  limitPasswordWork(config.passwordWork);
   const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
   const usage = createUsageRecorder({ keys, logger });
   const resolveActor =

@@ -30,7 +30,7 @@ export { LoginResolver } from './login.resolver.js';
 export { LoginService, type LoginSettings } from './login.service.js';
 export { accountThrottleKey, FIRST_WAIT_SECONDS, ipThrottleKey, MAX_WAIT_SECONDS, type LoginThrottleSettings } from './login-throttle.js';
 export { LOGIN_THROTTLE_COLLECTION } from './login-throttle.model.js';
-export { hashPassword, verifyPassword } from './password.js';
+export { hashPassword, limitPasswordWork, verifyPassword, type PasswordWorkLimits } from './password.js';
 export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, type Permission } from './permissions.js';
 export { createRequestContextFactory } from './request-context.js';
 export { requireActor } from './require-actor.js';

@@ -25,6 +25,10 @@ import { LoginThrottleModel } from './login-throttle.model.js';
  * and gives its IP back its own attempt (the IP keeps counting failures, so a
  * caller's own good sign-ins do not buy guesses at other accounts).
  *
+ * The IP's counter is asked first, and the email's only when the IP may go
+ * on: a refused attempt creates no document (a refusal by the IP touches only
+ * that IP's existing counter), so it costs one update and stores nothing new.
+ *
  * Unknown and known emails are counted and answered alike: the counters are
  * keyed by what was submitted, never by what exists.
  *
@@ -43,29 +47,40 @@ export const MAX_WAIT_SECONDS = 15 * 60;
 export interface SignInAttempt {
   /** It signed in: clears the email's counter and gives the IP back this attempt. */
   succeeded(): Promise<void>;
+  /** No password was checked after all (the hashing queue was full): both counters get it back. */
+  unchecked(): Promise<void>;
 }
 
 /**
  * Lets one sign-in attempt through, counting it on both counters, or throws
- * 429 (Retry-After: the longer wait) when either says to wait.
+ * 429 (Retry-After: the wait of the counter that refused) when either says to wait.
  */
 export async function admitSignIn(settings: LoginThrottleSettings, email: string, ip: string, tenant?: string | null): Promise<SignInAttempt> {
   const account: Counter = { key: accountThrottleKey(email, tenant), freeFailures: settings.accountFailures, windowSeconds: settings.windowSeconds };
   const address: Counter = { key: ipThrottleKey(ip), freeFailures: settings.ipFailures, windowSeconds: settings.windowSeconds };
   const attempt = randomUUID();
-  const outcomes = await Promise.all([account, address].map((counter) => letThrough(counter, attempt)));
-  const waits = outcomes.filter((outcome): outcome is number => outcome !== true);
-  if (waits.length > 0) {
-    // Refused by one counter: the other gets the attempt back (no password was checked).
-    await Promise.all([account, address].filter((_, i) => outcomes[i] === true).map((counter) => giveBack(counter)));
-    const seconds = Math.max(...waits);
-    throw errors.rateLimited(seconds, `Too many failed sign-in attempts; try again in ${seconds} s`);
+  // The IP's counter first: an attempt it refuses stores nothing for its email, so a flood of
+  // fresh emails from one address stops adding documents once the address must wait.
+  const addressWait = await letThrough(address, attempt);
+  if (addressWait !== true) throw refusal(addressWait);
+  const accountWait = await letThrough(account, attempt);
+  if (accountWait !== true) {
+    // Refused by the email's counter: the IP gets the attempt back (no password was checked).
+    await giveBack(address);
+    throw refusal(accountWait);
   }
   return {
     async succeeded() {
       await Promise.all([LoginThrottleModel.collection.deleteOne({ _id: account.key as never }), giveBack(address)]);
     },
+    async unchecked() {
+      await Promise.all([giveBack(account), giveBack(address)]);
+    },
   };
+}
+
+function refusal(seconds: number) {
+  return errors.rateLimited(seconds, `Too many failed sign-in attempts; try again in ${seconds} s`);
 }
 
 interface Counter {

@@ -24,7 +24,9 @@ export interface LoginSettings {
  * none. An unknown email, an email in many tenants and a wrong password get
  * the same 401 for the same work, so none can be told apart. Before that,
  * the sign-in throttle (login-throttle.ts) counts the attempt or refuses it
- * with 429, so a throttled attempt costs no password check.
+ * with 429, so a throttled attempt costs no password check. The check itself
+ * takes a turn in the process's bounded Argon2 queue (password.ts): when that
+ * is full the sign-in gets 503 with Retry-After and is not counted.
  */
 export class LoginService {
   constructor(private readonly accounts: AccountStore) {
@@ -37,7 +39,11 @@ export class LoginService {
     const attempt = await admitSignIn(settings.loginThrottle, input.email, ip, input.tenantId);
     const candidate = await this.accounts.findLoginCandidate(input.email, input.tenantId);
     const passwordHash = candidate ? candidate.passwordHash : await dummyPasswordHash();
-    const matches = await verifyPassword(passwordHash, input.password);
+    const matches = await verifyPassword(passwordHash, input.password).catch(async (err: unknown) => {
+      // Shed by the bound on Argon2 work (503): no password was checked, so nothing is counted.
+      await attempt.unchecked();
+      throw err;
+    });
     // A failure stays counted: admitSignIn counted it already.
     if (!candidate || !matches) throw errors.unauthenticated('Invalid email or password');
     await attempt.succeeded();

@@ -74,6 +74,13 @@ export class AppError extends GraphQLError {
   }
 }
 
+/** The Retry-After of a request refused while the database is away (the driver's heartbeat is 1 s: database.ts). */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+function unavailable(retryAfterSeconds: number, message: string): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+}
+
 /** Small named constructors so call sites read as the refusal they are. */
 export const errors = {
   badInput: (message: string, fieldErrors?: FieldError[]) =>
@@ -137,13 +144,15 @@ export const errors = {
     new AppError('INSUFFICIENT_STORAGE', "The database's disk is full: the change was not stored", { cause }),
   /** A read past its time limit (MongoDB's maxTimeMS): nothing was answered, a narrower filter may be. */
   readTimeLimit: () =>
-    new AppError('SERVICE_UNAVAILABLE', 'This list read more records than it may in its time limit: narrow the filter (e.g. a longer search word) or try again later', {
-      headers: { 'Retry-After': '5' },
-    }),
+    unavailable(5, 'This list read more records than it may in its time limit: narrow the filter (e.g. a longer search word) or try again later'),
   rateLimited: (retryAfterSeconds: number, message = 'Rate limit exceeded', headers: Record<string, string> = {}) =>
     new AppError('RATE_LIMITED', message, {
       headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
+  /** Work the service sheds to stay responsive (a full queue, the database away): try again after Retry-After. */
+  unavailable: (retryAfterSeconds: number, message: string) => unavailable(retryAfterSeconds, message),
+  /** The database does not answer (what /readyz reports): the driver looks again every second. */
+  databaseAway: () => unavailable(DATABASE_RETRY_AFTER_SECONDS, 'The database is not reachable; try again shortly'),
 };
 
 export function isAppError(err: unknown): err is AppError {

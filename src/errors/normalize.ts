@@ -20,6 +20,7 @@ export function normalizeError(thrown: unknown): AppError {
       const results: unknown = error.extensions.validationErrors;
       return Array.isArray(results) ? fromValidation(results) : internalError(error);
     }
+    if (isDatabaseAway(error)) return errors.databaseAway();
     const fromDatabase = fromMongoose(error);
     if (fromDatabase) return fromDatabase;
   }
@@ -92,6 +93,19 @@ function isOutOfDiskSpace(error: unknown): boolean {
 /** MongoDB's answer to a read past its maxTimeMS (50, MaxTimeMSExpired), from any driver or engine. */
 export function isTimeLimitExceeded(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 50;
+}
+
+/**
+ * The database did not answer: no connection (refused, reset, closed pool),
+ * no server to select, or mongoose gave up waiting to connect. Not the
+ * request's fault, nor a bug to mask: 503 with Retry-After, as /readyz says.
+ */
+export function isDatabaseAway(error: unknown): boolean {
+  const { mongo } = mongoose;
+  if (error instanceof mongo.MongoNetworkError || error instanceof mongo.MongoServerSelectionError) return true;
+  if (error instanceof mongo.MongoNotConnectedError || error instanceof mongo.MongoTopologyClosedError) return true;
+  // mongoose's own: an operation buffered while disconnected that timed out.
+  return error instanceof mongoose.Error && /buffering timed out/.test(error.message);
 }
 
 /** MongoDB's duplicate key error (11000), from any driver or engine. */

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createApolloMount } from './apollo.js';
+import { useDatabaseGate } from './database-gate.js';
 import { useDocs } from './docs.js';
 import { useGraphiQL } from './graphiql.js';
 import { useHealth } from './health.js';
@@ -100,6 +101,8 @@ export async function createApp<TContext>(
     // Health and the static pages, before the request edge: they need no credential (the IDE's
     // operations carry the user's own header). No API call can match them, so API calls skip them.
     skipForApiCalls(pages, (path) => isApiCall(path, docsPath)),
+    // Before the body and the credential (which may read the database): refused at once while it is away.
+    useDatabaseGate((path) => isApiCall(path, docsPath) && path !== openApiPath),
     useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
     useRequestEdge({
       schema,

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import mongoose from 'mongoose';
 import { databaseReadOnlyReason } from '../shared/index.js';
+import { databaseConnected } from './database-gate.js';
 
 /**
  * `/healthz`: the process answers. `/readyz`: the database answers a ping
@@ -21,7 +22,7 @@ export function useHealth(): Router {
     }
     try {
       const db = mongoose.connection.db;
-      if (mongoose.connection.readyState !== 1 || !db) throw new Error('not connected');
+      if (!databaseConnected() || !db) throw new Error('not connected');
       await db.command({ ping: 1 });
       res.json({ status: 'ready' });
     } catch {

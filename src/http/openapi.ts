@@ -175,6 +175,7 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
   // The open route is sign-in, throttled per email and address; every other route is limited per API key.
   statuses.push(['429', open ? 'Too many failed sign-ins for this email or from this address (Retry-After)' : 'An API key past its hourly rateLimit (Retry-After, RateLimit)']);
   statuses.push(['500', 'Unexpected failure, masked: quote the requestId']);
+  statuses.push(['503', 'The database is not reachable, or too many password hashes are waiting: try again after Retry-After']);
   return Object.fromEntries(
     statuses.map(([status, description]) => [
       status,

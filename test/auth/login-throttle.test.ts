@@ -304,6 +304,17 @@ describe('sign-in throttling counters', () => {
       verified: ACCOUNT_FAILURES,
     });
   });
+  it.each(SURFACES)('store nothing for an attempt the IP refuses: a flood of fresh emails from one IP adds at most its free failures (%s)', async (surface) => {
+    const ip = freshIp();
+    const domain = `flood-${surface}.test`;
+    const flood = 40;
+    const outcomes = await Promise.all(Array.from({ length: flood }, (_, i) => callOperation(app, surface, login(`x${i}@${domain}`, WRONG), from(ip))));
+    const stored = await counters().countDocuments({ _id: { $regex: `^account:.*@${domain.replace(/[.]/g, '[.]')}$` } });
+    expect({ statuses: outcomes.map((outcome) => outcome.status).sort(), stored }).toEqual({
+      statuses: [...times(IP_FAILURES, 401), ...times(flood - IP_FAILURES, 429)],
+      stored: IP_FAILURES,
+    });
+  });
 });
 
 describe('the keys of the counters', () => {

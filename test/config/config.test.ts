@@ -238,6 +238,20 @@ describe('listening beyond this machine', () => {
   });
 });
 
+describe('password hashing bound', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('runs 2 at once with 32 waiting by default, and reads PASSWORD_HASH_CONCURRENCY and PASSWORD_HASH_QUEUE', () => {
+    expect(loadConfig(base).config.passwordWork).toEqual({ concurrency: 2, queue: 32, retryAfterSeconds: 1 });
+    expect(loadConfig({ ...base, PASSWORD_HASH_CONCURRENCY: '4', PASSWORD_HASH_QUEUE: '0' }).config.passwordWork).toEqual({ concurrency: 4, queue: 0, retryAfterSeconds: 1 });
+  });
+
+  it('refuses no concurrency, negative or unreadable values, listing each', () => {
+    const problems = problemsOf({ ...base, PASSWORD_HASH_CONCURRENCY: '0', PASSWORD_HASH_QUEUE: 'many' });
+    expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['PASSWORD_HASH_CONCURRENCY', 'PASSWORD_HASH_QUEUE']);
+  });
+});
+
 describe('sign-in throttling', () => {
   const base = { JWT_SECRET: SECRET };
 
