@@ -9,8 +9,8 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
-import { handleLmdbCommitRejections, lmdbCommitCause, storageFailure } from './storage-failure.js';
-import { changesAfter, removeSegmentsThrough, segmentsOf, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
+import { handleLmdbCommitRejections, lmdbCommitCause, outcomeUnknown, storageFailure } from './storage-failure.js';
+import { changesAfter, removeSegmentsThrough, segmentsOf, settleLater, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
 import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
 
 /**
@@ -115,8 +115,8 @@ class LmdbJournal implements StorageJournal {
   private readonly timer: NodeJS.Timeout;
   private failure: MongoCommandError | undefined;
   private closed = false;
-  private reportFailure!: (failure: MongoCommandError) => void;
-  readonly failed = new Promise<MongoCommandError>((resolve) => (this.reportFailure = resolve));
+  private readonly reported = settleLater<MongoCommandError>();
+  readonly failed = this.reported.promise;
   private readonly failureListeners: Array<(kept: number) => void> = [];
   /** What lmdb said when it last refused a checkpoint; cleared by one it takes. */
   private refusedCheckpoint: unknown;
@@ -147,17 +147,20 @@ class LmdbJournal implements StorageJournal {
 
   /**
    * The first failure of the log or of lmdb ends the writes for good (see
-   * storage-failure.ts); it is reported once lmdb has said why a commit failed.
+   * storage-failure.ts): the log is stopped first, so that nothing more
+   * reaches the disk, and the listeners learn what the disk holds only once
+   * the log's write under way has settled (it may still land). Reported once
+   * lmdb has said why a commit failed.
    */
   private fail(err: unknown): MongoCommandError {
     if (this.failure) return this.failure;
     const failure = storageFailure(err, dirname(this.log.basePath));
     this.failure = failure;
-    // Every change reported is one log record: the disk holds the ones written.
-    for (const listener of this.failureListeners) listener(this.log.writtenCount);
-    void lmdbCommitCause(err).then((cause) => {
-      failure.cause = cause;
-      this.reportFailure(failure);
+    void this.log.abort(err).then(async (written) => {
+      // Every change reported is one log record: the disk holds the ones written.
+      for (const listener of this.failureListeners) listener(written);
+      failure.cause = await lmdbCommitCause(err);
+      this.reported.resolve(failure);
     });
     return failure;
   }
@@ -274,14 +277,20 @@ class LmdbJournal implements StorageJournal {
     this.write({ store: 'docs', key: docKey(uuidHexOf(info), idKey) });
   }
 
-  /** Every change reported before the call is in the log's file (`durable`: synced), or its failure thrown. */
+  /**
+   * Every change reported before the call is in the log's file (`durable`:
+   * synced), or the failure thrown. A change in the file is acknowledged even
+   * after a failure (the next start replays it, and memory keeps it); one the
+   * log wrote but could not sync gets `outcomeUnknown`, never "not stored".
+   */
   async flush(options?: FlushOptions): Promise<void> {
+    const target = this.log.appendedCount;
     try {
       await (options?.durable ? this.log.syncedAll() : this.log.writtenAll());
     } catch (err) {
-      throw this.fail(err);
+      const failure = this.fail(err);
+      throw options?.durable && this.log.writtenCount >= target ? outcomeUnknown(failure) : failure;
     }
-    if (this.failure) throw this.failure;
   }
 
   /**

@@ -32,6 +32,21 @@ export function storageFailure(cause: unknown, dataDir: string): MongoCommandErr
   return error;
 }
 
+/**
+ * The answer to a `j: true` write the log wrote but could not sync: it is in
+ * the file, kept in memory and replayed by the next start unless the disk
+ * lost it, so neither "stored" nor "not stored" is true. `failure`: the
+ * storage's failure, kept as the cause for the log.
+ */
+export function outcomeUnknown(failure: MongoCommandError): MongoCommandError {
+  const error = mongoError(
+    'InternalError',
+    'the write reached the data files but syncing them to disk failed: whether it survives a power cut is unknown; the engine stores no more writes until it is restarted',
+  );
+  error.cause = failure;
+  return error;
+}
+
 function isOutOfSpace(cause: unknown, dataDir: string): boolean {
   const code = (cause as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && SPACE_ERRORS.has(code)) return true;

@@ -15,9 +15,10 @@ export interface StorageJournal {
   /** How many of them are written (survive kill -9). */
   writtenCount(): number;
   /**
-   * Calls `listener` at once (synchronously) when a write to disk fails,
-   * with how many of the changes reported the disk holds: those after it
-   * were refused and must leave memory too.
+   * Calls `listener` when a write to disk failed, once the write under way
+   * then has settled, with how many of the changes reported the disk holds:
+   * those after it were refused and must leave memory too. Writes are
+   * refused (assertWritable) from the failure on.
    */
   onFailure(listener: (kept: number) => void): void;
   collectionSaved(info: CollectionInfo): void;
