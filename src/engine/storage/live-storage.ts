@@ -38,6 +38,8 @@ export class LiveStorage implements Storage {
   private unwritten: UntakenChange[] = [];
   /** Changes the journal had written when `unwritten` was last trimmed. */
   private writtenAtTrim = 0;
+  /** The journal number of the last catalog change (a collection or index made, changed or dropped). */
+  private catalogChangedAt = 0;
 
   constructor(
     readonly durable: boolean,
@@ -77,7 +79,7 @@ export class LiveStorage implements Storage {
     if (options.collation !== undefined) validateCollation(options.collation);
     const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
     const state = this.attach(info);
-    this.journal?.collectionSaved(info);
+    this.catalogSaved(info);
     return state;
   }
 
@@ -96,6 +98,7 @@ export class LiveStorage implements Storage {
     this.assertWritable();
     this.dbs.get(db)!.delete(name);
     this.journal?.collectionDropped(state.info, state.data.allIdKeys());
+    this.noteCatalogChange();
     return true;
   }
 
@@ -112,7 +115,7 @@ export class LiveStorage implements Storage {
     if (checkIndexConflict(state.info.indexes, spec)) return false;
     state.data.addIndex(spec);
     state.info.indexes.push(spec);
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
     return true;
   }
 
@@ -124,14 +127,14 @@ export class LiveStorage implements Storage {
     if (i < 0) throw mongoError('IndexNotFound', `index not found with name [${name}]`);
     state.info.indexes.splice(i, 1);
     state.data.dropIndex(name);
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
   }
 
   setCollectionOptions(db: string, coll: string, options: Document): void {
     this.assertWritable();
     const state = this.required(db, coll);
     state.info.options = { ...options };
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
   }
 
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void {
@@ -143,11 +146,21 @@ export class LiveStorage implements Storage {
       if (value === undefined) delete spec[option];
       else spec[option] = value;
     }
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
   }
 
   collectionSizes(db: string, coll: string): CollectionSizes | undefined {
     return this.state(db, coll)?.data.sizes();
+  }
+
+  /** Reports a catalog change to the journal, and notes it: a refused one cannot be taken back (see takeBackAfter). */
+  private catalogSaved(info: CollectionInfo): void {
+    this.journal?.collectionSaved(info);
+    this.noteCatalogChange();
+  }
+
+  private noteCatalogChange(): void {
+    if (this.journal) this.catalogChangedAt = this.journal.reportedCount();
   }
 
   // ------------------------------------------------------------ documents
@@ -234,21 +247,27 @@ export class LiveStorage implements Storage {
    * The journal failed (a full disk) with only the first `kept` changes on
    * disk: the document changes after them were refused, and are taken back
    * here, newest first, so that reads see only what the disk holds (and a
-   * restart will). Catalog changes (a new collection or index) are not taken
-   * back: the restart drops them.
+   * restart will); a document whose delete is taken back comes last in
+   * natural order until the restart. Returns false, having taken back
+   * nothing, when a catalog change was refused (a collection or index made
+   * or dropped: not taken back), and false when a document change cannot be
+   * taken back: memory then differs from the disk, and the engine must stop.
    */
-  private takeBackAfter(kept: number): void {
+  private takeBackAfter(kept: number): boolean {
     const refused = this.unwritten.filter((change) => change.number > kept).reverse();
     this.unwritten = [];
-    for (const { state, idKey, previous } of refused) {
-      try {
+    if (this.catalogChangedAt > kept) return false;
+    try {
+      for (const { state, idKey, previous } of refused) {
         if (previous === undefined) state.data.remove(idKey);
         else if (state.data.get(idKey) === undefined) state.data.insert(decodeStoredDocument(previous));
         else state.data.replace(decodeStoredDocument(previous));
-      } catch {
-        // Only after a catalog change that is not taken back (an index built meanwhile): the restart has it right.
       }
+    } catch {
+      // Such as a DuplicateKey: reported by the false (see the comment above).
+      return false;
     }
+    return true;
   }
 
   // ------------------------------------------------------------ durability

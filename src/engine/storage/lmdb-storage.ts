@@ -9,7 +9,7 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
-import { handleLmdbCommitRejections, lmdbCommitCause, outcomeUnknown, storageFailure } from './storage-failure.js';
+import { handleLmdbCommitRejections, lmdbCommitCause, markMustStopNow, outcomeUnknown, storageFailure } from './storage-failure.js';
 import { changesAfter, removeSegmentsThrough, segmentsOf, settleLater, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
 import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
 
@@ -117,7 +117,7 @@ class LmdbJournal implements StorageJournal {
   private closed = false;
   private readonly reported = settleLater<MongoCommandError>();
   readonly failed = this.reported.promise;
-  private readonly failureListeners: Array<(kept: number) => void> = [];
+  private readonly failureListeners: Array<(kept: number) => boolean> = [];
   /** What lmdb said when it last refused a checkpoint; cleared by one it takes. */
   private refusedCheckpoint: unknown;
   /** No checkpoint before this time (ms): lmdb refused the last one. */
@@ -158,7 +158,8 @@ class LmdbJournal implements StorageJournal {
     this.failure = failure;
     void this.log.abort(err).then(async (written) => {
       // Every change reported is one log record: the disk holds the ones written.
-      for (const listener of this.failureListeners) listener(written);
+      const memoryMatchesDisk = this.failureListeners.map((listener) => listener(written)).every(Boolean);
+      if (!memoryMatchesDisk) markMustStopNow(failure);
       failure.cause = await lmdbCommitCause(err);
       this.reported.resolve(failure);
     });
@@ -173,7 +174,7 @@ class LmdbJournal implements StorageJournal {
     return this.log.writtenCount;
   }
 
-  onFailure(listener: (kept: number) => void): void {
+  onFailure(listener: (kept: number) => boolean): void {
     this.failureListeners.push(listener);
   }
 

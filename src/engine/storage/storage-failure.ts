@@ -32,6 +32,32 @@ export function storageFailure(cause: unknown, dataDir: string): MongoCommandErr
   return error;
 }
 
+/** Failures after which memory could not be brought back to what the disk holds (see markMustStopNow). */
+const mustStop = new WeakSet<Error>();
+
+/**
+ * Marks a failure the engine must stop for at once: its memory holds a
+ * refused change it could not take back (a collection or index made or
+ * dropped, or a document whose undo failed), so its reads would differ from
+ * the disk. A restart reads the disk again.
+ */
+export function markMustStopNow(failure: Error): void {
+  mustStop.add(failure);
+}
+
+export function mustStopNow(failure: Error): boolean {
+  return mustStop.has(failure);
+}
+
+/**
+ * Whether the engine stays read-only until its disk has space again (a full
+ * disk, memory brought back to what the disk holds): only then is waiting
+ * for space the way back. Any other failure calls for a restart at once.
+ */
+export function waitsForSpace(failure: Error): boolean {
+  return (failure as { codeName?: unknown }).codeName === 'OutOfDiskSpace' && !mustStopNow(failure);
+}
+
 /**
  * The answer to a `j: true` write the log wrote but could not sync: it is in
  * the file, kept in memory and replayed by the next start unless the disk

@@ -18,9 +18,11 @@ export interface StorageJournal {
    * Calls `listener` when a write to disk failed, once the write under way
    * then has settled, with how many of the changes reported the disk holds:
    * those after it were refused and must leave memory too. Writes are
-   * refused (assertWritable) from the failure on.
+   * refused (assertWritable) from the failure on. The listener returns
+   * whether memory now holds what the disk does: if not, the failure is one
+   * the engine must stop for at once (storage-failure.ts, mustStopNow).
    */
-  onFailure(listener: (kept: number) => void): void;
+  onFailure(listener: (kept: number) => boolean): void;
   collectionSaved(info: CollectionInfo): void;
   /** `idKeys`: the documents the collection held. */
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void;
