@@ -9,7 +9,7 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
-import { handleLmdbCommitRejections, lmdbCommitCause, markMustStopNow, outcomeUnknown, storageFailure } from './storage-failure.js';
+import { handleLmdbCommitRejections, lmdbCommitCause, markMustStopNow, outcomeUnknown, settleCommitError, storageFailure } from './storage-failure.js';
 import { changesAfter, removeSegmentsThrough, segmentsOf, settleLater, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
 import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
 
@@ -52,7 +52,7 @@ export function openLmdbStorage(
   dbPath: string,
   { checkpointEveryMs = 100, checkpointRetryMs = 1_000, log = (line) => process.stderr.write(`${line}\n`) }: LmdbStorageOptions = {},
 ): Storage {
-  handleLmdbCommitRejections();
+  handleLmdbCommitRejections(log);
   const env = open({ path: dbPath, maxDbs: 4 });
   const catalog = env.openDB<Buffer, string>({ name: 'catalog', encoding: 'binary' });
   const docs = env.openDB<Buffer, [string, string]>({ name: 'docs', encoding: 'binary' });
@@ -230,11 +230,17 @@ class LmdbJournal implements StorageJournal {
    */
   private async applyCheckpoint(changes: WaitingChange[], through: number): Promise<void> {
     let refused: unknown;
-    const noteRefusal = (err: unknown) => void (refused ??= err);
+    const noteRefusal = (err: unknown) => {
+      settleCommitError(err);
+      refused ??= err;
+    };
     let last: Promise<unknown>;
     try {
       for (const change of changes) applyChange(this.catalog, this.docs, logged(change)).catch(noteRefusal);
-      last = this.marks.put(CHECKPOINTED, through);
+      last = this.marks.put(CHECKPOINTED, through).catch((err: unknown) => {
+        settleCommitError(err);
+        throw err;
+      });
     } catch (err) {
       last = Promise.reject(err);
     }
@@ -397,6 +403,15 @@ function replayLog(
   return lastSegment;
 }
 
+/**
+ * A rewrite startup makes to tidy the store (nobody waits for it): one lmdb
+ * refuses (a full disk) leaves the store as it was, readable, and the next
+ * start makes it again.
+ */
+function tidy(write: Promise<unknown>): void {
+  write.catch(settleCommitError);
+}
+
 /** Loads the catalog and every document, rebuilding the in-memory indexes. */
 function restore(
   storage: LiveStorage,
@@ -437,19 +452,19 @@ function restore(
         const record = batchRecords[i] ?? 0;
         // A stored key that no longer matches the _id key function is rewritten (with its record number).
         if (wanted[1] !== actual[1]) {
-          void docs.remove(actual);
-          void docs.put(wanted, withRecord(bytes, record));
+          tidy(docs.remove(actual));
+          tidy(docs.put(wanted, withRecord(bytes, record)));
         } else if (batchLegacy[i]![0]) {
-          void docs.put(wanted, withRecord(bytes, record));
+          tidy(docs.put(wanted, withRecord(bytes, record)));
         }
         // After the put: lmdb applies writes in call order, so a crash in between keeps the number somewhere.
-        if (batchLegacy[i]![1]) void records.remove(actual);
+        if (batchLegacy[i]![1]) tidy(records.remove(actual));
       });
     } else {
       // Documents of a dropped collection whose removal did not reach the disk.
       for (const key of batchKeys) {
-        void docs.remove(key);
-        void records.remove(key);
+        tidy(docs.remove(key));
+        tidy(records.remove(key));
       }
     }
     batch = [];
@@ -475,6 +490,6 @@ function restore(
   // Numbers whose document is gone (removed before the move, or never moved).
   for (const legacyKey of legacyRecord.keys()) {
     const slash = legacyKey.indexOf('/');
-    void records.remove([legacyKey.slice(0, slash), legacyKey.slice(slash + 1)]);
+    tidy(records.remove([legacyKey.slice(0, slash), legacyKey.slice(slash + 1)]));
   }
 }

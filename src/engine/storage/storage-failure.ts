@@ -125,26 +125,50 @@ export async function lmdbCommitCause(err: unknown): Promise<unknown> {
   }
 }
 
-/** lmdb-js's error for the writes of a commit that failed. */
+/**
+ * lmdb-js rejects the writes of a failed commit with an error whose
+ * `commitError` is a promise of its own, rejected with the cause: left
+ * unhandled it ends the process (the "Commit failed" crash). Every lmdb write
+ * promise the storage makes passes its rejection here (the storage learns
+ * of the failure from the write itself).
+ */
+export function settleCommitError(err: unknown): void {
+  const detail = (err as { commitError?: unknown } | undefined)?.commitError;
+  if (detail instanceof Promise) detail.catch(() => undefined);
+}
+
+/** lmdb-js's error for the writes of a commit that failed (see settleCommitError). */
 function isLmdbCommitFailure(reason: unknown): reason is Error & { commitError: Promise<unknown> } {
-  return reason instanceof Error && (reason as { commitError?: unknown }).commitError instanceof Promise;
+  return (
+    reason instanceof Error &&
+    reason.message.startsWith('Commit failed') &&
+    (reason as { commitError?: unknown }).commitError instanceof Promise
+  );
 }
 
 let handlingLmdbRejections = false;
 
 /**
- * lmdb-js also rejects a promise of its own, which no caller holds, when a
- * commit fails: left unhandled it ends the process (the "Commit failed"
- * crash), though the storage learns of the failure through its own writes.
- * Such a rejection is handled here; any other is raised as Node would have
- * raised it (an uncaught exception), unless someone else listens too.
+ * lmdb-js also rejects a promise of its own, which no caller holds (lmdb-js
+ * offers no way to reach it), when a commit fails: left unhandled it ends
+ * the process, though the storage learns of the failure through its own
+ * writes. Only such a rejection is handled here, and the first one logged
+ * (`log`); any other is raised as Node would have raised it (an uncaught
+ * exception), unless someone else listens too. Installed once per process.
  */
-export function handleLmdbCommitRejections(): void {
+export function handleLmdbCommitRejections(log: (line: string) => void): void {
   if (handlingLmdbRejections) return;
   handlingLmdbRejections = true;
+  let logged = false;
   process.on('unhandledRejection', function onUnhandled(reason) {
     if (isLmdbCommitFailure(reason)) {
-      reason.commitError.catch(() => undefined);
+      settleCommitError(reason);
+      if (!logged) {
+        logged = true;
+        void lmdbCommitCause(reason).then((cause) =>
+          log(`engine: lmdb rejected a commit promise of its own, handled here (${(cause as Error)?.message ?? String(cause)}); later ones are handled silently`),
+        );
+      }
       return;
     }
     if (process.listeners('unhandledRejection').every((listener) => listener === onUnhandled)) throw reason;
