@@ -170,12 +170,12 @@ class LmdbJournal implements StorageJournal {
     return this.log.appendedCount;
   }
 
-  writtenCount(): number {
-    return this.log.writtenCount;
-  }
-
   onFailure(listener: (kept: number) => boolean): void {
     this.failureListeners.push(listener);
+  }
+
+  onWritten(listener: (written: number) => void): void {
+    this.log.onWritten(listener);
   }
 
   private write(change: StoreChange): void {

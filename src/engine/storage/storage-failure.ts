@@ -9,6 +9,9 @@ import { mongoError, type MongoCommandError } from '../errors.js';
  * refused with this error, before it touches the data in memory.
  */
 
+/** A promise that never settles: `failed` of a storage that cannot fail (in memory, or no engine of ours). */
+export const NEVER_SETTLES: Promise<never> = new Promise<never>(() => undefined);
+
 /** Errors that say the filesystem is out of space (a short write is one: the next write gets ENOSPC). */
 const SPACE_ERRORS = new Set(['ENOSPC', 'EDQUOT']);
 

@@ -61,6 +61,7 @@ export class WriteAheadLog {
   private syncInFlight: Promise<void> | undefined;
   private closed = false;
   private readonly reported = settleLater<unknown>();
+  private readonly writtenListeners: Array<(written: number) => void> = [];
   /**
    * Resolves with the first write or sync that failed, once the write under
    * way then has settled (`writtenCount` is final): nothing more is written.
@@ -122,6 +123,11 @@ export class WriteAheadLog {
     return wait;
   }
 
+  /** Calls `listener` each time a group is written, with `writtenCount`. */
+  onWritten(listener: (written: number) => void): void {
+    this.writtenListeners.push(listener);
+  }
+
   /**
    * Stops the log for good (the storage failed elsewhere): nothing appended
    * from now on, or waiting for its group, is written. Resolves with how many
@@ -167,6 +173,7 @@ export class WriteAheadLog {
         this.unsyncedFiles.add(file);
         this.writing = false;
         this.written = through;
+        for (const listener of this.writtenListeners) listener(through);
         this.writtenWaiters.resolveThrough(through);
         this.maybeSync();
         this.writeGroup();
