@@ -10,7 +10,9 @@ export interface Database {
   close(): Promise<void>;
   /** Resolves once the embedded engine can no longer write its files (a full disk); never with MONGODB_URI. */
   failed: Promise<Error>;
-  /** After `failed`: resolves once the engine's disk has space again. */
+  /** After `failed`: whether the engine stays read-only until its disk has space again (else a restart is due at once). */
+  waitsForSpace(): boolean;
+  /** After `failed`: resolves once a restart can take writes again (the engine's disk has space again, or at once). */
   whenSpaceIsBack(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function openDatabase(
   return {
     uri,
     failed: engine?.failed ?? new Promise<never>(() => undefined),
+    waitsForSpace: () => engine?.waitsForSpace() ?? false,
     whenSpaceIsBack: () => engine?.whenSpaceIsBack() ?? Promise.resolve(),
     async close() {
       await mongoose.disconnect();

@@ -87,11 +87,17 @@ async function main(): Promise<void> {
   // (writes 507, reads answered, /readyz 503 read-only). Once the disk has space again, stop
   // as on a signal and exit 1, as mongod does on a failed journal write: the restart replays
   // every acknowledged write and takes writes again.
+  // Any other failure (an I/O error, or memory the engine could not bring back to what its
+  // disk holds) stops at once: waiting for space would not help.
   void database.failed.then(async (err) => {
     markDatabaseReadOnly(err.message);
-    logger.fatal({ cause: err.message }, 'the database can no longer store writes: read-only until its disk has space again, then stopping for a restart');
-    await database.whenSpaceIsBack();
-    logger.fatal('the database disk has space again: stopping, so that a restart takes writes again');
+    if (database.waitsForSpace()) {
+      logger.fatal({ cause: err.message }, 'the database can no longer store writes: read-only until its disk has space again, then stopping for a restart');
+      await database.whenSpaceIsBack();
+      logger.fatal('the database disk has space again: stopping, so that a restart takes writes again');
+    } else {
+      logger.fatal({ cause: err.message }, 'the database can no longer store writes: stopping for a restart');
+    }
     void onSignal('database failure', 1);
   });
 }

@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   // restart that replays the log and takes writes again.
   void engine.failed
     .then(() => engine.whenSpaceIsBack())
-    .then(() => stop('the data directory has space again after a failed write', 1));
+    .then(() => stop(engine.waitsForSpace() ? 'the data directory has space again after a failed write' : 'writing the data files failed', 1));
 
   // Printed only once the signal handlers are in place: whoever waits for
   // this line may stop us right away.

@@ -5,7 +5,16 @@ import { CursorStore } from './cursors/index.js';
 import { lockDbPath, type DbPathLock } from './db-path-lock.js';
 import { claimSocketPath, startWireServer, type ClaimedSocketPath, type ListenAt, type SocketOptions, type WireServer } from './server/index.js';
 import { serverFacts } from './standalone/index.js';
-import { createMemoryStorage, describeFailure, openLmdbStorage, startTtlSweeper, whenSpaceIsBack, type Storage } from './storage/index.js';
+import {
+  createMemoryStorage,
+  describeFailure,
+  mustStopNow,
+  openLmdbStorage,
+  startTtlSweeper,
+  waitsForSpace,
+  whenSpaceIsBack,
+  type Storage,
+} from './storage/index.js';
 
 export { MAX_SOCKET_PATH_BYTES, type SocketOptions } from './server/index.js';
 
@@ -56,10 +65,18 @@ interface EngineHandle {
    * Resolves once the storage could not write to disk (a full disk): every
    * write is refused from then on (OutOfDiskSpace, 14031), reads are still
    * answered, and the engine has logged the cause. It takes writes again only
-   * after a restart (which replays what was acknowledged).
+   * after a restart (which replays what was acknowledged). When its memory
+   * could not be brought back to what the disk holds (a refused collection
+   * or index change), the engine stops serving at once (closes) instead.
    */
   failed: Promise<Error>;
-  /** After `failed`: resolves once the data directory's disk has space again (polled each second), the moment to restart. */
+  /** After `failed`: whether the engine stays read-only until its disk has space again (else a restart is due at once). */
+  waitsForSpace(): boolean;
+  /**
+   * After `failed`: resolves once a restart can take writes again: when the
+   * data directory's disk has space again (polled each second) if
+   * `waitsForSpace()`, else at once.
+   */
   whenSpaceIsBack(): Promise<void>;
 }
 
@@ -116,11 +133,20 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   }
 
   const running = server;
-  const failed = storage.failed.then((failure) => {
-    log(`engine: writing the data files failed: ${describeFailure(failure)}`);
-    return failure;
+  let failure: Error | undefined;
+  const failed = storage.failed.then((error) => {
+    failure = error;
+    if (!mustStopNow(error)) {
+      log(`engine: writing the data files failed: ${describeFailure(error)}`);
+      return error;
+    }
+    log(`engine: writing the data files failed, and a refused change could not be taken back from memory: stopping at once (${describeFailure(error)})`);
+    // Its reads would differ from the disk: no more answers; a restart reads the disk again.
+    void close().catch(() => undefined);
+    return error;
   });
-  const spaceBack = () => (dbPath === undefined ? Promise.resolve() : whenSpaceIsBack(dbPath));
+  const waits = () => failure !== undefined && waitsForSpace(failure);
+  const spaceBack = () => (dbPath === undefined || !waits() ? Promise.resolve() : whenSpaceIsBack(dbPath));
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -135,9 +161,9 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   };
   const address = running.address;
   if ('socketPath' in address) {
-    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close, failed, whenSpaceIsBack: spaceBack };
+    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close, failed, waitsForSpace: waits, whenSpaceIsBack: spaceBack };
   }
-  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close, failed, whenSpaceIsBack: spaceBack };
+  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close, failed, waitsForSpace: waits, whenSpaceIsBack: spaceBack };
 }
 
 function openStorage(opts: StorageOptions, log: (line: string) => void): { storage: Storage; lock?: DbPathLock } {

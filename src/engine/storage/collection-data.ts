@@ -111,9 +111,9 @@ export class CollectionData {
 
   /**
    * `previous`: the stored document as just read (see Storage.replace); saves decoding its bytes again.
-   * Returns the stored key and bytes, and the document's unchanged record number.
+   * Returns the stored key and bytes, the document's unchanged record number, and its bytes before.
    */
-  replace(doc: Document, previous?: Document): [string, Buffer, number] {
+  replace(doc: Document, previous?: Document): [string, Buffer, number, StoredBytes] {
     const idKey = idKeyOf(doc._id);
     const oldBytes = this.docs.get(idKey);
     if (oldBytes === undefined) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
@@ -133,7 +133,7 @@ export class CollectionData {
       index.remove(before, idKey);
       index.add(after, idKey);
     }
-    return [idKey, bytes, this.recordOf.get(idKey) ?? 0];
+    return [idKey, bytes, this.recordOf.get(idKey) ?? 0, oldBytes];
   }
 
   remove(idKey: string): boolean {

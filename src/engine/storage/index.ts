@@ -2,7 +2,7 @@
 export type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
 export { createMemoryStorage } from './memory-storage.js';
 export { openLmdbStorage } from './lmdb-storage.js';
-export { describeFailure, whenSpaceIsBack } from './storage-failure.js';
+export { describeFailure, mustStopNow, waitsForSpace, whenSpaceIsBack } from './storage-failure.js';
 export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
 export type { TtlSweeper } from './ttl-sweeper.js';
 export { canonicalKey } from './canonical-key.js';

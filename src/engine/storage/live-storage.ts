@@ -4,11 +4,11 @@ import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
+import { NEVER_SETTLES } from './storage-failure.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
 import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
 
-const NEVER = new Promise<never>(() => undefined);
 
 interface CollectionState {
   info: CollectionInfo;
@@ -16,12 +16,12 @@ interface CollectionState {
 }
 
 /**
- * A document change the journal may not have on disk yet, and how to take
- * it back: the document's stored bytes before it (undefined: there was
- * none). `number`: its journal number (StorageJournal.reportedCount).
+ * A document change the journal has not written yet, and how to take it
+ * back: the document's stored bytes before it (undefined: there was none).
+ * `number`: its journal number (StorageJournal.reportedCount).
  */
-interface UntakenChange {
-  state: CollectionState;
+interface UndoEntry {
+  data: CollectionData;
   idKey: string;
   previous: StoredBytes | undefined;
   number: number;
@@ -34,16 +34,22 @@ interface UntakenChange {
 export class LiveStorage implements Storage {
   private readonly dbs = new Map<string, Map<string, CollectionState>>();
   private closed = false;
-  /** Document changes, oldest first, that the journal may not have written yet. */
-  private unwritten: UntakenChange[] = [];
-  /** Changes the journal had written when `unwritten` was last trimmed. */
-  private writtenAtTrim = 0;
+  /**
+   * Document changes, oldest first, from `undoStart` on, that the journal has
+   * not written yet: a queue emptied (length 0) each time the journal has
+   * written everything, so that nothing is copied on the write path.
+   */
+  private readonly undo: UndoEntry[] = [];
+  private undoStart = 0;
+  /** The journal number of the last catalog change (a collection or index made, changed or dropped). */
+  private catalogChangedAt = 0;
 
   constructor(
     readonly durable: boolean,
     private readonly journal?: StorageJournal,
   ) {
-    journal?.onFailure((kept) => this.takeBackAfter(kept));
+    journal?.onFailure((kept) => this.undoAfter(kept));
+    journal?.onWritten((written) => this.forgetUndoThrough(written));
   }
 
   // ------------------------------------------------------------ catalog
@@ -77,7 +83,7 @@ export class LiveStorage implements Storage {
     if (options.collation !== undefined) validateCollation(options.collation);
     const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
     const state = this.attach(info);
-    this.journal?.collectionSaved(info);
+    this.catalogSaved(info);
     return state;
   }
 
@@ -96,6 +102,7 @@ export class LiveStorage implements Storage {
     this.assertWritable();
     this.dbs.get(db)!.delete(name);
     this.journal?.collectionDropped(state.info, state.data.allIdKeys());
+    this.noteCatalogChange();
     return true;
   }
 
@@ -112,7 +119,7 @@ export class LiveStorage implements Storage {
     if (checkIndexConflict(state.info.indexes, spec)) return false;
     state.data.addIndex(spec);
     state.info.indexes.push(spec);
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
     return true;
   }
 
@@ -124,14 +131,14 @@ export class LiveStorage implements Storage {
     if (i < 0) throw mongoError('IndexNotFound', `index not found with name [${name}]`);
     state.info.indexes.splice(i, 1);
     state.data.dropIndex(name);
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
   }
 
   setCollectionOptions(db: string, coll: string, options: Document): void {
     this.assertWritable();
     const state = this.required(db, coll);
     state.info.options = { ...options };
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
   }
 
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void {
@@ -143,11 +150,21 @@ export class LiveStorage implements Storage {
       if (value === undefined) delete spec[option];
       else spec[option] = value;
     }
-    this.journal?.collectionSaved(state.info);
+    this.catalogSaved(state.info);
   }
 
   collectionSizes(db: string, coll: string): CollectionSizes | undefined {
     return this.state(db, coll)?.data.sizes();
+  }
+
+  /** Reports a catalog change to the journal, and notes it: a refused one cannot be taken back (see takeBackAfter). */
+  private catalogSaved(info: CollectionInfo): void {
+    this.journal?.collectionSaved(info);
+    this.noteCatalogChange();
+  }
+
+  private noteCatalogChange(): void {
+    if (this.journal) this.catalogChangedAt = this.journal.reportedCount();
   }
 
   // ------------------------------------------------------------ documents
@@ -190,16 +207,15 @@ export class LiveStorage implements Storage {
     const state = this.state(db, coll) ?? this.create(db, coll, {});
     const [idKey, bytes, record] = state.data.insert(doc);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
-    this.remember(state, idKey, undefined);
+    this.recordUndo(state.data, idKey, undefined);
   }
 
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
     this.assertWritable();
     const state = this.required(db, coll);
-    const before = state.data.get(idKeyOf(doc._id));
-    const [idKey, bytes, record] = state.data.replace(doc, previous);
+    const [idKey, bytes, record, before] = state.data.replace(doc, previous);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
-    this.remember(state, idKey, before);
+    this.recordUndo(state.data, idKey, before);
   }
 
   remove(db: string, coll: string, id: unknown): boolean {
@@ -210,52 +226,58 @@ export class LiveStorage implements Storage {
     const before = state.data.get(idKey);
     if (!state.data.remove(idKey)) return false;
     this.journal?.documentRemoved(state.info, idKey);
-    this.remember(state, idKey, before);
+    this.recordUndo(state.data, idKey, before);
     return true;
   }
 
-  /**
-   * Keeps how to take a document change back until the journal has written
-   * it (a full disk may refuse it after it was applied here); what the
-   * journal has written is dropped as new changes come.
-   */
-  private remember(state: CollectionState, idKey: string, previous: StoredBytes | undefined): void {
-    if (!this.journal) return;
-    const written = this.journal.writtenCount();
-    if (written !== this.writtenAtTrim) {
-      this.writtenAtTrim = written;
-      const keep = this.unwritten.findIndex((change) => change.number > written);
-      this.unwritten = keep < 0 ? [] : this.unwritten.slice(keep);
+  /** Keeps how to take a document change back until the journal has written it (a full disk may refuse it after it was applied here). */
+  private recordUndo(data: CollectionData, idKey: string, previous: StoredBytes | undefined): void {
+    if (this.journal) this.undo.push({ data, idKey, previous, number: this.journal.reportedCount() });
+  }
+
+  /** The journal has written its first `written` changes: their undo entries go. */
+  private forgetUndoThrough(written: number): void {
+    while (this.undoStart < this.undo.length && this.undo[this.undoStart]!.number <= written) this.undoStart += 1;
+    if (this.undoStart === this.undo.length) {
+      this.undo.length = 0;
+      this.undoStart = 0;
     }
-    this.unwritten.push({ state, idKey, previous, number: this.journal.reportedCount() });
   }
 
   /**
    * The journal failed (a full disk) with only the first `kept` changes on
    * disk: the document changes after them were refused, and are taken back
    * here, newest first, so that reads see only what the disk holds (and a
-   * restart will). Catalog changes (a new collection or index) are not taken
-   * back: the restart drops them.
+   * restart will); a document whose delete is taken back comes last in
+   * natural order until the restart. Returns false, having taken back
+   * nothing, when a catalog change was refused (a collection or index made
+   * or dropped: not taken back), and false when a document change cannot be
+   * taken back: memory then differs from the disk, and the engine must stop.
    */
-  private takeBackAfter(kept: number): void {
-    const refused = this.unwritten.filter((change) => change.number > kept).reverse();
-    this.unwritten = [];
-    for (const { state, idKey, previous } of refused) {
-      try {
-        if (previous === undefined) state.data.remove(idKey);
-        else if (state.data.get(idKey) === undefined) state.data.insert(decodeStoredDocument(previous));
-        else state.data.replace(decodeStoredDocument(previous));
-      } catch {
-        // Only after a catalog change that is not taken back (an index built meanwhile): the restart has it right.
+  private undoAfter(kept: number): boolean {
+    this.forgetUndoThrough(kept);
+    const refused = this.undo.splice(this.undoStart).reverse();
+    this.undoStart = 0;
+    this.undo.length = 0;
+    if (this.catalogChangedAt > kept) return false;
+    try {
+      for (const { data, idKey, previous } of refused) {
+        if (previous === undefined) data.remove(idKey);
+        else if (data.get(idKey) === undefined) data.insert(decodeStoredDocument(previous));
+        else data.replace(decodeStoredDocument(previous));
       }
+    } catch {
+      // Such as a DuplicateKey: reported by the false (see the comment above).
+      return false;
     }
+    return true;
   }
 
   // ------------------------------------------------------------ durability
 
   /** Never, in memory: see Storage. */
   get failed(): Promise<Error> {
-    return this.journal?.failed ?? NEVER;
+    return this.journal?.failed ?? NEVER_SETTLES;
   }
 
   async flush(options?: FlushOptions): Promise<void> {

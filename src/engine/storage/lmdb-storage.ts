@@ -9,8 +9,8 @@ import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
-import { handleLmdbCommitRejections, lmdbCommitCause, storageFailure } from './storage-failure.js';
-import { changesAfter, removeSegmentsThrough, segmentsOf, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
+import { handleLmdbCommitRejections, lmdbCommitCause, markMustStopNow, outcomeUnknown, settleCommitError, storageFailure } from './storage-failure.js';
+import { changesAfter, removeSegmentsThrough, segmentsOf, settleLater, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
 import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
 
 /**
@@ -52,7 +52,7 @@ export function openLmdbStorage(
   dbPath: string,
   { checkpointEveryMs = 100, checkpointRetryMs = 1_000, log = (line) => process.stderr.write(`${line}\n`) }: LmdbStorageOptions = {},
 ): Storage {
-  handleLmdbCommitRejections();
+  handleLmdbCommitRejections(log);
   const env = open({ path: dbPath, maxDbs: 4 });
   const catalog = env.openDB<Buffer, string>({ name: 'catalog', encoding: 'binary' });
   const docs = env.openDB<Buffer, [string, string]>({ name: 'docs', encoding: 'binary' });
@@ -115,9 +115,9 @@ class LmdbJournal implements StorageJournal {
   private readonly timer: NodeJS.Timeout;
   private failure: MongoCommandError | undefined;
   private closed = false;
-  private reportFailure!: (failure: MongoCommandError) => void;
-  readonly failed = new Promise<MongoCommandError>((resolve) => (this.reportFailure = resolve));
-  private readonly failureListeners: Array<(kept: number) => void> = [];
+  private readonly reported = settleLater<MongoCommandError>();
+  readonly failed = this.reported.promise;
+  private readonly failureListeners: Array<(kept: number) => boolean> = [];
   /** What lmdb said when it last refused a checkpoint; cleared by one it takes. */
   private refusedCheckpoint: unknown;
   /** No checkpoint before this time (ms): lmdb refused the last one. */
@@ -147,17 +147,21 @@ class LmdbJournal implements StorageJournal {
 
   /**
    * The first failure of the log or of lmdb ends the writes for good (see
-   * storage-failure.ts); it is reported once lmdb has said why a commit failed.
+   * storage-failure.ts): the log is stopped first, so that nothing more
+   * reaches the disk, and the listeners learn what the disk holds only once
+   * the log's write under way has settled (it may still land). Reported once
+   * lmdb has said why a commit failed.
    */
   private fail(err: unknown): MongoCommandError {
     if (this.failure) return this.failure;
     const failure = storageFailure(err, dirname(this.log.basePath));
     this.failure = failure;
-    // Every change reported is one log record: the disk holds the ones written.
-    for (const listener of this.failureListeners) listener(this.log.writtenCount);
-    void lmdbCommitCause(err).then((cause) => {
-      failure.cause = cause;
-      this.reportFailure(failure);
+    void this.log.abort(err).then(async (written) => {
+      // Every change reported is one log record: the disk holds the ones written.
+      const memoryMatchesDisk = this.failureListeners.map((listener) => listener(written)).every(Boolean);
+      if (!memoryMatchesDisk) markMustStopNow(failure);
+      failure.cause = await lmdbCommitCause(err);
+      this.reported.resolve(failure);
     });
     return failure;
   }
@@ -166,12 +170,12 @@ class LmdbJournal implements StorageJournal {
     return this.log.appendedCount;
   }
 
-  writtenCount(): number {
-    return this.log.writtenCount;
+  onFailure(listener: (kept: number) => boolean): void {
+    this.failureListeners.push(listener);
   }
 
-  onFailure(listener: (kept: number) => void): void {
-    this.failureListeners.push(listener);
+  onWritten(listener: (written: number) => void): void {
+    this.log.onWritten(listener);
   }
 
   private write(change: StoreChange): void {
@@ -226,11 +230,17 @@ class LmdbJournal implements StorageJournal {
    */
   private async applyCheckpoint(changes: WaitingChange[], through: number): Promise<void> {
     let refused: unknown;
-    const noteRefusal = (err: unknown) => void (refused ??= err);
+    const noteRefusal = (err: unknown) => {
+      settleCommitError(err);
+      refused ??= err;
+    };
     let last: Promise<unknown>;
     try {
       for (const change of changes) applyChange(this.catalog, this.docs, logged(change)).catch(noteRefusal);
-      last = this.marks.put(CHECKPOINTED, through);
+      last = this.marks.put(CHECKPOINTED, through).catch((err: unknown) => {
+        settleCommitError(err);
+        throw err;
+      });
     } catch (err) {
       last = Promise.reject(err);
     }
@@ -274,14 +284,20 @@ class LmdbJournal implements StorageJournal {
     this.write({ store: 'docs', key: docKey(uuidHexOf(info), idKey) });
   }
 
-  /** Every change reported before the call is in the log's file (`durable`: synced), or its failure thrown. */
+  /**
+   * Every change reported before the call is in the log's file (`durable`:
+   * synced), or the failure thrown. A change in the file is acknowledged even
+   * after a failure (the next start replays it, and memory keeps it); one the
+   * log wrote but could not sync gets `outcomeUnknown`, never "not stored".
+   */
   async flush(options?: FlushOptions): Promise<void> {
+    const target = this.log.appendedCount;
     try {
       await (options?.durable ? this.log.syncedAll() : this.log.writtenAll());
     } catch (err) {
-      throw this.fail(err);
+      const failure = this.fail(err);
+      throw options?.durable && this.log.writtenCount >= target ? outcomeUnknown(failure) : failure;
     }
-    if (this.failure) throw this.failure;
   }
 
   /**
@@ -387,6 +403,15 @@ function replayLog(
   return lastSegment;
 }
 
+/**
+ * A rewrite startup makes to tidy the store (nobody waits for it): one lmdb
+ * refuses (a full disk) leaves the store as it was, readable, and the next
+ * start makes it again.
+ */
+function tidy(write: Promise<unknown>): void {
+  write.catch(settleCommitError);
+}
+
 /** Loads the catalog and every document, rebuilding the in-memory indexes. */
 function restore(
   storage: LiveStorage,
@@ -427,19 +452,19 @@ function restore(
         const record = batchRecords[i] ?? 0;
         // A stored key that no longer matches the _id key function is rewritten (with its record number).
         if (wanted[1] !== actual[1]) {
-          void docs.remove(actual);
-          void docs.put(wanted, withRecord(bytes, record));
+          tidy(docs.remove(actual));
+          tidy(docs.put(wanted, withRecord(bytes, record)));
         } else if (batchLegacy[i]![0]) {
-          void docs.put(wanted, withRecord(bytes, record));
+          tidy(docs.put(wanted, withRecord(bytes, record)));
         }
         // After the put: lmdb applies writes in call order, so a crash in between keeps the number somewhere.
-        if (batchLegacy[i]![1]) void records.remove(actual);
+        if (batchLegacy[i]![1]) tidy(records.remove(actual));
       });
     } else {
       // Documents of a dropped collection whose removal did not reach the disk.
       for (const key of batchKeys) {
-        void docs.remove(key);
-        void records.remove(key);
+        tidy(docs.remove(key));
+        tidy(records.remove(key));
       }
     }
     batch = [];
@@ -465,6 +490,6 @@ function restore(
   // Numbers whose document is gone (removed before the move, or never moved).
   for (const legacyKey of legacyRecord.keys()) {
     const slash = legacyKey.indexOf('/');
-    void records.remove([legacyKey.slice(0, slash), legacyKey.slice(slash + 1)]);
+    tidy(records.remove([legacyKey.slice(0, slash), legacyKey.slice(slash + 1)]));
   }
 }

@@ -9,6 +9,9 @@ import { mongoError, type MongoCommandError } from '../errors.js';
  * refused with this error, before it touches the data in memory.
  */
 
+/** A promise that never settles: `failed` of a storage that cannot fail (in memory, or no engine of ours). */
+export const NEVER_SETTLES: Promise<never> = new Promise<never>(() => undefined);
+
 /** Errors that say the filesystem is out of space (a short write is one: the next write gets ENOSPC). */
 const SPACE_ERRORS = new Set(['ENOSPC', 'EDQUOT']);
 
@@ -29,6 +32,47 @@ export function storageFailure(cause: unknown, dataDir: string): MongoCommandErr
     ? mongoError('OutOfDiskSpace', 'the disk of the data directory is full: the engine stores no more writes until it is restarted with space free')
     : mongoError('InternalError', 'the data files could not be written: the engine stores no more writes until it is restarted');
   error.cause = cause;
+  return error;
+}
+
+/** Failures after which memory could not be brought back to what the disk holds (see markMustStopNow). */
+const mustStop = new WeakSet<Error>();
+
+/**
+ * Marks a failure the engine must stop for at once: its memory holds a
+ * refused change it could not take back (a collection or index made or
+ * dropped, or a document whose undo failed), so its reads would differ from
+ * the disk. A restart reads the disk again.
+ */
+export function markMustStopNow(failure: Error): void {
+  mustStop.add(failure);
+}
+
+export function mustStopNow(failure: Error): boolean {
+  return mustStop.has(failure);
+}
+
+/**
+ * Whether the engine stays read-only until its disk has space again (a full
+ * disk, memory brought back to what the disk holds): only then is waiting
+ * for space the way back. Any other failure calls for a restart at once.
+ */
+export function waitsForSpace(failure: Error): boolean {
+  return (failure as { codeName?: unknown }).codeName === 'OutOfDiskSpace' && !mustStopNow(failure);
+}
+
+/**
+ * The answer to a `j: true` write the log wrote but could not sync: it is in
+ * the file, kept in memory and replayed by the next start unless the disk
+ * lost it, so neither "stored" nor "not stored" is true. `failure`: the
+ * storage's failure, kept as the cause for the log.
+ */
+export function outcomeUnknown(failure: MongoCommandError): MongoCommandError {
+  const error = mongoError(
+    'InternalError',
+    'the write reached the data files but syncing them to disk failed: whether it survives a power cut is unknown; the engine stores no more writes until it is restarted',
+  );
+  error.cause = failure;
   return error;
 }
 
@@ -84,26 +128,50 @@ export async function lmdbCommitCause(err: unknown): Promise<unknown> {
   }
 }
 
-/** lmdb-js's error for the writes of a commit that failed. */
+/**
+ * lmdb-js rejects the writes of a failed commit with an error whose
+ * `commitError` is a promise of its own, rejected with the cause: left
+ * unhandled it ends the process (the "Commit failed" crash). Every lmdb write
+ * promise the storage makes passes its rejection here (the storage learns
+ * of the failure from the write itself).
+ */
+export function settleCommitError(err: unknown): void {
+  const detail = (err as { commitError?: unknown } | undefined)?.commitError;
+  if (detail instanceof Promise) detail.catch(() => undefined);
+}
+
+/** lmdb-js's error for the writes of a commit that failed (see settleCommitError). */
 function isLmdbCommitFailure(reason: unknown): reason is Error & { commitError: Promise<unknown> } {
-  return reason instanceof Error && (reason as { commitError?: unknown }).commitError instanceof Promise;
+  return (
+    reason instanceof Error &&
+    reason.message.startsWith('Commit failed') &&
+    (reason as { commitError?: unknown }).commitError instanceof Promise
+  );
 }
 
 let handlingLmdbRejections = false;
 
 /**
- * lmdb-js also rejects a promise of its own, which no caller holds, when a
- * commit fails: left unhandled it ends the process (the "Commit failed"
- * crash), though the storage learns of the failure through its own writes.
- * Such a rejection is handled here; any other is raised as Node would have
- * raised it (an uncaught exception), unless someone else listens too.
+ * lmdb-js also rejects a promise of its own, which no caller holds (lmdb-js
+ * offers no way to reach it), when a commit fails: left unhandled it ends
+ * the process, though the storage learns of the failure through its own
+ * writes. Only such a rejection is handled here, and the first one logged
+ * (`log`); any other is raised as Node would have raised it (an uncaught
+ * exception), unless someone else listens too. Installed once per process.
  */
-export function handleLmdbCommitRejections(): void {
+export function handleLmdbCommitRejections(log: (line: string) => void): void {
   if (handlingLmdbRejections) return;
   handlingLmdbRejections = true;
+  let logged = false;
   process.on('unhandledRejection', function onUnhandled(reason) {
     if (isLmdbCommitFailure(reason)) {
-      reason.commitError.catch(() => undefined);
+      settleCommitError(reason);
+      if (!logged) {
+        logged = true;
+        void lmdbCommitCause(reason).then((cause) =>
+          log(`engine: lmdb rejected a commit promise of its own, handled here (${(cause as Error)?.message ?? String(cause)}); later ones are handled silently`),
+        );
+      }
       return;
     }
     if (process.listeners('unhandledRejection').every((listener) => listener === onUnhandled)) throw reason;

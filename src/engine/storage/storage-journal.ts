@@ -12,14 +12,17 @@ export interface StorageJournal {
   readonly failed: Promise<Error>;
   /** Changes reported so far, each numbered in order from 1. */
   reportedCount(): number;
-  /** How many of them are written (survive kill -9). */
-  writtenCount(): number;
   /**
-   * Calls `listener` at once (synchronously) when a write to disk fails,
-   * with how many of the changes reported the disk holds: those after it
-   * were refused and must leave memory too.
+   * Calls `listener` when a write to disk failed, once the write under way
+   * then has settled, with how many of the changes reported the disk holds:
+   * those after it were refused and must leave memory too. Writes are
+   * refused (assertWritable) from the failure on. The listener returns
+   * whether memory now holds what the disk does: if not, the failure is one
+   * the engine must stop for at once (storage-failure.ts, mustStopNow).
    */
-  onFailure(listener: (kept: number) => void): void;
+  onFailure(listener: (kept: number) => boolean): void;
+  /** Calls `listener` each time a group of changes is written, with how many are written from the start. */
+  onWritten(listener: (written: number) => void): void;
   collectionSaved(info: CollectionInfo): void;
   /** `idKeys`: the documents the collection held. */
   collectionDropped(info: CollectionInfo, idKeys: Iterable<string>): void;

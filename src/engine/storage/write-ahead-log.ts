@@ -54,10 +54,19 @@ export class WriteAheadLog {
   private readonly writtenWaiters = new Waiters();
   private readonly syncedWaiters = new Waiters();
   private failure: unknown;
+  /** Set by the first failure: resolves with `written` once the group write and sync under way then have settled. */
+  private stopped: Promise<number> | undefined;
+  /** The group write and the sync under way (each with its own handling done when it settles). */
+  private groupWrite: Promise<void> | undefined;
+  private syncInFlight: Promise<void> | undefined;
   private closed = false;
-  private reportFailure!: (err: unknown) => void;
-  /** Resolves with the first write or sync that failed: from then on nothing more is written. */
-  readonly failed = new Promise<unknown>((resolve) => (this.reportFailure = resolve));
+  private readonly reported = settleLater<unknown>();
+  private readonly writtenListeners: Array<(written: number) => void> = [];
+  /**
+   * Resolves with the first write or sync that failed, once the write under
+   * way then has settled (`writtenCount` is final): nothing more is written.
+   */
+  readonly failed = this.reported.promise;
   private retryTimer: NodeJS.Timeout | undefined;
 
   /** `lastSegment`: the highest segment number known (see `segmentsOf`); new records go to the next. */
@@ -93,20 +102,44 @@ export class WriteAheadLog {
     });
   }
 
-  /** Resolves once everything appended so far is in the file (survives kill -9); rejects for good once a write failed. */
+  /**
+   * Resolves once everything appended so far is in the file (survives kill
+   * -9); after a failure, rejects unless the write under way then put it there.
+   */
   writtenAll(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.written >= this.appended) return Promise.resolve();
-    return this.writtenWaiters.add(this.appended);
+    const target = this.appended;
+    if (this.written >= target) return Promise.resolve();
+    if (this.stopped) return this.stopped.then((written) => this.reached(written, target));
+    return this.writtenWaiters.add(target);
   }
 
   /** Resolves once everything appended so far is synced to disk (survives a power cut); syncs as soon as it is written. */
   syncedAll(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.synced >= this.appended) return Promise.resolve();
-    const wait = this.syncedWaiters.add(this.appended);
+    const target = this.appended;
+    if (this.synced >= target) return Promise.resolve();
+    if (this.stopped) return this.stopped.then(() => this.reached(this.synced, target));
+    const wait = this.syncedWaiters.add(target);
     this.maybeSync();
     return wait;
+  }
+
+  /** Calls `listener` each time a group is written, with `writtenCount`. */
+  onWritten(listener: (written: number) => void): void {
+    this.writtenListeners.push(listener);
+  }
+
+  /**
+   * Stops the log for good (the storage failed elsewhere): nothing appended
+   * from now on, or waiting for its group, is written. Resolves with how many
+   * changes the file holds once the write under way has settled.
+   */
+  abort(err: unknown): Promise<number> {
+    this.fail(err);
+    return this.stopped!;
+  }
+
+  private reached(count: number, target: number): void {
+    if (count < target) throw this.failure;
   }
 
   /** Starts a new segment for what is appended from now on; returns the number of the one it ends. */
@@ -128,24 +161,25 @@ export class WriteAheadLog {
   }
 
   private writeGroup(): void {
-    if (this.pending.length === 0 || this.failure) return;
+    if (this.pending.length === 0 || this.stopped) return;
     const records = this.pending;
     this.pending = [];
     const through = this.written + records.length;
     const file = this.file;
     this.writing = true;
-    file.append(records).then(
+    this.groupWrite = file.append(records).then(
       () => {
         // Only now is there something for a sync to cover: a sync begun during the write did not.
         this.unsyncedFiles.add(file);
         this.writing = false;
         this.written = through;
+        for (const listener of this.writtenListeners) listener(through);
         this.writtenWaiters.resolveThrough(through);
         this.maybeSync();
         this.writeGroup();
       },
       (err: unknown) => {
-        if (!(err instanceof SegmentNotOpened) || !isDescriptorShortage(err.cause)) return this.fail(err);
+        if (this.stopped || !(err instanceof SegmentNotOpened) || !isDescriptorShortage(err.cause)) return this.fail(err);
         // Out of file descriptors (too many connections): nothing of the group reached a file,
         // so it goes again, first and in order, once some may be free; its writers wait. Failing
         // for good here left every later write refused until a restart.
@@ -165,7 +199,7 @@ export class WriteAheadLog {
    * everything written to its file before it.
    */
   private maybeSync(): void {
-    if (this.syncing || this.failure || this.synced >= this.written) return;
+    if (this.syncing || this.stopped || this.synced >= this.written) return;
     if (!this.syncedWaiters.anyThrough(this.written)) {
       this.syncTimer ??= setTimeout(() => {
         this.syncTimer = undefined;
@@ -177,14 +211,14 @@ export class WriteAheadLog {
   }
 
   private sync(): void {
-    if (this.syncing || this.failure || this.synced >= this.written) return;
+    if (this.syncing || this.stopped || this.synced >= this.written) return;
     clearTimeout(this.syncTimer);
     this.syncTimer = undefined;
     const through = this.written;
     const files = [...this.unsyncedFiles];
     this.unsyncedFiles.clear();
     this.syncing = true;
-    Promise.all(files.map((file) => file.sync())).then(
+    this.syncInFlight = Promise.all(files.map((file) => file.sync())).then(
       () => {
         this.syncing = false;
         this.synced = through;
@@ -195,16 +229,33 @@ export class WriteAheadLog {
     );
   }
 
-  /** A write or sync failed: nothing more is written, and every waiter, now or later, gets the error. */
+  /**
+   * A write or sync failed (or the storage did): nothing more is written. A
+   * group write under way still settles first: if it lands, its changes are
+   * in the file (the next start replays them), so they count as written and
+   * their waiters are answered so; every other waiter, now or later, gets the
+   * error. Only then is the failure reported, with `written` final.
+   */
   private fail(err: unknown): void {
-    if (this.failure === undefined) this.reportFailure(err);
-    this.failure ??= err;
-    this.writing = false;
-    this.syncing = false;
+    if (this.stopped) return;
+    this.failure = err;
+    this.pending = [];
     clearTimeout(this.syncTimer);
-    this.writtenWaiters.rejectAll(this.failure);
-    this.syncedWaiters.rejectAll(this.failure);
+    clearTimeout(this.retryTimer);
+    this.stopped = Promise.allSettled([this.groupWrite, this.syncInFlight]).then(() => {
+      this.writtenWaiters.rejectAll(err);
+      this.syncedWaiters.rejectAll(err);
+      this.reported.resolve(err);
+      return this.written;
+    });
   }
+}
+
+/** A promise and the function that resolves it, for a promise settled later by whoever holds both. */
+export function settleLater<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
 }
 
 /** Promises waiting for a count to be reached, in the order they were made (counts only grow). */

@@ -351,6 +351,74 @@ describe('lmdb storage: the write-ahead log', () => {
     expect(recovered.findById('app', 'menus', 'refused')).toBeUndefined();
   });
 
+  it('a sync that fails while the next group is being written: that group counts once it lands, acknowledged, kept and replayed; the synced write is answered "outcome unknown"', async () => {
+    const live = dir();
+    const storage = opened(join(live, 'engine.mdb'));
+    storage.insert('app', 'menus', { _id: 'written' });
+    await storage.flush();
+    const probe = await openFile(join(dir(), 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as {
+      writev: (...args: unknown[]) => Promise<unknown>;
+      datasync: () => Promise<void>;
+    };
+    await probe.close();
+    const { writev } = prototype;
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // The sync fails (EIO) while the next group's write is still under way; that write then lands.
+    const writes = vi.spyOn(prototype, 'writev').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      await pause(150);
+      return writev.apply(this, args);
+    });
+    const syncs = vi.spyOn(prototype, 'datasync').mockImplementation(async () => {
+      await pause(20);
+      throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    });
+    try {
+      const synced = storage.flush({ durable: true }).then(() => 'stored', (err: unknown) => err);
+      storage.insert('app', 'menus', { _id: 'in flight' });
+      const inFlight = storage.flush().then(() => 'stored', (err: unknown) => err);
+      await storage.failed;
+      expect(await inFlight).toBe('stored');
+      expect(storage.findById('app', 'menus', 'in flight')).toBeDefined();
+      const unknown = await synced;
+      expect(unknown).toMatchObject({ codeName: 'InternalError' });
+      expect((unknown as Error).message).toMatch(/unknown/);
+      expect(() => storage.insert('app', 'menus', { _id: 'after' })).toThrow();
+    } finally {
+      writes.mockRestore();
+      syncs.mockRestore();
+    }
+    const recovered = opened(crashCopy(live, dir()));
+    expect(recovered.findById('app', 'menus', 'written')).toBeDefined();
+    expect(recovered.findById('app', 'menus', 'in flight')).toBeDefined();
+  });
+
+  it('abort: the group being written counts once it lands, and nothing appended afterwards reaches the file', async () => {
+    const basePath = join(dir(), 'engine.mdb');
+    const log = new WriteAheadLog(basePath, 0);
+    const probe = await openFile(join(dir(), 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as { writev: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const { writev } = prototype;
+    const writes = vi.spyOn(prototype, 'writev').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return writev.apply(this, args);
+    });
+    try {
+      log.append({ store: 'catalog', key: 'under way', value: Buffer.from('a') });
+      await new Promise((resolve) => setImmediate(resolve));
+      const written = log.abort(new Error('the storage failed elsewhere'));
+      log.append({ store: 'catalog', key: 'after', value: Buffer.from('b') });
+      expect(await written).toBe(1);
+      await expect(log.writtenAll()).rejects.toThrow(/failed elsewhere/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect([...changesAfter(basePath, 0)].map((change) => change.key)).toEqual(['under way']);
+    } finally {
+      writes.mockRestore();
+      await log.close();
+    }
+  });
+
   it('numbers new segments after the checkpointed one, so that a restart never skips them', async () => {
     const live = dir();
     const dbPath = join(live, 'engine.mdb');
