@@ -3,7 +3,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { findById, isView, readDocuments, recheckerOf } from '../reads/index.js';
+import { findById, isView, ReadSlice, readDocuments, recheckerOf, SLICE_END } from '../reads/index.js';
 import type { CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
@@ -40,6 +40,8 @@ export const findCommand: CommandHandler = {
     const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll));
 
     // 2-3. storage scan and query step
+    // A single batch must hold every result: it cannot end at a slice.
+    const slice = singleBatch ? undefined : new ReadSlice();
     let results: Iterable<Document> = readDocuments(ctx.engine.storage, ctx.db, coll, {
       filter,
       sort,
@@ -51,13 +53,14 @@ export const findCommand: CommandHandler = {
       allowDiskUse: optionalBool(body, 'find', 'allowDiskUse'),
       onlyStoredBytes: storedBytes,
       maxTimeMS: nonNegativeInteger(body, 'find', 'maxTimeMS'),
+      slice,
     });
     let rechecker = recheckerOf(results);
     if (projected) {
       const project = compileProjection(projection, filter);
       // The cursor's read-ahead document is always the last one projected: its recheck works on the stored one.
       let lastRead: Document | undefined;
-      results = mapIterable(results, (doc) => project((lastRead = doc)));
+      results = mapIterable(results, (doc) => (doc === SLICE_END ? doc : project((lastRead = doc))));
       const stored = rechecker;
       rechecker = stored && {
         recheck(projectedDoc) {
@@ -69,7 +72,7 @@ export const findCommand: CommandHandler = {
 
     // 4. reply
     const ns = namespaceOf(ctx.db, coll);
-    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes, rechecker }));
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes, rechecker, slice }));
   },
 };
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { BSON, Long } from 'bson';
 import { mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
+import { SLICE_END, type ReadSlice } from '../reads/index.js';
 import { storedBytesOf } from '../storage/index.js';
 import { storedBatchReply } from './stored-batch-reply.js';
 
@@ -37,6 +38,8 @@ interface OpenCursor {
   storedBytes: boolean;
   /** A streamed read's check of its read-ahead document at a later getMore (reads/read-documents.ts). */
   rechecker?: { recheck(doc: Document): Document | undefined };
+  /** A sliced read's slice (reads/time-slice.ts), restarted at each command; its SLICE_END ends a batch. */
+  slice?: ReadSlice;
 }
 
 export interface KillCursorsResult {
@@ -76,8 +79,10 @@ export class CursorStore {
       noTimeout?: boolean;
       storedBytes?: boolean;
       rechecker?: { recheck(doc: Document): Document | undefined };
+      slice?: ReadSlice;
     } = {},
   ): BatchResult {
+    opts.slice?.begin();
     const source = results[Symbol.iterator]();
     const cursor: OpenCursor = {
       ns,
@@ -87,6 +92,7 @@ export class CursorStore {
       noTimeout: opts.noTimeout ?? false,
       storedBytes: opts.storedBytes ?? false,
       rechecker: opts.rechecker,
+      slice: opts.slice,
     };
     const batch = takeBatch(cursor, opts.batchSize ?? 101);
     if (cursor.lookahead.done || opts.singleBatch) {
@@ -111,8 +117,11 @@ export class CursorStore {
     cursor.lastUsed = Date.now();
     let batch: Document[];
     try {
+      cursor.slice?.begin();
+      // The last command's slice ended the read: it goes on from there.
+      if (cursor.lookahead.value === SLICE_END) cursor.lookahead = cursor.source.next();
       // Read ahead during an earlier command: deleted or changed since, as mongod would read it now.
-      if (cursor.rechecker && !cursor.lookahead.done) {
+      else if (cursor.rechecker && !cursor.lookahead.done) {
         const current = cursor.rechecker.recheck(cursor.lookahead.value);
         cursor.lookahead = current === undefined ? cursor.source.next() : { done: false, value: current };
       }
@@ -189,6 +198,8 @@ function takeBatch(cursor: OpenCursor, batchSize: number): Document[] {
   let bytes = 0;
   while (!cursor.lookahead.done && batch.length < batchSize) {
     const doc = cursor.lookahead.value;
+    // The slice is spent: the batch ends short (maybe empty), the cursor stays open.
+    if (doc === SLICE_END) break;
     // A scan's unchanged document measures as its stored bytes.
     const size = ((cursor.storedBytes && storedBytesOf(doc)?.length) || BSON.calculateObjectSize(doc)) + arrayElementOverhead(batch.length);
     // Always return at least one document, even an oversized one.

@@ -9,3 +9,4 @@ export { assertNotView, isView, viewDocuments, viewOptions } from './views.js';
 export type { SourceReader } from './views.js';
 export { findById } from './find-by-id.js';
 export type { FindParams } from './find-by-id.js';
+export { ReadSlice, SLICE_END } from './time-slice.js';

@@ -13,6 +13,7 @@ import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { fieldsRead } from './fields-read.js';
 import { indexMembership } from './index-membership.js';
 import { READS_PER_CLOCK_CHECK, TimeBudget } from './time-budget.js';
+import { SLICE_END, type ReadSlice } from './time-slice.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -49,6 +50,11 @@ export interface ReadOptions {
   onlyStoredBytes?: boolean;
   /** The command's `maxTimeMS` (0 or undefined: none): past it the read fails with MaxTimeMSExpired (50). */
   maxTimeMS?: number;
+  /**
+   * A cursor's time slice (time-slice.ts): a streamed read yields SLICE_END
+   * once it is spent. Only for a caller that ends its batch there (find).
+   */
+  slice?: ReadSlice;
 }
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
@@ -89,8 +95,8 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   if (chosen?.sorted) {
     // In index order, a read-ahead document whose sort key moved has moved behind or ahead of the scan.
     const inOrder = live && opts.sort ? { ...live, sortOrder: compileSort(opts.sort, collation) } : live;
-    // Under a maxTimeMS the filter runs in the budgeted read, so a scan matching nothing still looks at the clock.
-    if (budget) return lazyFilter(sortedMatches(storage, info, chosen, () => true), matches, skip, limit, inOrder, budget);
+    // Under a maxTimeMS or a slice the filter runs in the read, so a scan matching nothing still looks at the clock.
+    if (budget || opts.slice) return lazyFilter(sortedMatches(storage, info, chosen, () => true), matches, skip, limit, inOrder, budget, opts.slice);
     return lazyFilter(sortedMatches(storage, info, chosen, matches), () => true, skip, limit, inOrder);
   }
   const plan = chosen?.plan;
@@ -117,7 +123,7 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const byIndexKey = hinted && natural === undefined ? indexOrder(hinted) : undefined;
   // Walking an index is no blocking sort in mongod: no memory limit applies.
   if (byIndexKey) return boundedSort(lazyFilter(candidates, matches, 0, 0, undefined, budget), byIndexKey, { ...bounds, allowDiskUse: true }).slice(skip);
-  return lazyFilter(candidates, matches, skip, limit, live, budget);
+  return lazyFilter(candidates, matches, skip, limit, live, budget, opts.slice);
 }
 
 /** Accepts any near condition: it is only parsed, never run. */
@@ -222,8 +228,9 @@ function lazyFilter(
   limit: number,
   live?: LiveRead,
   budget?: TimeBudget,
+  slice?: ReadSlice,
 ): Iterable<Document> {
-  return new FilteredRead(candidates, matches, skip, limit, live, budget);
+  return new FilteredRead(candidates, matches, skip, limit, live, budget, slice);
 }
 
 /**
@@ -243,6 +250,7 @@ class FilteredRead implements Iterable<Document>, Rechecker {
     private readonly limit: number,
     readonly live: LiveRead | undefined,
     private readonly budget?: TimeBudget,
+    private readonly slice?: ReadSlice,
   ) {}
 
   *[Symbol.iterator](): Generator<Document> {
@@ -250,9 +258,16 @@ class FilteredRead implements Iterable<Document>, Rechecker {
     let taken = 0;
     let read = 0;
     const budget = this.budget;
+    const slice = this.slice;
     budget?.resume();
     for (const doc of this.candidates) {
       if (budget && ++read % READS_PER_CLOCK_CHECK === 0) budget.check();
+      if (slice?.read()) {
+        // The cursor ends its batch here; its next getMore goes on from this document.
+        budget?.pause();
+        yield SLICE_END;
+        budget?.resume();
+      }
       if (!this.matches(doc)) continue;
       if (skipped < this.skip) {
         skipped++;
