@@ -102,7 +102,7 @@ export class UserService {
       throw errors.forbidden('You cannot move a user to another tenant');
     }
     // Roles sent back as held (in any order) change nothing: no permission is needed for them.
-    const rolesChange = roles !== undefined && !sameRoles(roles ?? [], current.roles ?? []);
+    const rolesChange = roles !== undefined && !sameMembers(roles ?? [], current.roles ?? []);
     if (rolesChange) {
       if (self) throw errors.forbidden('You cannot change your own roles');
       await this.assertMayAssign(actor, current.tenant_id, roles ?? []);
@@ -126,7 +126,24 @@ export class UserService {
     }
     const updated = await this.model.findOneAndUpdate(scope, update, { returnDocument: 'after', runValidators: true });
     if (!updated) throw notFound(id);
+    if (set.searchKeys !== undefined) await this.keepSearchKeysInStep(updated);
     return updated;
+  }
+
+  /**
+   * The keys were computed from the record as read before the write: an
+   * update of another of the searched fields landing in between (one sets
+   * the email, the other the name) would leave keys of neither's state. The
+   * record after the write holds both changes; when its keys are not its
+   * fields', they are set again, on the condition that those fields are still
+   * as seen (else the later writer's own check sets them).
+   */
+  private async keepSearchKeysInStep(updated: UserDocument): Promise<void> {
+    const keys = searchKeysOf(updated);
+    if (sameMembers(keys, updated.searchKeys ?? [])) return;
+    const asSeen = { email: updated.email, firstName: updated.firstName ?? null, lastName: updated.lastName ?? null };
+    await this.model.updateOne({ _id: updated._id, ...asSeen }, { $set: { searchKeys: keys } }, { timestamps: false });
+    updated.searchKeys = keys;
   }
 
   /**
@@ -180,8 +197,8 @@ function assertOwnSignInInPerson(actor: Actor, fields: readonly string[]): void 
   );
 }
 
-/** The same role ids, in any order (a stored list holds each once, as the input rule does). */
-function sameRoles(given: readonly string[], held: readonly string[]): boolean {
+/** The same ids or keys, in any order (a stored list holds each once, as the input rule does). */
+function sameMembers(given: readonly string[], held: readonly string[]): boolean {
   const heldSet = new Set(held);
   return given.length === heldSet.size && given.every((role) => heldSet.has(role));
 }

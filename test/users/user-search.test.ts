@@ -1,6 +1,7 @@
+import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserModel } from '../../src/users/index.js';
-import { backfillSearchKeys, searchConditions } from '../../src/users/user-search.js';
+import { backfillSearchKeys, searchConditions, searchKeysOf } from '../../src/users/user-search.js';
 import { apiCase, runCases, type Caller, type Operation } from '../api/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -20,6 +21,14 @@ function list(search: string): Operation {
     rest: { method: 'GET', path: `/access-control/users?${new URLSearchParams({ search, limit: '100' })}` },
     graphql: { query: 'query($search: String) { users(search: $search, limit: 100) { items { email } nextCursor } }', variables: { search } },
   };
+}
+
+/** A user record as stored, with the fields its search keys come from. */
+interface StoredUser {
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  searchKeys: string[];
 }
 
 const emails = (page: { items: Array<{ email: string }> }) => page.items.map((user) => user.email).sort();
@@ -110,6 +119,27 @@ describe('search keys follow writes', () => {
     expect(byNew.body.items.map((user: { id: string }) => user.id)).toEqual([made.id]);
     const byOld = await app.graphql('{ users(search: "Zebulon") { items { id } } }', {}, { token: reader.token });
     expect(byOld.body.data.users.items).toEqual([]);
+  });
+
+  it('keeps the keys of the stored fields when an email change and a name change race (one over REST, one over GraphQL)', async () => {
+    const made = await app.createUser({ tenantId: TENANT, roles: ['member'], firstName: 'Racer' });
+    for (let round = 0; round < 12; round += 1) {
+      await Promise.all([
+        app.rest('PATCH', `/access-control/users/${made.id}`, {
+          token: reader.token,
+          body: { email: `racer.${round}@track${round}.example.test`, updatedBy: reader.id },
+        }),
+        app.graphql(
+          'mutation($id: ID!, $name: String!, $by: String!) { updateUser(id: $id, lastName: $name, updatedBy: $by) { id } }',
+          { id: made.id, name: `Lap${round}`, by: reader.id },
+          { token: reader.token },
+        ),
+      ]);
+      const stored = await app.db.collection<StoredUser>('users').findOne({ _id: new ObjectId(made.id) });
+      expect([...stored!.searchKeys].sort(), `round ${round}`).toEqual(searchKeysOf(stored!).sort());
+    }
+    const found = await app.rest('GET', '/access-control/users?search=lap11%20track11', { token: reader.token });
+    expect(found.body.items.map((user: { id: string }) => user.id)).toEqual([made.id]);
   });
 
   it('gives users stored without keys (imports) their keys at start, and then finds them', async () => {
