@@ -20,6 +20,7 @@ import type { AppConfig } from './config.js';
 import { setListReadTimeLimit } from './shared/pagination.js';
 import { buildAppSchema } from './graphql/build-schema.js';
 import { createApp, type AppHandle } from './http/app.js';
+import { databaseConnected } from './http/database-gate.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';
@@ -88,6 +89,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     createContext: createRequestContextFactory(config, resolveActor, usage),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
+    databaseAvailable: databaseConnected,
     logger,
   });
   return {

@@ -37,6 +37,12 @@ export interface AppOptions<TContext> {
   createContext: RequestContextFactory<TContext>;
   /** Checks the caller against the operations called before any argument is read (src/auth/credential-first.ts). */
   admitCaller?: CallerAdmission<TContext>;
+  /**
+   * Whether the database answers now (database-gate.ts's databaseConnected):
+   * while it does not, API calls are answered 503 at once. None: no such gate
+   * (an app over a schema that needs no database, as tests of the HTTP layer build).
+   */
+  databaseAvailable?: () => boolean;
   logger?: Logger;
 }
 
@@ -102,7 +108,7 @@ export async function createApp<TContext>(
     // operations carry the user's own header). No API call can match them, so API calls skip them.
     skipForApiCalls(pages, (path) => isApiCall(path, docsPath)),
     // Before the body and the credential (which may read the database): refused at once while it is away.
-    useDatabaseGate((path) => isApiCall(path, docsPath) && path !== openApiPath),
+    ...(options.databaseAvailable ? [useDatabaseGate(options.databaseAvailable, (path) => isApiCall(path, docsPath) && path !== openApiPath)] : []),
     useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
     useRequestEdge({
       schema,

@@ -14,12 +14,13 @@ export function databaseConnected(): boolean {
  * While the database is away, an API request is answered at once with 503
  * and Retry-After (both surfaces, through the error answers) instead of
  * waiting in mongoose's buffer or the driver's server selection for seconds
- * and then failing as a 500. `applies` picks the requests that need the
- * database (API calls, not the public documents).
+ * and then failing as a 500. `available` says whether the database answers
+ * now; `applies` picks the requests that need it (API calls, not the public
+ * documents).
  */
-export function useDatabaseGate(applies: (path: string) => boolean): RequestHandler {
+export function useDatabaseGate(available: () => boolean, applies: (path: string) => boolean): RequestHandler {
   return (req, _res, next) => {
-    if (!applies(req.path) || databaseConnected()) {
+    if (!applies(req.path) || available()) {
       next();
       return;
     }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESERVED_DESCRIPTORS } from '../../src/http/connection-limits.js';
-import { buildService, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callOverAgent, defaultModeEnv, startService, stopService, type ServiceProcess } from './service-process.js';
 
 /**
  * The service with a low open-file limit (`ulimit -n`) and more connections
@@ -29,20 +29,9 @@ const held: Socket[] = [];
 // One keep-alive connection, opened before the flood: the reader's and the writer's.
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One JSON call over the agent; rejects after `timeoutMs` without an answer. */
+/** One JSON call over the agent, as the signed-in administrator once there is a token. */
 function call(method: string, urlPath: string, body?: unknown, timeoutMs = 10_000): Promise<{ status: number; body: any }> {
-  const url = new URL(urlPath, service.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${urlPath} in ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
+  return callOverAgent(service, agent, method, urlPath, { body, token, timeoutMs });
 }
 
 /** The median time of `count` reads of the menu, each answered 200. */
@@ -74,14 +63,7 @@ beforeAll(async () => {
   const build = buildService();
   workDir = mkdtempSync(path.join(os.tmpdir(), 'service-fd-'));
   const env = {
-    NODE_ENV: 'development',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: path.join(workDir, 'data'),
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'info',
+    ...defaultModeEnv(path.join(workDir, 'data'), ADMIN),
     // All of the flood comes from 127.0.0.1: only the total cap is tested here.
     MAX_CONNECTIONS_PER_IP: '0',
   };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountSmallDisk } from '../support/small-disk.js';
-import { buildService, callService, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
+import { buildService, callService, defaultModeEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
 
 /**
  * The service in its default mode (embedded engine) with DATA_DIR on a small
@@ -73,16 +73,7 @@ describe.skipIf(skipped !== undefined)('a full disk under the embedded engine', 
     smallDisk.unmount();
   });
 
-  const env = (surface: Surface) => ({
-    NODE_ENV: 'development',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: path.join(smallDisk.dir, surface),
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    JWT_SECRET,
-    LOG_LEVEL: 'info',
-  });
+  const env = (surface: Surface) => defaultModeEnv(path.join(smallDisk.dir, surface), ADMIN, { JWT_SECRET });
 
   const signIn = async (running: ServiceProcess) => {
     const { status, body } = await callService(running, 'POST', '/api/v1/auth/login', { body: ADMIN });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildService, callService as call, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callService as call, defaultModeEnv, startService, stopService, type ServiceProcess } from './service-process.js';
 
 /**
  * Large answers do not exhaust the service's memory (issue 27, item 10):
@@ -67,16 +67,7 @@ beforeAll(async () => {
   workDir = mkdtempSync(path.join(os.tmpdir(), 'large-answers-'));
   service = await startService(
     build.index,
-    {
-      NODE_ENV: 'development',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: path.join(workDir, 'data'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'info',
-    },
+    defaultModeEnv(path.join(workDir, 'data'), ADMIN),
     workDir,
   );
   token = (await call(service, 'POST', '/api/v1/auth/login', { body: ADMIN })).body.accessToken;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildService, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callOverAgent, defaultModeEnv, startService, stopService, type ServiceProcess } from './service-process.js';
 
 /**
  * The service in its default mode (the engine in its process) with 100,000
@@ -30,19 +30,9 @@ let service: ServiceProcess;
 let token: string;
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
+/** One JSON call over the agent, as the signed-in administrator once there is a token. */
 function call(method: string, urlPath: string, body?: unknown, timeoutMs = 120_000): Promise<{ status: number; body: any }> {
-  const url = new URL(urlPath, service.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${urlPath} in ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
+  return callOverAgent(service, agent, method, urlPath, { body, token, timeoutMs });
 }
 
 /** The median time of `count` sequential `/healthz` reads, each answered 200. */
@@ -87,18 +77,7 @@ beforeAll(async () => {
   workDir = mkdtempSync(path.join(os.tmpdir(), 'scan-'));
   service = await startService(
     build.index,
-    {
-      NODE_ENV: 'development',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: path.join(workDir, 'data'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'info',
-      LIST_READ_TIME_LIMIT: '600000',
-      MAX_CONNECTIONS_PER_IP: '0',
-    },
+    defaultModeEnv(path.join(workDir, 'data'), ADMIN, { LIST_READ_TIME_LIMIT: '600000', MAX_CONNECTIONS_PER_IP: '0' }),
     workDir,
   );
   token = (await call('POST', '/api/v1/auth/login', ADMIN)).body.accessToken;

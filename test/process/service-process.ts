@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request, type Agent } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +31,25 @@ export function buildService(): ServiceBuild {
  */
 export function childEnv(env: Record<string, string>): Record<string, string> {
   return { PATH: process.env.PATH ?? '', ...env };
+}
+
+/**
+ * A service in its default mode (the embedded engine, data in `dataDir`) on
+ * an ephemeral loopback port, with an administrator to sign in as; `extra`
+ * adds or replaces variables (e.g. a fixed JWT_SECRET, a limit under test).
+ */
+export function defaultModeEnv(dataDir: string, admin: { email: string; password: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
 }
 
 export interface ServiceProcess {
@@ -131,6 +152,33 @@ export async function callService(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   return { status: response.status, body: await response.json() };
+}
+
+/**
+ * One JSON call over `agent` (its own sockets: a test can hold the reader's
+ * connection open through a flood, or bound how many it opens); rejects
+ * after `timeoutMs` without an answer.
+ */
+export function callOverAgent(
+  service: ServiceProcess,
+  agent: Agent,
+  method: string,
+  urlPath: string,
+  { body, token, timeoutMs = 10_000 }: { body?: unknown; token?: string; timeoutMs?: number } = {},
+): Promise<{ status: number; body: any }> {
+  const url = new URL(urlPath, service.baseUrl);
+  const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${urlPath} in ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
 }
 
 export interface InstancesOnEngine {
