@@ -66,14 +66,27 @@ export async function openDatabase(
  * about a second of its return they are served again (while every request is
  * refused, nothing asks the driver for an earlier check). An operation caught
  * in flight waits at most one heartbeat in mongoose's buffer (default 10 s,
- * several times over for a request of several operations) before it is a 503.
+ * several times over for a request of several operations), or one for a
+ * server in the driver's server selection (default 30 s), before it is a 503.
  */
-export const OUTAGE_TIMINGS = { heartbeatFrequencyMS: 1000, bufferTimeoutMS: 1000 };
+export const OUTAGE_TIMINGS = { heartbeatFrequencyMS: 1000, bufferTimeoutMS: 1000, serverSelectionTimeoutMS: 1000 };
+
+/** How long start-up waits for the database to answer: its first server selection is tried again until then. */
+const STARTUP_WAIT_MS = 10_000;
 
 export async function connectMongoose(uri: string, dbName = uriDatabase(uri) ?? DEFAULT_DB_NAME): Promise<void> {
   mongoose.set('strictQuery', true);
   mongoose.set('sanitizeFilter', true); // a `$`-keyed filter value matches literally unless marked mongoose.trusted
-  await mongoose.connect(uri, { dbName, serverSelectionTimeoutMS: 10_000, ...OUTAGE_TIMINGS });
+  const deadline = Date.now() + STARTUP_WAIT_MS;
+  for (;;) {
+    try {
+      await mongoose.connect(uri, { dbName, ...OUTAGE_TIMINGS });
+      break;
+    } catch (err) {
+      // A database still starting (a container beside ours) gets the whole start-up wait, not one selection's.
+      if (!(err instanceof mongoose.mongo.MongoServerSelectionError) || Date.now() >= deadline) throw err;
+    }
+  }
   await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
 }
 
