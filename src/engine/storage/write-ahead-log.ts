@@ -243,6 +243,10 @@ export class WriteAheadLog {
     clearTimeout(this.syncTimer);
     clearTimeout(this.retryTimer);
     this.stopped = Promise.allSettled([this.groupWrite, this.syncInFlight]).then(() => {
+      // Nothing syncs a stopped log's files again: they are closed now, synced or not (a FileHandle
+      // left to the garbage collector is an uncaught ERR_INVALID_STATE in Node 26).
+      for (const file of [this.file, ...this.unsyncedFiles]) file.discard();
+      this.unsyncedFiles.clear();
       this.writtenWaiters.rejectAll(err);
       this.syncedWaiters.rejectAll(err);
       this.reported.resolve(err);
@@ -340,6 +344,12 @@ class SegmentFile {
   retire(): void {
     this.retired = true;
     this.closeIfDone();
+  }
+
+  /** Retired with nothing left to sync (the log stopped): closed once nothing is in flight. */
+  discard(): void {
+    this.dirty = false;
+    this.retire();
   }
 
   private async using(work: (handle: FileHandle) => Promise<void>): Promise<void> {
