@@ -23,7 +23,7 @@ export function grantCap(rateLimit: number): number {
   return Math.min(MAX_GRANT, Math.floor(rateLimit / 1000));
 }
 
-/** The database operations grants are built on (api-key-store.ts). */
+/** The database operations grants are built on (api-key-credential.store.ts). */
 export interface GrantOperations {
   /** One use, checked and counted exactly (null: refused, nothing counted). */
   countOne(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;

@@ -1,6 +1,6 @@
 /** The API keys area: its resolver, REST routes, models, service, and auth's ApiKeyStore implementation. */
 export { GRANT_MAX_AGE_MS, grantCap, MAX_GRANT } from './api-key-grants.js';
-export { createApiKeyStore, type ApiKeyStoreHandle, type ApiKeyStoreOptions } from './api-key-store.js';
+export { createApiKeyStore, type ApiKeyStoreHandle, type ApiKeyStoreOptions } from './api-key-credential.store.js';
 export { API_KEY_USAGE_COLLECTION, ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 export { API_KEY_LIMITS, isIpOrCidr, isOrigin } from './api-key-limits.js';
 export {
