@@ -16,8 +16,8 @@ interface AuditNote {
 
 /**
  * The context while a call is recorded: its note, set for the length of the
- * call. A request's audited calls never overlap: they are mutations, whose
- * top-level fields GraphQL runs one after another, and batches are refused.
+ * call. A request holds one audited call at most: they are mutations, a
+ * request makes one (graphql/one-mutation.rule.ts), and batches are refused.
  */
 type RecordingContext = AppContext & { auditNote?: AuditNote };
 
