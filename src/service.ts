@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyResolver, apiKeyRestRoutes, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyRecords, ApiKeyResolver, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditEventResolver, auditRestRoutes, drainAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -41,11 +41,25 @@ export const restRoutes: RestRoutes = {
   ...schemaRestRoutes,
 };
 
-export function buildServiceSchema(): Promise<GraphQLSchema> {
+/** Every area's service, built with its stores: a test or a second deployment swaps one here. */
+export interface Services {
+  login: LoginService;
+  apiKeys: ApiKeyService;
+}
+
+/** The services over the default stores (the mongoose models; no configuration needed, so `npm run schema` builds them). */
+export function createServices(): Services {
+  return {
+    login: new LoginService(userAccountStore),
+    apiKeys: new ApiKeyService(new ApiKeyRecords()),
+  };
+}
+
+export function buildServiceSchema(services: Services = createServices()): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
     resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver],
     authChecker,
-    instances: [new LoginResolver(new LoginService(userAccountStore))],
+    instances: [new LoginResolver(services.login), new ApiKeyResolver(services.apiKeys)],
   });
 }
 

@@ -23,7 +23,7 @@ export function grantCap(rateLimit: number): number {
   return Math.min(MAX_GRANT, Math.floor(rateLimit / 1000));
 }
 
-/** The database operations grants are built on (api-key-store.ts). */
+/** The database operations grants are built on (api-key-credential.store.ts). */
 export interface GrantOperations {
   /** One use, checked and counted exactly (null: refused, nothing counted). */
   countOne(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null>;
@@ -148,84 +148,138 @@ export function forgetApiKeyGrantsOnWrite(schema: Schema): void {
  * spends nothing of a grant. A key's next count in the database waits for its
  * give-backs, so it answers the uses actually served.
  */
-export function createUseGrants(operations: GrantOperations, { now = Date.now, logger }: UseGrantsOptions = {}): UseGrants {
-  const states = new Map<string, KeyGrants>();
+export function createUseGrants(operations: GrantOperations, options: UseGrantsOptions = {}): UseGrants {
+  const grants = new ProcessUseGrants(operations, options);
+  liveGrants.add(grants);
+  return grants;
+}
+
+/** One process's grants of its keys' uses (createUseGrants), step by step. */
+class ProcessUseGrants implements UseGrants {
+  private readonly states = new Map<string, KeyGrants>();
   /** Raised by forget(): a grant taken before it is not kept. */
-  let generation = 0;
+  private generation = 0;
   /** Give-backs in flight, per key: kept apart from `states`, which forget() clears, so a count after it still waits for them. */
-  const givingBack = new Map<string, Promise<void>>();
+  private readonly givingBack = new Map<string, Promise<void>>();
+  private readonly now: () => number;
+  private readonly logger: Pick<Logger, 'warn'> | undefined;
 
-  const giveBack = (keyId: string, windowStart: number, uses: number): Promise<void> => {
-    // A give-back that fails leaves the count higher than the uses: the limit only gets stricter, never exceeded; the operator is told.
-    const done = operations.giveBack(keyId, new Date(windowStart), uses).catch((err: unknown) => {
-      logger?.warn({ err, keyId, uses }, 'could not give back unused API key uses: the key counts them until its hour ends');
-    });
-    const all = Promise.all([givingBack.get(keyId), done]).then(() => undefined);
-    givingBack.set(keyId, all);
-    void all.then(() => givingBack.get(keyId) === all && givingBack.delete(keyId));
-    return done;
-  };
+  constructor(
+    private readonly operations: GrantOperations,
+    { now = Date.now, logger }: UseGrantsOptions,
+  ) {
+    this.now = now;
+    this.logger = logger;
+  }
 
-  /** Waits for the key's give-backs in flight, so the database's count has them. */
-  const givenBack = async (keyId: string) => {
-    const pending = givingBack.get(keyId);
-    if (pending) await pending;
-  };
+  async countUse(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null> {
+    for (;;) {
+      const state = this.states.get(keyId);
+      // The first use of a key here: counted exactly; its record tells whether grants apply.
+      if (!state) return this.take(keyId, secretHash, at, windowStart, 1, null);
+      this.endGrantIfOver(keyId, state, at, windowStart);
+      // A secret the key as last read does not accept (a wrong one, or one rolled in elsewhere) is for the database alone.
+      if (!accepts(state.grant?.key ?? state.key, secretHash, at)) return this.countInDatabase(keyId, secretHash, at, windowStart);
+      const served = this.serveFromGrant(keyId, state);
+      if (served) return served;
+      if (state.taking) {
+        await state.taking;
+        continue;
+      }
+      return this.takeNext(keyId, state, secretHash, at, windowStart);
+    }
+  }
 
-  const drop = (keyId: string, state: KeyGrants) => {
-    clearTimeout(state.timer);
-    if (states.get(keyId) === state) states.delete(keyId);
-  };
+  async releaseUse(use: CountedApiKeyUse, windowStart: Date): Promise<void> {
+    // A use refused after it was counted (IP, Origin): back into the grant that served it while that grant is live;
+    // any other (counted by the database alone, past the limit, or its grant ended) is given back to the database.
+    const keyId = use.key.keyId;
+    const grant = use.servedBy as Grant | undefined;
+    if (grant && this.states.get(keyId)?.grant === grant && this.now() < grant.endsAt) grant.unused += 1;
+    else await this.giveBack(keyId, windowStart.getTime(), 1);
+  }
 
-  /** Drops the state once the key has been idle for a grant's life (its next use starts at a grant of 1 again). */
-  const dropWhenIdle = (keyId: string, state: KeyGrants) => {
-    clearTimeout(state.timer);
-    state.timer = setTimeout(() => !state.grant && !state.taking && drop(keyId, state), GRANT_MAX_AGE_MS);
-    state.timer.unref();
-  };
+  forget(written?: readonly WrittenKey[]): void {
+    this.generation += 1;
+    for (const [keyId, state] of this.states) {
+      if (written && !written.some((key) => key.keyId === keyId || key.id === state.key.id)) continue;
+      this.endGrant(keyId, state);
+      this.drop(keyId, state);
+    }
+  }
 
-  const endGrant = (keyId: string, state: KeyGrants) => {
+  async close(): Promise<void> {
+    this.forget();
+    liveGrants.delete(this);
+    await Promise.all(this.givingBack.values());
+  }
+
+  /** The live grant ends once the window has moved on or its life is over. */
+  private endGrantIfOver(keyId: string, state: KeyGrants, at: Date, windowStart: Date): void {
     const grant = state.grant;
-    if (!grant) return;
-    state.grant = null;
-    state.nextSize = Math.max(1, grant.size - grant.unused);
-    if (grant.unused > 0) giveBack(keyId, grant.windowStart, grant.unused);
-    dropWhenIdle(keyId, state);
-  };
+    if (grant && (grant.windowStart !== windowStart.getTime() || at.getTime() >= grant.endsAt)) this.endGrant(keyId, state);
+  }
 
-  /** Every grant has a timer, even one of a single use: a use released into it is given back when it ends. */
-  const startGrant = (keyId: string, state: KeyGrants, grant: Grant) => {
-    clearTimeout(state.timer);
-    state.grant = grant;
-    state.timer = setTimeout(() => state.grant === grant && endGrant(keyId, state), grant.endsAt - now());
-    state.timer.unref();
-  };
+  /** One use checked and counted by the database alone, once the key's give-backs are in. */
+  private async countInDatabase(keyId: string, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null> {
+    await this.givenBack(keyId);
+    return this.operations.countOne(keyId, secretHash, at, windowStart);
+  }
 
-  /** The use as answered: one served by a grant says so (releaseUse puts it back there); one past the limit never does. */
-  const servedBy = (grant: Grant): CountedApiKeyUse => {
-    const usedInWindow = grant.countAfter - grant.unused;
-    return usedInWindow <= grant.key.rateLimit ? { key: grant.key, usedInWindow, servedBy: grant } : { key: grant.key, usedInWindow };
-  };
+  /** A use of the live grant while it has one left (null: none); a grant used up ends, and the next one grows. */
+  private serveFromGrant(keyId: string, state: KeyGrants): CountedApiKeyUse | null {
+    const grant = state.grant;
+    if (!grant) return null;
+    if (grant.unused > 0) {
+      grant.unused -= 1;
+      return servedBy(grant);
+    }
+    this.endGrant(keyId, state);
+    state.nextSize = grownSize(grant);
+    return null;
+  }
+
+  /** Takes the key's next grant; the key's other uses wait for it meanwhile (`taking`) rather than each writing. */
+  private async takeNext(keyId: string, state: KeyGrants, secretHash: string, at: Date, windowStart: Date): Promise<CountedApiKeyUse | null> {
+    const taking = this.take(keyId, secretHash, at, windowStart, state.nextSize, state.key);
+    state.taking = taking.catch(() => undefined);
+    try {
+      return await taking;
+    } finally {
+      if (this.states.get(keyId) === state) {
+        state.taking = null;
+        if (!state.grant) this.dropWhenIdle(keyId, state);
+      }
+    }
+  }
 
   /** Takes a grant of `size` uses (one use of it for this request); answers the use, or null when refused. */
-  const take = async (keyId: string, secretHash: string, at: Date, windowStart: Date, size: number, known: ApiKeyCredentialRecord | null) => {
-    const takenIn = generation;
-    await givenBack(keyId);
-    let counted = size >= 2 && known ? await operations.countMany(keyId, secretHash, at, windowStart, size, known.rateLimit) : null;
+  private async take(keyId: string, secretHash: string, at: Date, windowStart: Date, size: number, known: ApiKeyCredentialRecord | null) {
+    const takenIn = this.generation;
+    await this.givenBack(keyId);
+    let counted = size >= 2 && known ? await this.operations.countMany(keyId, secretHash, at, windowStart, size, known.rateLimit) : null;
     // Refused (the limit is near, the key changed, the secret is not accepted): one use, checked and counted exactly.
     const granted = counted ? size : 1;
-    counted ??= await operations.countOne(keyId, secretHash, at, windowStart);
+    counted ??= await this.operations.countOne(keyId, secretHash, at, windowStart);
     if (!counted) return null;
-    const cap = grantCap(counted.key.rateLimit);
-    let state = states.get(keyId);
-    if (cap < 2 || takenIn !== generation) {
-      // A key with a small limit, or one written to meanwhile: no grant kept.
-      if (granted > 1) giveBack(keyId, windowStart.getTime(), granted - 1);
-      if (cap < 2 && state && !state.grant) drop(keyId, state);
-      return { key: counted.key, usedInWindow: counted.usedInWindow - (granted - 1) };
-    }
-    if (!state) states.set(keyId, (state = { grant: null, key: counted.key, nextSize: 1, taking: null }));
-    endGrant(keyId, state);
+    // A key with a small limit, or one written to meanwhile: no grant kept.
+    if (grantCap(counted.key.rateLimit) < 2 || takenIn !== this.generation) return this.countedWithoutGrant(keyId, windowStart, counted, granted);
+    return this.keepGrant(keyId, at, windowStart, counted, granted);
+  }
+
+  /** The use alone: the other `granted` uses go back at once, and a small-limit key keeps no state here. */
+  private countedWithoutGrant(keyId: string, windowStart: Date, counted: CountedApiKeyUse, granted: number): CountedApiKeyUse {
+    if (granted > 1) void this.giveBack(keyId, windowStart.getTime(), granted - 1);
+    const state = this.states.get(keyId);
+    if (grantCap(counted.key.rateLimit) < 2 && state && !state.grant) this.drop(keyId, state);
+    return { key: counted.key, usedInWindow: counted.usedInWindow - (granted - 1) };
+  }
+
+  /** The `granted` uses counted become the key's live grant (ending any other); answers the one used now. */
+  private keepGrant(keyId: string, at: Date, windowStart: Date, counted: CountedApiKeyUse, granted: number): CountedApiKeyUse {
+    let state = this.states.get(keyId);
+    if (!state) this.states.set(keyId, (state = { grant: null, key: counted.key, nextSize: 1, taking: null }));
+    this.endGrant(keyId, state);
     state.key = counted.key;
     const grant: Grant = {
       key: counted.key,
@@ -235,73 +289,61 @@ export function createUseGrants(operations: GrantOperations, { now = Date.now, l
       unused: granted - 1,
       countAfter: counted.usedInWindow,
     };
-    startGrant(keyId, state, grant);
+    this.startGrant(keyId, state, grant);
     return servedBy(grant);
-  };
+  }
 
-  const grants: UseGrants = {
-    async countUse(keyId, secretHash, at, windowStart) {
-      for (;;) {
-        const state = states.get(keyId);
-        // The first use of a key here: counted exactly; its record tells whether grants apply.
-        if (!state) return take(keyId, secretHash, at, windowStart, 1, null);
-        if (state.grant && (state.grant.windowStart !== windowStart.getTime() || at.getTime() >= state.grant.endsAt)) endGrant(keyId, state);
-        // A secret the key as last read does not accept (a wrong one, or one rolled in elsewhere) is for the database alone.
-        if (!accepts(state.grant?.key ?? state.key, secretHash, at)) {
-          await givenBack(keyId);
-          return operations.countOne(keyId, secretHash, at, windowStart);
-        }
-        const grant = state.grant;
-        if (grant && grant.unused > 0) {
-          grant.unused -= 1;
-          return servedBy(grant);
-        } else if (grant) {
-          endGrant(keyId, state);
-          state.nextSize = grownSize(grant);
-        }
-        if (state.taking) {
-          await state.taking;
-          continue;
-        }
-        const taking = take(keyId, secretHash, at, windowStart, state.nextSize, state.key);
-        state.taking = taking.catch(() => undefined);
-        try {
-          return await taking;
-        } finally {
-          if (states.get(keyId) === state) {
-            state.taking = null;
-            if (!state.grant) dropWhenIdle(keyId, state);
-          }
-        }
-      }
-    },
+  private giveBack(keyId: string, windowStart: number, uses: number): Promise<void> {
+    // A give-back that fails leaves the count higher than the uses: the limit only gets stricter, never exceeded; the operator is told.
+    const done = this.operations.giveBack(keyId, new Date(windowStart), uses).catch((err: unknown) => {
+      this.logger?.warn({ err, keyId, uses }, 'could not give back unused API key uses: the key counts them until its hour ends');
+    });
+    const all = Promise.all([this.givingBack.get(keyId), done]).then(() => undefined);
+    this.givingBack.set(keyId, all);
+    void all.then(() => this.givingBack.get(keyId) === all && this.givingBack.delete(keyId));
+    return done;
+  }
 
-    async releaseUse(use, windowStart) {
-      // A use refused after it was counted (IP, Origin): back into the grant that served it while that grant is live;
-      // any other (counted by the database alone, past the limit, or its grant ended) is given back to the database.
-      const keyId = use.key.keyId;
-      const grant = use.servedBy as Grant | undefined;
-      if (grant && states.get(keyId)?.grant === grant && now() < grant.endsAt) grant.unused += 1;
-      else await giveBack(keyId, windowStart.getTime(), 1);
-    },
+  /** Waits for the key's give-backs in flight, so the database's count has them. */
+  private async givenBack(keyId: string): Promise<void> {
+    const pending = this.givingBack.get(keyId);
+    if (pending) await pending;
+  }
 
-    forget(written) {
-      generation += 1;
-      for (const [keyId, state] of states) {
-        if (written && !written.some((key) => key.keyId === keyId || key.id === state.key.id)) continue;
-        endGrant(keyId, state);
-        drop(keyId, state);
-      }
-    },
+  private drop(keyId: string, state: KeyGrants): void {
+    clearTimeout(state.timer);
+    if (this.states.get(keyId) === state) this.states.delete(keyId);
+  }
 
-    async close() {
-      grants.forget();
-      liveGrants.delete(grants);
-      await Promise.all(givingBack.values());
-    },
-  };
-  liveGrants.add(grants);
-  return grants;
+  /** Drops the state once the key has been idle for a grant's life (its next use starts at a grant of 1 again). */
+  private dropWhenIdle(keyId: string, state: KeyGrants): void {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(() => !state.grant && !state.taking && this.drop(keyId, state), GRANT_MAX_AGE_MS);
+    state.timer.unref();
+  }
+
+  private endGrant(keyId: string, state: KeyGrants): void {
+    const grant = state.grant;
+    if (!grant) return;
+    state.grant = null;
+    state.nextSize = Math.max(1, grant.size - grant.unused);
+    if (grant.unused > 0) void this.giveBack(keyId, grant.windowStart, grant.unused);
+    this.dropWhenIdle(keyId, state);
+  }
+
+  /** Every grant has a timer, even one of a single use: a use released into it is given back when it ends. */
+  private startGrant(keyId: string, state: KeyGrants, grant: Grant): void {
+    clearTimeout(state.timer);
+    state.grant = grant;
+    state.timer = setTimeout(() => state.grant === grant && this.endGrant(keyId, state), grant.endsAt - this.now());
+    state.timer.unref();
+  }
+}
+
+/** The use as answered: one served by a grant says so (releaseUse puts it back there); one past the limit never does. */
+function servedBy(grant: Grant): CountedApiKeyUse {
+  const usedInWindow = grant.countAfter - grant.unused;
+  return usedInWindow <= grant.key.rateLimit ? { key: grant.key, usedInWindow, servedBy: grant } : { key: grant.key, usedInWindow };
 }
 
 /**

@@ -18,7 +18,7 @@ import { JSONObject } from '../graphql/scalars.js';
 import { IsIntegerIn } from '../shared/integer-rule.js';
 import { IdArgs, ObjectIdField } from '../shared/object-id.js';
 import { PageArgs } from '../shared/pagination.js';
-import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key.fields.js';
+import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key-limits.js';
 import { ApiKeyStatus, DEFAULT_RATE_LIMIT, type ApiKey } from './api-key.model.js';
 
 const L = API_KEY_LIMITS;

@@ -1,19 +1,20 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Args, Authorized, FieldResolver, Info, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
-import { Audited } from '../audit/index.js';
+import { Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { Audited, reportAlsoChanged } from '../audit/index.js';
 import { selectedFieldNames } from '../graphql/selection.js';
-import { CurrentActor, type Actor } from '../auth/index.js';
+import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
-import { ApiKeyService, keysRevokedWith, type ApiKeyDocument } from './api-key.service.js';
+import type { ApiKeyService } from './api-key.service.js';
+import type { ApiKeyDocument } from './api-key.store.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
 import { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
 
-/** Thin: unpack the arguments and the caller, call the service. */
+/** Thin: unpack the arguments and the caller, call the service (handed in by the composition root, src/service.ts). */
 @Resolver(() => ApiKey)
 export class ApiKeyResolver {
-  private readonly service = new ApiKeyService();
+  constructor(private readonly service: ApiKeyService) {}
 
   @Authorized()
   @Query(() => ApiKeyPage, {
@@ -53,15 +54,17 @@ export class ApiKeyResolver {
   }
 
   @Authorized()
-  // One record per key revoked: the one named, and each key it created that the revoke took with it.
-  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey', alsoChanged: keysRevokedWith }))
+  // One record per key revoked: the one named, and each key it created that the revoke took with it (reported below).
+  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey' }))
   @Mutation(() => ApiKey, {
     description:
       'Revoke an API key for good (nothing re-enables it); its creator and holders of api-keys:revoke may. ' +
       'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record.',
   })
-  revokeApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
-    return this.service.revoke(actor, id);
+  async revokeApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyDocument> {
+    const { key, alsoRevoked } = await this.service.revoke(actor, id);
+    reportAlsoChanged(context, alsoRevoked);
+    return key;
   }
 
   @Authorized()

@@ -1,27 +1,12 @@
-import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { trusted, type SchemaType, type Types } from 'mongoose';
 import { generateApiKeySecret, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
-import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
+import type { Page } from '../shared/pagination.js';
+import type { ApiKeyUsage } from './api-key-usage.model.js';
 import type { ApiKeysArgs, CreateApiKeyArgs } from './api-key.inputs.js';
-import { ApiKey, ApiKeyModel, ApiKeyStatus, apiKeyStatusAt, liveAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
+import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
+import { answer, type ApiKeyDocument, type ApiKeyRecords, type Revocation } from './api-key.store.js';
 import type { ApiKeyWithSecret } from './api-key.types.js';
 import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
-
-export type ApiKeyDocument = DocumentType<ApiKey>;
-export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
-
-/** A key as read with `lean()`: the stored fields, no mongoose document around them. */
-type StoredKey = Omit<ApiKey, 'id' | 'usageLogs'> & { _id: Types.ObjectId };
-type StoredUsage = ApiKeyUsage & { _id: Types.ObjectId };
-
-/** GraphQL fields computed from stored ones (`id` comes from `_id`, always read). */
-const STORED_FOR_COMPUTED: Readonly<Record<string, readonly string[]>> = { status: ['revokedAt', 'expiresAt'] };
-
-/** What the permission check reads of a key. */
-const CHECKED = { createdBy: 1 } as const;
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
 interface Access {
@@ -42,36 +27,23 @@ const notFound = (id: string) => errors.notFound('API key', id);
 /** How far up the keys-made-by-keys chain a roll with an API key looks for the calling key. */
 const MAX_MAKER_DEPTH = 64;
 
-/** Per answered revoke: the ids of the keys it revoked besides the one named (their audit records). */
-const revokedWith = new WeakMap<object, readonly string[]>();
-
-/** The keys a revoke revoked along with the key it answers (none for any other result). */
-export function keysRevokedWith(result: unknown): readonly string[] {
-  return (typeof result === 'object' && result !== null && revokedWith.get(result)) || [];
+/** What a revoke did: the key named, as stored after it, and the ids of the other keys it revoked (each gets its own audit record). */
+export interface RevokedApiKey {
+  key: ApiKeyDocument;
+  alsoRevoked: readonly string[];
 }
 
 /**
- * API keys: the rules of the contract's "API keys" section. Every method
- * takes the caller as a plain `Actor`; every query is confined to the
- * caller's tenant, so another tenant's key answers 404. Viewing is allowed to
- * the key's creator and to holders of `api-keys:read`; revoking to the
- * creator and to holders of `api-keys:revoke`; rolling to the creator only.
- * Secrets are made here, answered once, and stored only as SHA-256 hashes.
+ * API keys: the rules of the contract's "API keys" section; the reads and
+ * writes are its store's (ApiKeyRecords). Every method takes the caller as a
+ * plain `Actor`; every query is confined to the caller's tenant, so another
+ * tenant's key answers 404. Viewing is allowed to the key's creator and to
+ * holders of `api-keys:read`; revoking to the creator and to holders of
+ * `api-keys:revoke`; rolling to the creator only. Secrets are made here,
+ * answered once, and stored only as SHA-256 hashes.
  */
 export class ApiKeyService {
-  /** The stored fields a key's answer is made of: every top-level path but `_id`, `__v` and the never-answered (`select: false`) ones. */
-  private readonly answeredFields: ReadonlySet<string>;
-
-  constructor(
-    private readonly model: ReturnModelType<typeof ApiKey> = ApiKeyModel,
-    private readonly usage: ReturnModelType<typeof ApiKeyUsage> = ApiKeyUsageModel,
-  ) {
-    const answered: string[] = [];
-    model.schema.eachPath((path: string, type: SchemaType) => {
-      if (!path.includes('.') && path !== '_id' && path !== '__v' && type.options.select !== false) answered.push(path);
-    });
-    this.answeredFields = new Set(answered);
-  }
+  constructor(private readonly records: ApiKeyRecords) {}
 
   /**
    * Holders of `api-keys:read` see every key of their tenant; users in person
@@ -85,8 +57,7 @@ export class ApiKeyService {
       ...(seesAll ? {} : { createdBy: actor.userId }),
       ...(args.status ? statusFilter(args.status, new Date()) : {}),
     };
-    const page = await findPage({ find: (pageFilter) => this.model.find(pageFilter).lean<StoredKey[]>() }, filter, args);
-    return { ...page, items: page.items.map((key) => this.answered(key)) };
+    return this.records.page(filter, args);
   }
 
   /**
@@ -95,15 +66,16 @@ export class ApiKeyService {
    * `usageLogs` is asked for (with `includeUsageLogs`).
    */
   async get(actor: Actor, id: string, includeUsageLogs: boolean, fields?: ReadonlySet<string>): Promise<ApiKey> {
-    const key = this.answered(await this.readAllowed(actor, id, VIEW, this.projectionFor(fields)));
+    const key = found(await this.records.findAnswer(id, tenantScope(actor), fields), id);
+    assertMayAccess(actor, key, VIEW);
     if (!includeUsageLogs || (fields && !fields.has('usageLogs'))) return key;
-    const { items } = await this.pageUsage(id, { limit: USAGE_LOGS_IN_RECORD });
+    const { items } = await this.records.usagePage(id, { limit: USAGE_LOGS_IN_RECORD });
     return Object.assign(key, { usageLogs: items });
   }
 
   async usageLogs(actor: Actor, args: { id: string; limit: number; cursor?: string | null }): Promise<Page<ApiKeyUsage>> {
-    await this.readAllowed(actor, args.id, VIEW, CHECKED);
-    return this.pageUsage(args.id, args);
+    assertMayAccess(actor, found(await this.records.findCreator(args.id, tenantScope(actor)), args.id), VIEW);
+    return this.records.usagePage(args.id, args);
   }
 
   /**
@@ -120,7 +92,7 @@ export class ApiKeyService {
     const settings = settingsForCreate(actor, args);
     const callingKey = actor.via.kind === 'api-key' ? actor.via.apiKeyId : null;
     const { secret, keyId, hash } = generateApiKeySecret();
-    const key = await this.model.create({
+    const key = await this.records.insert({
       keyId,
       name: args.name,
       description: args.description ?? null,
@@ -142,8 +114,8 @@ export class ApiKeyService {
     });
     // A revoke of the calling key that found its keys before this one was stored would miss it:
     // the calling key, read after the insert, must still be unrevoked, else the new key goes (its secret was never answered).
-    if (callingKey && !(await this.model.exists({ _id: toObjectId(callingKey), revokedAt: null }))) {
-      await this.model.deleteOne({ _id: key._id });
+    if (callingKey && !(await this.records.isUnrevoked(callingKey))) {
+      await this.records.remove(key._id);
       throw errors.unauthenticated('API key revoked');
     }
     return answer(key, { key: secret });
@@ -155,19 +127,15 @@ export class ApiKeyService {
    * is shut off with all it made. Revoking again answers the same record,
    * `revokedAt` unchanged: the update only applies to a key not yet revoked,
    * so of two concurrent revokes the first one's instant stays; it revokes
-   * any key it created that is still live. `keysRevokedWith(answer)` names
-   * the other keys this call revoked.
+   * any key it created that is still live. Answers the key and the other
+   * keys this call revoked (`alsoRevoked`).
    */
-  async revoke(actor: Actor, id: string): Promise<ApiKeyDocument> {
+  async revoke(actor: Actor, id: string): Promise<RevokedApiKey> {
     const key = await this.findAllowed(actor, id, REVOKE);
     let current: ApiKeyDocument | null = key;
-    if (!key.revokedAt) {
-      const revoked = await this.model.findOneAndUpdate({ _id: key._id, revokedAt: null }, { $set: revocation(actor) }, { returnDocument: 'after' });
-      current = revoked ?? (await this.model.findById(key._id));
-    }
+    if (!key.revokedAt) current = (await this.records.revokeIfUnrevoked(key._id, revocation(actor))) ?? (await this.records.findById(key._id));
     if (!current) throw notFound(id);
-    revokedWith.set(current, await this.revokeCreatedBy(key, actor));
-    return current;
+    return { key: current, alsoRevoked: await this.revokeMadeBy(key, actor) };
   }
 
   /**
@@ -178,27 +146,16 @@ export class ApiKeyService {
    * answered. They share the root's tenant and creator: whoever may revoke
    * the root may revoke them.
    */
-  private async revokeCreatedBy(root: ApiKeyDocument, actor: Actor): Promise<string[]> {
+  private async revokeMadeBy(root: ApiKeyDocument, actor: Actor): Promise<string[]> {
     const revoked: string[] = [];
     const seen = new Set([root._id.toHexString()]);
-    let parents = [root._id.toHexString()];
-    while (parents.length > 0) {
-      const children = await this.model
-        .find({ tenant_id: root.tenant_id, createdByKey: trusted({ $in: parents }) }, { _id: 1, revokedAt: 1 })
-        .lean<Pick<StoredKey, '_id' | 'revokedAt'>[]>();
-      parents = [];
-      const live: Types.ObjectId[] = [];
-      for (const child of children) {
-        const childId = child._id.toHexString();
-        if (seen.has(childId)) continue;
-        seen.add(childId);
-        parents.push(childId);
-        if (!child.revokedAt) live.push(child._id);
-      }
-      const updates = live.map((childId) =>
-        this.model.findOneAndUpdate({ _id: childId, revokedAt: null }, { $set: revocation(actor) }, { projection: { _id: 1 } }).lean(),
-      );
-      for (const updated of await Promise.all(updates)) if (updated) revoked.push(updated._id.toHexString());
+    let makers = [root._id.toHexString()];
+    while (makers.length > 0) {
+      const made = (await this.records.findMadeBy(root.tenant_id, makers)).filter((key) => !seen.has(key._id.toHexString()));
+      for (const key of made) seen.add(key._id.toHexString());
+      makers = made.map((key) => key._id.toHexString());
+      const unrevoked = made.filter((key) => !key.revokedAt).map((key) => key._id);
+      revoked.push(...(await this.records.revokeEachUnrevoked(unrevoked, revocation(actor))));
     }
     return revoked;
   }
@@ -213,7 +170,7 @@ export class ApiKeyService {
    */
   async roll(actor: Actor, id: string, gracePeriodSeconds: number): Promise<ApiKeyWithSecret> {
     for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt += 1) {
-      const key = await this.findInTenant(actor, id, '+secrets');
+      const key = found(await this.records.findDocument(id, tenantScope(actor), '+secrets'), id);
       assertMayRoll(actor, key);
       const now = new Date();
       assertRollable(key, now);
@@ -224,11 +181,7 @@ export class ApiKeyService {
       const fresh = generateApiKeySecret(key.keyId);
       const secrets = [{ hash: fresh.hash, validUntil: null }, ...secretsAfterRoll(key.secrets, current, now, gracePeriodSeconds)];
       // Applies only while the key is live and its current secret is the one read: a concurrent roll or revoke wins.
-      const rolled = await this.model.findOneAndUpdate(
-        { _id: key._id, ...liveAt(now), ...(current ? { secrets: trusted({ $elemMatch: { hash: current.hash, validUntil: null } }) } : {}) },
-        { $set: { secrets, updatedBy: actor.userId } },
-        { returnDocument: 'after' },
-      );
+      const rolled = await this.records.replaceSecrets(key, current, now, secrets, actor.userId);
       if (rolled) return answer(rolled, { key: fresh.secret });
     }
     throw new AppError('CONFLICT', 'The API key was changed while it was being rolled; try again', {
@@ -248,105 +201,23 @@ export class ApiKeyService {
     // Each step reads one key up the chain; a chain is as deep as keys made by keys made by keys.
     for (let depth = 0; maker !== null && depth < MAX_MAKER_DEPTH; depth += 1) {
       if (maker === calling) return;
-      const above: { createdByKey?: string | null } | null = await this.model.findOne({ _id: toObjectId(maker) }, { createdByKey: 1 }).lean();
-      maker = above?.createdByKey ?? null;
+      maker = await this.records.findMaker(maker);
     }
     throw errors.forbidden('An API key can roll only itself and the keys it made (their secrets must end when it is revoked)');
   }
 
   /** The key, when the caller's tenant holds it (else 404) and the caller created it or holds the permission (else 403). */
-  private async findAllowed(actor: Actor, id: string, access: Access, select?: string): Promise<ApiKeyDocument> {
-    const key = await this.findInTenant(actor, id, select);
+  private async findAllowed(actor: Actor, id: string, access: Access): Promise<ApiKeyDocument> {
+    const key = found(await this.records.findDocument(id, tenantScope(actor)), id);
     assertMayAccess(actor, key, access);
     return key;
   }
+}
 
-  /** The key, when the caller's tenant holds it (else 404); who may act on it is the caller's to check. */
-  private async findInTenant(actor: Actor, id: string, select?: string): Promise<ApiKeyDocument> {
-    const query = this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
-    const key = await (select ? query.select(select) : query);
-    if (!key) throw notFound(id);
-    return key;
-  }
-
-  /**
-   * As `findAllowed`, read as a plain record for answers (no document),
-   * `projection` at least holding `createdBy`. Without one the whole stored
-   * record is read through the driver: any projection, the schema's own
-   * leaving out the secrets and the window included, makes the engine decode
-   * and re-encode the record, which cost a third of the engine's CPU per key
-   * read. The secret hashes thus reach this process (as they do on every
-   * API-key request) and `answered` drops them at once.
-   */
-  private async readAllowed(actor: Actor, id: string, access: Access, projection?: Record<string, 1>): Promise<StoredKey> {
-    const filter = { _id: toObjectId(id), ...tenantScope(actor) };
-    const key = projection
-      ? await this.model.findOne(filter, projection).lean<StoredKey>()
-      : ((await this.model.collection.findOne(filter)) as StoredKey | null);
-    if (!key) throw notFound(id);
-    assertMayAccess(actor, key, access);
-    return key;
-  }
-
-  /**
-   * What a read answers, from the stored record: mongoose's schema defaults
-   * and the `id` a document would add, without the stored secret hashes and
-   * rate window (defaults would add them back). Reads skip mongoose
-   * documents (lean): building one was about a fifth of a key read's own CPU.
-   */
-  private answered(stored: StoredKey): ApiKey {
-    // The hashes and the window leave first, so that nothing (defaults included, whose
-    // errors quote values) ever handles them on the way to an answer.
-    const { secrets: _secrets, rateWindow: _rateWindow, ...key } = stored;
-    // applyDefaults only fills absent paths: a record holding every answered field needs no schema walk.
-    if (this.holdsAnswered(key)) return Object.assign(key, { id: key._id.toHexString() }) as ApiKey;
-    const { secrets: _added, rateWindow: _addedWindow, ...completed } = this.model.applyDefaults(key) as StoredKey;
-    return Object.assign(completed, { id: completed._id.toHexString() }) as ApiKey;
-  }
-
-  /** Whether every answered field is in the record (undefined counts as absent, as it does for applyDefaults). */
-  private holdsAnswered(stored: Omit<StoredKey, 'secrets' | 'rateWindow'>): boolean {
-    const record = stored as unknown as Record<string, unknown>;
-    for (const field of this.answeredFields) if (record[field] === undefined) return false;
-    return true;
-  }
-
-  /**
-   * The projection reading what `fields` (GraphQL field names) need, plus what
-   * the permission check reads; undefined when they need every answered field
-   * (the schema's own projection then leaves out only the secrets and the window).
-   */
-  private projectionFor(fields: ReadonlySet<string> | undefined): Record<string, 1> | undefined {
-    if (!fields) return undefined;
-    const needed = new Set<string>(Object.keys(CHECKED));
-    for (const field of fields) {
-      if (this.answeredFields.has(field)) needed.add(field);
-      for (const stored of STORED_FOR_COMPUTED[field] ?? []) needed.add(stored);
-    }
-    if (needed.size === this.answeredFields.size) return undefined;
-    return Object.fromEntries([...needed].map((field) => [field, 1]));
-  }
-
-  /**
-   * A page of a key's uses, most recent first: ordered by `at`, then `_id`
-   * (uses are written in batches, so `at`, not insertion, is the order).
-   * The cursor is the last entry's id; an entry the retention has removed
-   * meanwhile ends the walk (everything older is gone too).
-   */
-  private async pageUsage(apiKeyId: string, { limit, cursor }: { limit: number; cursor?: string | null }): Promise<Page<ApiKeyUsage>> {
-    const filter: Record<string, unknown> = { apiKeyId };
-    const afterId = cursor ? decodeCursor(cursor) : null;
-    if (afterId) {
-      const last = await this.usage.findOne({ _id: toObjectId(afterId), apiKeyId }, { at: 1 }).lean();
-      if (!last) return { items: [], nextCursor: null };
-      filter.$or = [{ at: trusted({ $lt: last.at }) }, { at: last.at, _id: trusted({ $lt: last._id }) }];
-    }
-    const found = await this.usage.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).lean<StoredUsage[]>();
-    // Entries are answered as stored, with the schema's defaults (lean: no documents built).
-    const items = found.slice(0, limit).map((entry) => this.usage.applyDefaults(entry) as StoredUsage);
-    const lastItem = items.at(-1);
-    return { items, nextCursor: found.length > limit && lastItem ? encodeCursor(lastItem._id) : null };
-  }
+/** The key read, else 404. */
+function found<T>(key: T | null, id: string): T {
+  if (!key) throw notFound(id);
+  return key;
 }
 
 /** The creator in person, or the permission (else 403): an API key acts only within its scopes. */
@@ -375,7 +246,7 @@ function assertScopesHeld(actor: Actor, scopes: readonly string[], sentence: (na
 }
 
 /** What a revoke sets on each key it revokes. */
-function revocation(actor: Actor) {
+function revocation(actor: Actor): Revocation {
   return { revokedAt: new Date(), revokedBy: actor.userId, updatedBy: actor.userId };
 }
 
@@ -398,14 +269,4 @@ function secretsAfterRoll(secrets: readonly ApiKeySecret[], current: ApiKeySecre
     .map((secret) => ({ hash: secret.hash, validUntil: new Date(Math.min(secret.validUntil!.getTime(), graceEnd.getTime())) }));
   const kept = current ? [{ hash: current.hash, validUntil: graceEnd }, ...earlier] : earlier;
   return kept.filter((secret) => secret.validUntil.getTime() > now.getTime());
-}
-
-/**
- * The record as a plain object with what the answer adds (`key`,
- * `usageLogs`); the `id` virtual is computed into it, and the stored
- * secret hashes and rate window are left out.
- */
-function answer<T extends object>(key: ApiKeyDocument, extras: T): ApiKey & T {
-  const { secrets: _secrets, rateWindow: _rateWindow, ...record } = key.toObject({ virtuals: true }) as ApiKey;
-  return Object.assign(record as ApiKey, extras);
 }

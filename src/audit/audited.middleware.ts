@@ -7,12 +7,29 @@ import { AuditEventService, type NewAuditEvent } from './audit-event.service.js'
 export interface AuditedOptions {
   /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
   targetType: string;
-  /**
-   * Ids of further records of `targetType` a successful call changed besides
-   * the one it answers (a revoke revoking the keys the revoked key created):
-   * each gets a success record of its own, the same in all but the target.
-   */
-  alsoChanged?: (result: unknown) => readonly string[];
+}
+
+/** What the resolver of the call being recorded reports besides its answer (reportAlsoChanged). */
+interface AuditNote {
+  alsoChanged: readonly string[];
+}
+
+/**
+ * The context while a call is recorded: its note, set for the length of the
+ * call. A request holds one audited call at most: they are mutations, a
+ * request makes one (graphql/one-mutation.rule.ts), and batches are refused.
+ */
+type RecordingContext = AppContext & { auditNote?: AuditNote };
+
+/**
+ * Ids of further records of the call's `targetType` it changed besides the
+ * one it answers (a revoke revoking the keys the revoked key created): each
+ * gets a success record of its own, the same in all but the target. Called
+ * by the resolver of an audited mutation; outside one there is nothing to record.
+ */
+export function reportAlsoChanged(context: AppContext, ids: readonly string[]): void {
+  const note = (context as RecordingContext).auditNote;
+  if (note) note.alsoChanged = ids;
 }
 
 type Args = Record<string, unknown>;
@@ -41,13 +58,13 @@ export function drainAuditTrail(): Promise<void> {
  *   in its own tenant whatever it named (a platform caller's named tenant
  *   only when it is a tenant id);
  * - changes: the names of the arguments given (not undefined), except `id`; never a value;
- * - `alsoChanged`: one more success record per further record the call changed.
+ * - one more success record per further record the call changed, as its resolver reports them (reportAlsoChanged).
  *
  * The record is written before the answer leaves, so it can be read right
  * after. A record that cannot be written is logged and does not change the
  * answer.
  */
-export function Audited(action: string, { targetType, alsoChanged }: AuditedOptions): MiddlewareFn<AppContext> {
+export function Audited(action: string, { targetType }: AuditedOptions): MiddlewareFn<AppContext> {
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor) return next();
@@ -59,8 +76,10 @@ export function Audited(action: string, { targetType, alsoChanged }: AuditedOpti
       ip: context.ip,
     };
 
+    const note: AuditNote = { alsoChanged: [] };
     let result: unknown;
     try {
+      (context as RecordingContext).auditNote = note;
       result = await next();
     } catch (error) {
       await write(context, {
@@ -72,10 +91,12 @@ export function Audited(action: string, { targetType, alsoChanged }: AuditedOpti
         outcome: AuditOutcome.failure,
       });
       throw error;
+    } finally {
+      delete (context as RecordingContext).auditNote;
     }
     const answer = (result ?? {}) as Args;
     const success = { ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success };
-    const targets = [idOf(answer) ?? idOf(args), ...(alsoChanged?.(result) ?? [])];
+    const targets = [idOf(answer) ?? idOf(args), ...note.alsoChanged];
     await Promise.all(targets.map((id) => write(context, { ...success, target: { type: targetType, id } })));
     return result;
   };

@@ -19,4 +19,4 @@ export { AuditEventResolver } from './audit-event.resolver.js';
 export { AuditEventService, type AuditEventDocument, type NewAuditEvent } from './audit-event.service.js';
 export { AuditEventPage } from './audit-event.types.js';
 export { auditRestRoutes } from './audit.routes.js';
-export { Audited, drainAuditTrail, type AuditedOptions } from './audited.middleware.js';
+export { Audited, drainAuditTrail, reportAlsoChanged, type AuditedOptions } from './audited.middleware.js';

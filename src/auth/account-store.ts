@@ -83,7 +83,7 @@ export interface CountedApiKeyUse {
 
 /**
  * What auth/ needs of API keys; the api-keys area implements it
- * (src/api-keys/api-key-store.ts), as the users area implements AccountStore.
+ * (src/api-keys/api-key-credential.store.ts), as the users area implements AccountStore.
  */
 export interface ApiKeyStore {
   /**

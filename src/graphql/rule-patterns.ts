@@ -67,7 +67,7 @@ export function urlPattern(protocols: readonly string[]): RulePattern {
   };
 }
 
-/** An IPv4 or IPv6 address, or a CIDR block (api-key.fields.ts isIpOrCidr): no IPv4-mapped IPv6, no zone id. */
+/** An IPv4 or IPv6 address, or a CIDR block (api-key-limits.ts isIpOrCidr): no IPv4-mapped IPv6, no zone id. */
 export function ipOrCidrPattern(): RulePattern {
   const prefix4 = '(?:0{0,2}\\d|0?[12]\\d|0?3[0-2])';
   const prefix6 = '(?:0{0,2}\\d|0?[1-9]\\d|1[01]\\d|12[0-8])';
@@ -75,7 +75,7 @@ export function ipOrCidrPattern(): RulePattern {
 }
 
 /**
- * An origin as the URL parser writes it (api-key.fields.ts isOrigin): http or
+ * An origin as the URL parser writes it (api-key-limits.ts isOrigin): http or
  * https, a lowercase ASCII host that does not end in a number (else it is an
  * IPv4 address, written canonically), a port without leading zeros and never
  * the scheme's default, nothing after it.

@@ -115,9 +115,9 @@ export function createApiKeyStore({ usageLogRetentionSeconds, logger }: ApiKeySt
   const grants = createUseGrants(grantOperations, { logger });
 
   return {
-    countUse: grants.countUse,
-    releaseUse: grants.releaseUse,
-    close: grants.close,
+    countUse: (keyId, secretHash, at, windowStart) => grants.countUse(keyId, secretHash, at, windowStart),
+    releaseUse: (use, windowStart) => grants.releaseUse(use, windowStart),
+    close: () => grants.close(),
 
     async findByKeyId(keyId) {
       const found = await keys().findOne({ keyId }, { projection: CREDENTIAL_FIELDS });

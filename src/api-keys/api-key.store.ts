@@ -1,0 +1,218 @@
+import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { trusted, type SchemaType, type Types } from 'mongoose';
+import type { TenantFilter } from '../auth/index.js';
+import { toObjectId } from '../shared/object-id.js';
+import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
+import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
+import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
+
+export type ApiKeyDocument = DocumentType<ApiKey>;
+export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
+
+/** A key as read with `lean()`: the stored fields, no mongoose document around them. */
+type StoredKey = Omit<ApiKey, 'id' | 'usageLogs'> & { _id: Types.ObjectId };
+type StoredUsage = ApiKeyUsage & { _id: Types.ObjectId };
+
+/** The fields a new key is stored with (the rest are mongoose's: `_id`, timestamps, defaults). */
+export type NewApiKey = Omit<ApiKey, '_id' | 'id' | 'createdAt' | 'updatedAt' | 'usageLogs' | 'rateWindow'>;
+
+/** What a revoke sets on each key it revokes. */
+export interface Revocation {
+  revokedAt: Date;
+  revokedBy: string;
+  updatedBy: string;
+}
+
+/** A key met while walking the keys made by keys: its id and whether it is revoked. */
+export type MadeKey = Pick<StoredKey, '_id' | 'revokedAt'>;
+
+/** GraphQL fields computed from stored ones (`id` comes from `_id`, always read). */
+const STORED_FOR_COMPUTED: Readonly<Record<string, readonly string[]>> = { status: ['revokedAt', 'expiresAt'] };
+
+/** What the permission check reads of a key (ApiKeyService's assertMayAccess). */
+const CHECKED = { createdBy: 1 } as const;
+
+/**
+ * The API keys area's reads and writes of its records, for ApiKeyService:
+ * lean reads shaped into answers, the projections a read needs, and the
+ * conditional updates revoke and roll rely on. The rules (who may, what
+ * happens) are the service's; every read here is given the caller's tenant
+ * scope (`TenantFilter`) by it.
+ */
+export class ApiKeyRecords {
+  /** The stored fields a key's answer is made of: every top-level path but `_id`, `__v` and the never-answered (`select: false`) ones. */
+  private readonly answeredFields: ReadonlySet<string>;
+
+  constructor(
+    private readonly model: ReturnModelType<typeof ApiKey> = ApiKeyModel,
+    private readonly usage: ReturnModelType<typeof ApiKeyUsage> = ApiKeyUsageModel,
+  ) {
+    const answered: string[] = [];
+    model.schema.eachPath((path: string, type: SchemaType) => {
+      if (!path.includes('.') && path !== '_id' && path !== '__v' && type.options.select !== false) answered.push(path);
+    });
+    this.answeredFields = new Set(answered);
+  }
+
+  /** One page of the keys `filter` matches, as answered. */
+  async page(filter: Record<string, unknown>, args: { limit: number; cursor?: string | null }): Promise<Page<ApiKey>> {
+    const page = await findPage({ find: (pageFilter) => this.model.find(pageFilter).lean<StoredKey[]>() }, filter, args);
+    return { ...page, items: page.items.map((key) => this.answered(key)) };
+  }
+
+  /**
+   * The key as answered, reading only the stored fields `fields` (GraphQL
+   * field names; all when absent) need, and always its `createdBy`. Without
+   * a projection the whole stored record is read through the driver: any
+   * projection, the schema's own leaving out the secrets and the window
+   * included, makes the engine decode and re-encode the record, which cost a
+   * third of the engine's CPU per key read. The secret hashes thus reach this
+   * process (as they do on every API-key request) and `answered` drops them
+   * at once.
+   */
+  async findAnswer(id: string, scope: TenantFilter, fields?: ReadonlySet<string>): Promise<ApiKey | null> {
+    const projection = this.projectionFor(fields);
+    const filter = { _id: toObjectId(id), ...scope };
+    const key = projection
+      ? await this.model.findOne(filter, projection).lean<StoredKey>()
+      : ((await this.model.collection.findOne(filter)) as StoredKey | null);
+    return key && this.answered(key);
+  }
+
+  /** Only what the permission check reads of the key. */
+  findCreator(id: string, scope: TenantFilter): Promise<Pick<ApiKey, 'createdBy'> | null> {
+    return this.model.findOne({ _id: toObjectId(id), ...scope }, CHECKED).lean<Pick<ApiKey, 'createdBy'>>().exec();
+  }
+
+  /** The key as a document (`select`: e.g. `+secrets`), for the writes that answer it. */
+  findDocument(id: string, scope: TenantFilter, select?: string): Promise<ApiKeyDocument | null> {
+    const query = this.model.findOne({ _id: toObjectId(id), ...scope });
+    return (select ? query.select(select) : query).exec();
+  }
+
+  findById(id: Types.ObjectId): Promise<ApiKeyDocument | null> {
+    return this.model.findById(id).exec();
+  }
+
+  insert(key: NewApiKey): Promise<ApiKeyDocument> {
+    return this.model.create(key);
+  }
+
+  async remove(id: Types.ObjectId): Promise<void> {
+    await this.model.deleteOne({ _id: id });
+  }
+
+  /** Whether the key (by `_id`, hex) exists and is not revoked. */
+  async isUnrevoked(id: string): Promise<boolean> {
+    return (await this.model.exists({ _id: toObjectId(id), revokedAt: null })) !== null;
+  }
+
+  /** Revokes the key only while it is not revoked; answers it as revoked, or null when it was already (or is gone). */
+  revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
+    return this.model.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: revocation }, { returnDocument: 'after' }).exec();
+  }
+
+  /** Revokes each of the keys not yet revoked, each by an update of its own that applies only then; answers the ids it revoked. */
+  async revokeEachUnrevoked(ids: readonly Types.ObjectId[], revocation: Revocation): Promise<string[]> {
+    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: revocation }, { projection: { _id: 1 } }).lean());
+    const revoked: string[] = [];
+    for (const updated of await Promise.all(updates)) if (updated) revoked.push(updated._id.toHexString());
+    return revoked;
+  }
+
+  /** The keys of the tenant made with the credential of any of `makers` (ids, hex). */
+  findMadeBy(tenant: string | null, makers: readonly string[]): Promise<MadeKey[]> {
+    return this.model.find({ tenant_id: tenant, createdByKey: trusted({ $in: makers }) }, { _id: 1, revokedAt: 1 }).lean<MadeKey[]>().exec();
+  }
+
+  /** The key (by `_id`, hex) whose credential made this one; null when a user made it in person, or it is gone. */
+  async findMaker(id: string): Promise<string | null> {
+    const key: { createdByKey?: string | null } | null = await this.model.findOne({ _id: toObjectId(id) }, { createdByKey: 1 }).lean();
+    return key?.createdByKey ?? null;
+  }
+
+  /**
+   * Stores the key's new secrets, only while it is live at `now` and its
+   * current secret is still `current` (when it has one): answers the key as
+   * rolled, or null when a concurrent roll or revoke won.
+   */
+  replaceSecrets(key: ApiKeyDocument, current: ApiKeySecret | undefined, now: Date, secrets: ApiKeySecret[], updatedBy: string): Promise<ApiKeyDocument | null> {
+    return this.model
+      .findOneAndUpdate(
+        { _id: key._id, ...liveAt(now), ...(current ? { secrets: trusted({ $elemMatch: { hash: current.hash, validUntil: null } }) } : {}) },
+        { $set: { secrets, updatedBy } },
+        { returnDocument: 'after' },
+      )
+      .exec();
+  }
+
+  /**
+   * A page of a key's uses, most recent first: ordered by `at`, then `_id`
+   * (uses are written in batches, so `at`, not insertion, is the order).
+   * The cursor is the last entry's id; an entry the retention has removed
+   * meanwhile ends the walk (everything older is gone too).
+   */
+  async usagePage(apiKeyId: string, { limit, cursor }: { limit: number; cursor?: string | null }): Promise<Page<ApiKeyUsage>> {
+    const filter: Record<string, unknown> = { apiKeyId };
+    const afterId = cursor ? decodeCursor(cursor) : null;
+    if (afterId) {
+      const last = await this.usage.findOne({ _id: toObjectId(afterId), apiKeyId }, { at: 1 }).lean();
+      if (!last) return { items: [], nextCursor: null };
+      filter.$or = [{ at: trusted({ $lt: last.at }) }, { at: last.at, _id: trusted({ $lt: last._id }) }];
+    }
+    const found = await this.usage.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).lean<StoredUsage[]>();
+    // Entries are answered as stored, with the schema's defaults (lean: no documents built).
+    const items = found.slice(0, limit).map((entry) => this.usage.applyDefaults(entry) as StoredUsage);
+    const lastItem = items.at(-1);
+    return { items, nextCursor: found.length > limit && lastItem ? encodeCursor(lastItem._id) : null };
+  }
+
+  /**
+   * What a read answers, from the stored record: mongoose's schema defaults
+   * and the `id` a document would add, without the stored secret hashes and
+   * rate window (defaults would add them back). Reads skip mongoose
+   * documents (lean): building one was about a fifth of a key read's own CPU.
+   */
+  private answered(stored: StoredKey): ApiKey {
+    // The hashes and the window leave first, so that nothing (defaults included, whose
+    // errors quote values) ever handles them on the way to an answer.
+    const { secrets: _secrets, rateWindow: _rateWindow, ...key } = stored;
+    // applyDefaults only fills absent paths: a record holding every answered field needs no schema walk.
+    if (this.holdsAnswered(key)) return Object.assign(key, { id: key._id.toHexString() }) as ApiKey;
+    const { secrets: _added, rateWindow: _addedWindow, ...completed } = this.model.applyDefaults(key) as StoredKey;
+    return Object.assign(completed, { id: completed._id.toHexString() }) as ApiKey;
+  }
+
+  /** Whether every answered field is in the record (undefined counts as absent, as it does for applyDefaults). */
+  private holdsAnswered(stored: Omit<StoredKey, 'secrets' | 'rateWindow'>): boolean {
+    const record = stored as unknown as Record<string, unknown>;
+    for (const field of this.answeredFields) if (record[field] === undefined) return false;
+    return true;
+  }
+
+  /**
+   * The projection reading what `fields` (GraphQL field names) need, plus what
+   * the permission check reads; undefined when they need every answered field
+   * (the schema's own projection then leaves out only the secrets and the window).
+   */
+  private projectionFor(fields: ReadonlySet<string> | undefined): Record<string, 1> | undefined {
+    if (!fields) return undefined;
+    const needed = new Set<string>(Object.keys(CHECKED));
+    for (const field of fields) {
+      if (this.answeredFields.has(field)) needed.add(field);
+      for (const stored of STORED_FOR_COMPUTED[field] ?? []) needed.add(stored);
+    }
+    if (needed.size === this.answeredFields.size) return undefined;
+    return Object.fromEntries([...needed].map((field) => [field, 1]));
+  }
+}
+
+/**
+ * The record as a plain object with what the answer adds (`key`,
+ * `usageLogs`); the `id` virtual is computed into it, and the stored
+ * secret hashes and rate window are left out.
+ */
+export function answer<T extends object>(key: ApiKeyDocument, extras: T): ApiKey & T {
+  const { secrets: _secrets, rateWindow: _rateWindow, ...record } = key.toObject({ virtuals: true }) as ApiKey;
+  return Object.assign(record as ApiKey, extras);
+}
