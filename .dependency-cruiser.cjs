@@ -28,6 +28,32 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/engine/' },
       to: { path: '^src/engine/', pathNot: '^src/engine/(collation/)?index[.]ts$' },
     },
+    // The engine's own layers, from the bottom: model/ and collation/ (shapes and string order
+    // every layer shares) | query/ (filters, sorts, updates over documents) | storage/ (keeps
+    // documents and indexes, using query/ for keys and partial filters) | the command layers.
+    {
+      name: 'engine-floor-stays-below',
+      severity: 'error',
+      comment: 'model/ and collation/ are the floor both query/ and storage/ stand on: they import no other engine folder.',
+      from: { path: '^src/engine/(model|collation)/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/$1/' },
+    },
+    {
+      name: 'engine-query-below-storage',
+      severity: 'error',
+      comment:
+        'query/ works on documents alone: it imports only the floor (model/, collation/, errors.ts), never storage/ ' +
+        '(which imports query/) or a layer above; a shape both need belongs in model/.',
+      from: { path: '^src/engine/query/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/(query/|model/|collation/|errors[.]ts$)' },
+    },
+    {
+      name: 'engine-storage-below-commands',
+      severity: 'error',
+      comment: 'storage/ is reached by the command layers (reads/, writes/, cursors/, commands/, ...) and knows none of them.',
+      from: { path: '^src/engine/storage/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/(storage/|query/|model/|collation/|errors[.]ts$)' },
+    },
     {
       name: 'base-stays-below',
       severity: 'error',

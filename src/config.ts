@@ -121,16 +121,62 @@ export function parseDurationSeconds(text: string): number | null {
   return seconds > 0 && Number.isSafeInteger(seconds) ? seconds : null;
 }
 
+/**
+ * Reads every setting, one named step per subject, in a fixed order (the
+ * order of the problems in a ConfigError). Each step reports its bad
+ * variables into `problems` and returns a usable fallback, so every step
+ * runs and one start-up attempt shows every problem at once.
+ */
 export function loadConfig(env: Env = process.env): LoadedConfig {
   const problems: string[] = [];
   const warnings: string[] = [];
 
-  const nodeEnvText = read(env, 'NODE_ENV') ?? 'development';
-  const nodeEnv = NODE_ENVS.includes(nodeEnvText as NodeEnv) ? (nodeEnvText as NodeEnv) : 'development';
-  if (nodeEnv !== nodeEnvText) {
-    problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')} (got "${nodeEnvText}")`);
-  }
+  const nodeEnv = readNodeEnv(env, problems);
+  const server = readServer(env, nodeEnv, problems);
+  const database = readDatabase(env, problems);
+  const jwt = readJwt(env, nodeEnv, problems, warnings);
+  const admin = readAdmin(env, problems);
+  const logLevel = readLogLevel(env, nodeEnv, problems);
+  const corsOrigins = readCorsOrigins(env, problems);
+  const sizes = readSizeLimits(env, problems);
+  const apiKeys = readApiKeys(env, problems);
+  const listReadTimeLimitMs = readListReadTimeLimit(env, problems);
+  const trustProxy = readTrustProxy(env, problems);
+  const loginThrottle = readLoginThrottle(env, problems);
+  const http = readHttpLimits(env, problems);
+  const passwordWork = readPasswordWork(env, problems);
 
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config: AppConfig = {
+    nodeEnv,
+    ...server,
+    ...database,
+    jwt,
+    admin,
+    logLevel,
+    corsOrigins,
+    ...sizes,
+    apiKeys,
+    listReadTimeLimitMs,
+    trustProxy,
+    http,
+    loginThrottle,
+    passwordWork,
+  };
+  return { config: deepFreeze(config), warnings };
+}
+
+/** NODE_ENV (default development). */
+function readNodeEnv(env: Env, problems: string[]): NodeEnv {
+  const text = read(env, 'NODE_ENV') ?? 'development';
+  if (NODE_ENVS.includes(text as NodeEnv)) return text as NodeEnv;
+  problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')} (got "${text}")`);
+  return 'development';
+}
+
+/** PORT (default 4000), HOST (default 0.0.0.0 in production, 127.0.0.1 otherwise). */
+function readServer(env: Env, nodeEnv: NodeEnv, problems: string[]): Pick<AppConfig, 'port' | 'host'> {
   const portText = read(env, 'PORT') ?? '4000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
@@ -146,14 +192,20 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
         'set NODE_ENV=production (which requires JWT_SECRET) to listen beyond this machine, or HOST to a loopback address (127.0.0.1, ::1, localhost)',
     );
   }
+  return { port, host };
+}
 
+/** MONGODB_URI (unset: the embedded engine), DATA_DIR (default ./data). */
+function readDatabase(env: Env, problems: string[]): Pick<AppConfig, 'mongodbUri' | 'dataDir'> {
   const mongodbUri = read(env, 'MONGODB_URI') ?? null;
   if (mongodbUri && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
     problems.push('MONGODB_URI must start with mongodb:// or mongodb+srv://');
   }
+  return { mongodbUri, dataDir: read(env, 'DATA_DIR') ?? './data' };
+}
 
-  const dataDir = read(env, 'DATA_DIR') ?? './data';
-
+/** JWT_SECRET (required in production; elsewhere a random one), JWT_ISSUER, JWT_AUDIENCE, JWT_EXPIRES_IN (default 1h, at most 24h). */
+function readJwt(env: Env, nodeEnv: NodeEnv, problems: string[], warnings: string[]): AppConfig['jwt'] {
   let secret = read(env, 'JWT_SECRET');
   let secretGenerated = false;
   if (secret && secret.length < MIN_SECRET_LENGTH) {
@@ -168,9 +220,6 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     }
   }
 
-  const issuer = read(env, 'JWT_ISSUER') ?? 'admin-gateway';
-  const audience = read(env, 'JWT_AUDIENCE') ?? 'admin-gateway';
-
   const expiresText = read(env, 'JWT_EXPIRES_IN') ?? '1h';
   const expiresInSeconds = parseDurationSeconds(expiresText);
   if (expiresInSeconds === null) {
@@ -179,18 +228,37 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     problems.push(`JWT_EXPIRES_IN must be at most 24h (86400 seconds): a stolen access token works until it expires or its user's password changes (got "${expiresText}")`);
   }
 
-  const adminEmail = read(env, 'ADMIN_EMAIL');
-  const adminPassword = env.ADMIN_PASSWORD; // not trimmed: spaces may be part of a password
-  if (adminEmail && !adminPassword) problems.push('ADMIN_PASSWORD is required when ADMIN_EMAIL is set');
-  if (!adminEmail && adminPassword) problems.push('ADMIN_EMAIL is required when ADMIN_PASSWORD is set');
-  if (adminEmail && !isEmailAddress(adminEmail)) problems.push('ADMIN_EMAIL must be an email address');
-  if (adminPassword && !isAcceptablePassword(adminPassword)) problems.push(`ADMIN_PASSWORD ${PASSWORD_RULE}`);
+  return {
+    secret: secret ?? '',
+    secretGenerated,
+    issuer: read(env, 'JWT_ISSUER') ?? 'admin-gateway',
+    audience: read(env, 'JWT_AUDIENCE') ?? 'admin-gateway',
+    expiresInSeconds: expiresInSeconds ?? 3600,
+  };
+}
 
+/** ADMIN_EMAIL and ADMIN_PASSWORD: both or neither. */
+function readAdmin(env: Env, problems: string[]): AppConfig['admin'] {
+  const email = read(env, 'ADMIN_EMAIL');
+  const password = env.ADMIN_PASSWORD; // not trimmed: spaces may be part of a password
+  if (email && !password) problems.push('ADMIN_PASSWORD is required when ADMIN_EMAIL is set');
+  if (!email && password) problems.push('ADMIN_EMAIL is required when ADMIN_PASSWORD is set');
+  if (email && !isEmailAddress(email)) problems.push('ADMIN_EMAIL must be an email address');
+  if (password && !isAcceptablePassword(password)) problems.push(`ADMIN_PASSWORD ${PASSWORD_RULE}`);
+  return email && password ? { email, password } : null;
+}
+
+/** LOG_LEVEL (default info; silent under test). */
+function readLogLevel(env: Env, nodeEnv: NodeEnv, problems: string[]): string {
   const logLevel = read(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
+  return logLevel;
+}
 
+/** CORS_ORIGINS: comma-separated; unset, no cross-origin access. */
+function readCorsOrigins(env: Env, problems: string[]): string[] {
   const corsOrigins = (read(env, 'CORS_ORIGINS') ?? '')
     .split(',')
     .map((origin) => origin.trim())
@@ -199,7 +267,11 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   if (badOrigins.length > 0) {
     problems.push(`CORS_ORIGINS entries must be * or http(s)://host[:port] (bad: ${badOrigins.join(', ')})`);
   }
+  return corsOrigins;
+}
 
+/** BODY_LIMIT (default 1mb), PAGE_BYTE_BUDGET (default 4mb). */
+function readSizeLimits(env: Env, problems: string[]): Pick<AppConfig, 'bodyLimit' | 'pageByteBudget'> {
   const bodyLimitText = read(env, 'BODY_LIMIT') ?? '1mb';
   const bodyLimitBytes = parseByteSize(bodyLimitText);
   if (bodyLimitBytes === null) {
@@ -211,54 +283,33 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   if (pageByteBudget === null) {
     problems.push(`PAGE_BYTE_BUDGET must be a size like 4194304, 512kb, 4mb (got "${pageBudgetText}")`);
   }
+  return { bodyLimit: { bytes: bodyLimitBytes ?? 0, label: bodyLimitText }, pageByteBudget: pageByteBudget ?? 0 };
+}
 
+/** USAGE_LOG_RETENTION (default 30d). */
+function readApiKeys(env: Env, problems: string[]): AppConfig['apiKeys'] {
   const retentionText = read(env, 'USAGE_LOG_RETENTION') ?? '30d';
   const usageLogRetentionSeconds = parseDurationSeconds(retentionText);
   if (usageLogRetentionSeconds === null) {
     problems.push(`USAGE_LOG_RETENTION must be a positive duration like 3600, 12h, 30d (got "${retentionText}")`);
   }
+  return { usageLogRetentionSeconds: usageLogRetentionSeconds ?? 0 };
+}
 
-  const listReadText = read(env, 'LIST_READ_TIME_LIMIT') ?? '2000';
-  const listReadTimeLimitMs = /^\d{1,7}$/.test(listReadText) && Number(listReadText) > 0 ? Number(listReadText) : null;
-  if (listReadTimeLimitMs === null) problems.push(`LIST_READ_TIME_LIMIT must be a whole number of milliseconds from 1 to 9999999 (got "${listReadText}")`);
+/** LIST_READ_TIME_LIMIT, in milliseconds (default 2000). */
+function readListReadTimeLimit(env: Env, problems: string[]): number {
+  const text = read(env, 'LIST_READ_TIME_LIMIT') ?? '2000';
+  if (/^\d{1,7}$/.test(text) && Number(text) > 0) return Number(text);
+  problems.push(`LIST_READ_TIME_LIMIT must be a whole number of milliseconds from 1 to 9999999 (got "${text}")`);
+  return 2000;
+}
 
+/** TRUST_PROXY (default false). */
+function readTrustProxy(env: Env, problems: string[]): AppConfig['trustProxy'] {
   const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'));
-  if (trustProxy === null) {
-    problems.push('TRUST_PROXY must be false, true, a hop count, or comma-separated addresses/CIDRs (loopback, 10.0.0.0/8, …)');
-  }
-
-  const loginThrottle = readLoginThrottle(env, problems);
-  const http = readHttpLimits(env, problems);
-  const passwordWork = readPasswordWork(env, problems);
-
-  if (problems.length > 0) throw new ConfigError(problems);
-
-  const config: AppConfig = {
-    nodeEnv,
-    port,
-    host,
-    mongodbUri,
-    dataDir,
-    jwt: {
-      secret: secret as string,
-      secretGenerated,
-      issuer,
-      audience,
-      expiresInSeconds: expiresInSeconds as number,
-    },
-    admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : null,
-    logLevel,
-    corsOrigins,
-    bodyLimit: { bytes: bodyLimitBytes as number, label: bodyLimitText },
-    pageByteBudget: pageByteBudget as number,
-    apiKeys: { usageLogRetentionSeconds: usageLogRetentionSeconds as number },
-    listReadTimeLimitMs: listReadTimeLimitMs ?? 2000,
-    trustProxy: trustProxy as boolean | number | string,
-    http,
-    loginThrottle,
-    passwordWork,
-  };
-  return { config: deepFreeze(config), warnings };
+  if (trustProxy !== null) return trustProxy;
+  problems.push('TRUST_PROXY must be false, true, a hop count, or comma-separated addresses/CIDRs (loopback, 10.0.0.0/8, …)');
+  return false;
 }
 
 /** PASSWORD_HASH_CONCURRENCY (default 2: half libuv's 4 threads stay for other work), PASSWORD_HASH_QUEUE (32). */

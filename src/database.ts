@@ -62,7 +62,7 @@ export async function openDatabase(
 /**
  * How the service notices the database going and coming back. A heartbeat
  * every second (the driver's default is 10 s): within about a second of an
- * outage new requests get 503 at once (http/database-gate.ts), and within
+ * outage new requests get 503 at once (http/use-database-gate.ts), and within
  * about a second of its return they are served again (while every request is
  * refused, nothing asks the driver for an earlier check). An operation caught
  * in flight waits at most one heartbeat in mongoose's buffer (default 10 s,

@@ -20,7 +20,7 @@ import type { AppConfig } from './config.js';
 import { setListReadTimeLimit } from './shared/pagination.js';
 import { buildAppSchema } from './graphql/build-schema.js';
 import { createApp, type AppHandle } from './http/app.js';
-import { databaseConnected } from './http/database-gate.js';
+import { databaseConnected } from './http/use-database-gate.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';

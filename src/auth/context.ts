@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 
 /**
  * What every resolver sees, on both surfaces: the request edge
- * (src/http/request-edge.ts) builds it once per request with
+ * (src/http/use-request-edge.ts) builds it once per request with
  * `createRequestContextFactory` (request-context.ts) and hands it to Apollo and SOFA.
  */
 export interface AppContext {

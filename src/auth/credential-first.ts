@@ -1,5 +1,5 @@
 import { isOpenOperation } from '../graphql/open-operations.js';
-import type { CallerAdmission } from '../http/request-edge.js';
+import type { CallerAdmission } from '../http/use-request-edge.js';
 import type { AppContext } from './context.js';
 import { requireActor } from './require-actor.js';
 
@@ -12,7 +12,7 @@ import { requireActor } from './require-actor.js';
  * anonymous caller would learn the argument rules of operations it may not
  * call, and a client that forgot its token would read a 400 about its input.
  *
- * It runs at the request edge (src/http/request-edge.ts) on the context
+ * It runs at the request edge (src/http/use-request-edge.ts) on the context
  * already made there: the credential is authenticated, and an API key's use
  * counted, once per request, as before. A caller with a credential passes
  * untouched (its arguments are read, then `@Authorized` decides); open

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { AppConfig } from '../config.js';
 import { isAppError } from '../errors/index.js';
-import type { EdgeScope } from '../http/request-edge.js';
+import type { EdgeScope } from '../http/use-request-edge.js';
 import { pathWithoutCredentials, redactCredentialShapes } from '../shared/credential-shapes.js';
 import type { UsageRecorder } from './api-key-usage.recorder.js';
 import type { AppContext } from './context.js';
@@ -9,7 +9,7 @@ import type { ActorResolver } from './credentials.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /**
- * The one context factory, called by the request edge (src/http/request-edge.ts)
+ * The one context factory, called by the request edge (src/http/use-request-edge.ts)
  * for both surfaces, so credentials, request id and caller facts are the same
  * on GraphQL and REST. A refused credential is kept in `credentialError` and
  * thrown before the arguments of a protected operation are read

@@ -24,7 +24,7 @@ import { LRUCache } from 'lru-cache';
  * graphql-js's `execute`, with a document run compiled by graphql-jit where
  * graphql-jit answers as graphql-js does. graphql-js re-reads the document
  * on every call, which was the larger part of a list page's time; a compiled
- * query does not. Used by both surfaces: SOFA's `execute` (src/http/sofa.ts)
+ * query does not. Used by both surfaces: SOFA's `execute` (src/http/use-sofa-rest.ts)
  * and Apollo's executor (src/http/apollo.ts).
  *
  * A document is compiled the second time it is run (per operation name):

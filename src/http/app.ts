@@ -3,18 +3,18 @@ import type { GraphQLSchema } from 'graphql';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createApolloMount } from './apollo.js';
-import { useDatabaseGate } from './database-gate.js';
-import { useDocs } from './docs.js';
-import { useGraphiQL } from './graphiql.js';
-import { useHealth } from './health.js';
+import { useDatabaseGate } from './use-database-gate.js';
+import { useDocs } from './use-docs.js';
+import { useGraphiQL } from './use-graphiql.js';
+import { useHealth } from './use-health.js';
 import { trackInFlight } from './in-flight.js';
-import { useLandingPage } from './landing.js';
+import { useLandingPage } from './use-landing-page.js';
 import { OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './openapi.js';
 import { createRestArgumentReader } from './rest-arguments.js';
-import { useRequestEdge, type CallerAdmission, type RequestContextFactory } from './request-edge.js';
+import { useRequestEdge, type CallerAdmission, type RequestContextFactory } from './use-request-edge.js';
 import type { RestRoutes } from './rest-routes.js';
-import { useSecurityHeaders } from './security-headers.js';
-import { useSofaRest } from './sofa.js';
+import { useSecurityHeaders } from './use-security-headers.js';
+import { useSofaRest } from './use-sofa-rest.js';
 import { useCors } from './use-cors.js';
 import { useErrorAnswers, useNotFound } from './use-error-answers.js';
 import { useJsonBody } from './use-json-body.js';
@@ -38,7 +38,7 @@ export interface AppOptions<TContext> {
   /** Checks the caller against the operations called before any argument is read (src/auth/credential-first.ts). */
   admitCaller?: CallerAdmission<TContext>;
   /**
-   * Whether the database answers now (database-gate.ts's databaseConnected):
+   * Whether the database answers now (use-database-gate.ts's databaseConnected):
    * while it does not, API calls are answered 503 at once. None: no such gate
    * (an app over a schema that needs no database, as tests of the HTTP layer build).
    */

@@ -60,7 +60,7 @@ interface OperationObject {
  * Corrects what SOFA's generated document says about each route's input, so
  * it matches what the REST layer accepts:
  * - POST/PUT/PATCH take arguments from the path and the JSON body only
- *   (sofa.ts refuses them in the query string), so no query parameters;
+ *   (use-sofa-rest.ts refuses them in the query string), so no query parameters;
  * - a path parameter is not also a body field (a body may be omitted when
  *   every argument is in the path);
  * - an argument with a default (`limit`, `includeDeleted`, `items`) or a

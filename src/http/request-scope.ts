@@ -6,7 +6,7 @@ import type { RestRouteMatch } from './rest-arguments.js';
  * What the request edge learned about one API request, reachable from code
  * no request object reaches: Apollo's formatError and SOFA's errorHandler
  * only receive errors, SOFA's execute only its arguments. Set once by the
- * request edge (request-edge.ts) around everything that serves the request.
+ * request edge (use-request-edge.ts) around everything that serves the request.
  */
 export interface RequestScope<TContext = unknown> {
   requestId: string;

@@ -3,7 +3,7 @@ import { getIntrospectionQuery, Kind, OperationTypeNode, parse, type DocumentNod
 import { createSofa } from 'sofa-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentGuard, GRAPHQL_LIMITS } from '../../src/graphql/limits.js';
-import { createRestExecute } from '../../src/http/sofa.js';
+import { createRestExecute } from '../../src/http/use-sofa-rest.js';
 import { buildServiceSchema } from '../../src/service.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 

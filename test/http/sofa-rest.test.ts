@@ -288,7 +288,7 @@ describe('REST bodies are read like GraphQL variables', () => {
 });
 
 describe('REST path parameters reach the operation as SOFA\'s router reads them', () => {
-  // A plain path goes straight to SOFA's handler of the route the request edge matched (sofa.ts);
+  // A plain path goes straight to SOFA's handler of the route the request edge matched (use-sofa-rest.ts);
   // any other goes through fets' router. Both must hand the operation the same decoded value.
   it('decodes a percent-escaped path parameter of a plain path', async () => {
     expect((await call('GET', '/things/a%20b%2Fc')).body.id).toBe('a b/c');
@@ -314,7 +314,7 @@ describe('SOFA route handlers by operation', () => {
   it('finds SOFA\'s handler for every operation of the service\'s route table (else those calls take fets\' router)', async () => {
     const { buildServiceSchema, restRoutes } = await import('../../src/service.js');
     const { useSofa } = await import('sofa-api');
-    const { sofaRouteHandlers } = await import('../../src/http/sofa.js');
+    const { sofaRouteHandlers } = await import('../../src/http/use-sofa-rest.js');
     const serviceSchema = await buildServiceSchema();
     const router = useSofa({ schema: serviceSchema, basePath: '/api/v1', routes: restRoutes });
     const handlers = sofaRouteHandlers(router, restRoutes);
@@ -324,7 +324,7 @@ describe('SOFA route handlers by operation', () => {
 
 describe('the route a REST call runs, as SOFA\'s router chooses it', () => {
   // The request edge finds the route (rest-arguments.ts) and SOFA's handler of it is called
-  // directly (sofa.ts): where several routes match, both must pick the one fets' router picks.
+  // directly (use-sofa-rest.ts): where several routes match, both must pick the one fets' router picks.
   const overlapping = makeExecutableSchema({
     typeDefs: 'type Query { first(a: String!): String!, second(b: String!): String!, fixed: String! } type Mutation { touch(a: String!): String! }',
     resolvers: { Query: { first: () => 'first', second: () => 'second', fixed: () => 'fixed' }, Mutation: { touch: () => 'touch' } },

@@ -1,9 +1,10 @@
 import { mongoError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { collectionParam } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { isView, sameKeyPattern, viewOptions } from '../reads/index.js';
-import type { CollectionInfo, IndexSpec } from '../storage/types.js';
+import type { CollectionInfo } from '../storage/types.js';
 import { assertValidValidator, flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 

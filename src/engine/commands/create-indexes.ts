@@ -1,10 +1,10 @@
 import { mongoError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { collectionParam, requiredArray } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { normalizeGeoIndexSpec } from '../query/geo/index.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { assertNotView, defaultCollation } from '../reads/index.js';
-import type { IndexSpec } from '../storage/types.js';
 import { flushWrites } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 

@@ -1,12 +1,13 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
+import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { hasNearCondition, planNear } from '../query/geo/index.js';
 import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planTextFilter, usesTextScore } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
 import { chooseRead, indexableSort, TRIAL_RESULTS } from '../reads/choose-plan.js';
 import { defaultCollation, isView, resolveHint } from '../reads/index.js';
-import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
+import type { CollectionInfo, Storage } from '../storage/types.js';
 import { nearStages, runNearRead, runTextRead, textStages } from './explain-search.js';
 
 /**

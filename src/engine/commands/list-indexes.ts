@@ -1,9 +1,9 @@
 import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { collectionParam, nonNegativeInteger, optionalDocument } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { assertNotView } from '../reads/index.js';
-import type { IndexSpec } from '../storage/types.js';
 import type { CommandHandler } from './types.js';
 
 /** An index as listIndexes shows it: `v`, `key`, `name` first, then its options. */

@@ -1,4 +1,4 @@
-import type { IndexSpec, ScanPlan } from '../storage/types.js';
+import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { boundsFor, conditionsOf, sameCollation } from './planner.js';
 import { isNumeric, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';

@@ -1,4 +1,4 @@
-import type { IndexSpec, ScanPlan } from '../storage/types.js';
+import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { isOperatorObject } from './filter/compile-filter.js';
 import { isRegexValue } from './regex.js';
 import { isNumeric, isPlainObject, toDouble } from './values.js';

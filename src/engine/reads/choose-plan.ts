@@ -1,6 +1,7 @@
+import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { naturalDirection, planQuery, planSortedScan, sortedScanFor } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import type { CollectionInfo, IndexSpec, ScanPlan, Storage } from '../storage/types.js';
+import type { CollectionInfo, Storage } from '../storage/types.js';
 import { READS_PER_CLOCK_CHECK, type TimeBudget } from './time-budget.js';
 
 /**

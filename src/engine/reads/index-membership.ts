@@ -1,6 +1,6 @@
+import type { IndexSpec } from '../model/index.js';
 import { compileFilter, getPathValues, pathExists } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import type { IndexSpec } from '../storage/types.js';
 
 /**
  * Which documents an index holds, for a read hinted onto it: mongod then

@@ -1,4 +1,5 @@
 import { mongoError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { orderByDistance, parseNearQuery, planNear } from '../query/geo/index.js';
 import {
   boundedSort, compileFilter, compileSort, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore, validateCollation,
@@ -8,7 +9,7 @@ import type { FilterOptions, TextFilter } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { decodeStoredDocument, storedBytesOf } from '../storage/index.js';
-import type { CollectionInfo, IndexSpec, Storage } from '../storage/types.js';
+import type { CollectionInfo, Storage } from '../storage/types.js';
 import { chooseRead, sortedMatches, TRIAL_RESULTS } from './choose-plan.js';
 import { fieldsRead } from './fields-read.js';
 import { indexMembership } from './index-membership.js';

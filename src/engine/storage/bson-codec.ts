@@ -8,7 +8,7 @@ import type { StoredBytes } from './types.js';
  * Documents live as BSON bytes: every read deserializes a private copy, and
  * the bytes are what lmdb stores (there followed by the record number).
  * `promoteValues: false` keeps Int32, Double, Long and Decimal128
- * distinguishable; fromBson maps them into the value model (query/types.ts).
+ * distinguishable; fromBson maps them into the value model (model/document.ts).
  */
 /** mongod's limit for a stored document: 16MB plus 16KB of headroom for internal fields. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024 + 16 * 1024;

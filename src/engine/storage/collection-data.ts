@@ -1,5 +1,6 @@
 import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
+import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { bsonType, isPlainObject } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
@@ -7,7 +8,7 @@ import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
 import { IndexRuntime, sameDocKeys } from './index-runtime.js';
 import type { DocKeys } from './index-runtime.js';
-import type { CollectionSizes, IndexSpec, ScanPlan, StoredBytes } from './types.js';
+import type { CollectionSizes, StoredBytes } from './types.js';
 
 /** The `_id` key of a document in the document map and in lmdb. */
 export const idKeyOf = (id: unknown): string => canonicalKey(id);

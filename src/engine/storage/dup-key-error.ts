@@ -1,8 +1,8 @@
 import type { Binary, BSONRegExp, Decimal128, Long, ObjectId, Timestamp } from 'bson';
 import { mongoError } from '../errors.js';
 import type { MongoCommandError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { bsonType, isPlainObject } from '../query/index.js';
-import type { IndexSpec } from './types.js';
 
 /**
  * DuplicateKey (11000) exactly as mongod reports it, e.g.

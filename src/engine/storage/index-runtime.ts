@@ -1,4 +1,5 @@
 import { mongoError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { geoKeyCheck, isGeoKeyField } from '../query/geo/index.js';
 import { checkTextLanguages, getIndexKeyValues, getPath, identical, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
 import type { Collation, Document } from '../query/index.js';
@@ -7,7 +8,6 @@ import { duplicateKeyError } from './dup-key-error.js';
 import { indexEntry, SortedEntries } from './index-sorted-entries.js';
 import type { IndexEntry, KeyBounds, RangeBounds } from './index-sorted-entries.js';
 import { compilePartialFilter } from './partial-filter.js';
-import type { IndexSpec } from './types.js';
 
 /**
  * The map key of the single tuple of a non-unique compound index's document

@@ -1,8 +1,8 @@
 import { mongoError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import { fixTextIndexSpec, isNumeric, isTextIndexSpec, toDouble } from '../query/index.js';
 import { canonicalKey } from './canonical-key.js';
 import { formatBsonValue } from './dup-key-error.js';
-import type { IndexSpec } from './types.js';
 
 /**
  * mongod's rules for createIndexes against the existing catalog

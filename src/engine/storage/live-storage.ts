@@ -1,5 +1,6 @@
 import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
+import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-codec.js';
@@ -7,7 +8,7 @@ import { CollectionData, idKeyOf } from './collection-data.js';
 import { NEVER_SETTLES } from './storage-failure.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
-import type { CollectionInfo, CollectionSizes, FlushOptions, IndexSpec, ScanPlan, Storage, StoredBytes } from './types.js';
+import type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StoredBytes } from './types.js';
 
 
 interface CollectionState {

@@ -5,13 +5,14 @@ import type { Database, RootDatabase } from 'lmdb';
 import { BSON } from 'bson';
 import type { Binary } from 'bson';
 import type { MongoCommandError } from '../errors.js';
+import type { IndexSpec } from '../model/index.js';
 import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
 import type { StorageJournal } from './storage-journal.js';
 import { handleLmdbCommitRejections, lmdbCommitCause, markMustStopNow, outcomeUnknown, settleCommitError, storageFailure } from './storage-failure.js';
 import { changesAfter, removeSegmentsThrough, segmentsOf, settleLater, WriteAheadLog, type StoreChange } from './write-ahead-log.js';
-import type { CollectionInfo, FlushOptions, IndexSpec, Storage } from './types.js';
+import type { CollectionInfo, FlushOptions, Storage } from './types.js';
 
 /**
  * The durable storage: the live in-memory storage plus an lmdb journal.

@@ -1,5 +1,5 @@
 import type { Binary } from 'bson';
-import type { Document } from '../query/types.js';
+import type { Document, IndexSpec, ScanPlan } from '../model/index.js';
 
 /**
  * A stored document's BSON as the storage holds it: a latin1 string, one
@@ -25,19 +25,6 @@ export type StoredBytes = string;
  * IndexOptionsConflict 85, IndexKeySpecsConflict 86, ...
  */
 
-export interface IndexSpec {
-  /** e.g. "email_1" */
-  name: string;
-  key: Record<string, number | string>;
-  v?: number;
-  unique?: boolean;
-  sparse?: boolean;
-  partialFilterExpression?: Document;
-  expireAfterSeconds?: number;
-  collation?: { locale: string; strength?: number; [k: string]: unknown };
-  [option: string]: unknown;
-}
-
 export interface CollectionInfo {
   db: string;
   name: string;
@@ -46,27 +33,6 @@ export interface CollectionInfo {
   options: Document;
   /** Always starts with the `_id_` index. */
   indexes: IndexSpec[];
-}
-
-/**
- * How a read may be narrowed by an index; made by query/planner.ts from a
- * filter. Bounds apply to the index's FIRST key field. The storage returns a
- * superset of the matching documents; the caller still applies the filter.
- */
-export interface ScanPlan {
-  index: string;
-  /** Equality values (an `$in` gives several). */
-  equals?: unknown[];
-  /** A range; either side may be open. */
-  range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean };
-  /**
-   * Compound bounds (query/index-sort.ts), instead of `equals`/`range`: one
-   * equality value on each leading key field, then a range on the next. The
-   * scan then yields the index's full key order.
-   */
-  keyBounds?: { equals: unknown[]; range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean } };
-  /** Walk the index from its last key to its first (a sort in the index's reverse order). */
-  backward?: boolean;
 }
 
 export interface CollectionSizes {

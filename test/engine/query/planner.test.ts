@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { IndexSpec } from '../../../src/engine/model/index.js';
 import { planQuery } from '../../../src/engine/query/index.js';
-import type { IndexSpec } from '../../../src/engine/storage/types.js';
 
 const indexes: IndexSpec[] = [
   { name: '_id_', key: { _id: 1 } },

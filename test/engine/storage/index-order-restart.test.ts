@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ScanPlan } from '../../../src/engine/model/index.js';
 import { openLmdbStorage } from '../../../src/engine/storage/index.js';
-import type { ScanPlan } from '../../../src/engine/storage/index.js';
 import { tempDir } from './storage-kinds.js';
 
 /**

@@ -1,5 +1,5 @@
 import { mongoError } from '../../errors.js';
-import type { IndexSpec } from '../../storage/types.js';
+import type { IndexSpec } from '../../model/index.js';
 import { isOperatorObject } from '../filter/compile-filter.js';
 import { planQuery } from '../planner.js';
 import { isPlainObject } from '../values.js';

@@ -4,7 +4,7 @@ import { escapeHtml } from './html.js';
 export interface LandingLinks {
   /** Apollo Sandbox (loads from Apollo's CDN: needs internet); omitted where Sandbox is off (production). */
   graphqlPath?: string;
-  /** The offline GraphQL IDE (graphiql.ts). */
+  /** The offline GraphQL IDE (use-graphiql.ts). */
   graphiqlPath: string;
   /** Swagger UI (docs.ts). */
   docsPath: string;

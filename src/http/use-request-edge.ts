@@ -72,7 +72,7 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
         res.status(204).end();
         return;
       }
-      // REST: the route is found once, here; the 405, the admission, the argument reading and SOFA (sofa.ts) all use it.
+      // REST: the route is found once, here; the 405, the admission, the argument reading and SOFA (use-sofa-rest.ts) all use it.
       let restRoute = isGraphQL ? undefined : readRestArguments.match({ method: req.method, path: req.path });
       // A path a route has, with another method, before any credential is read (RFC 9110):
       // HEAD of a GET route is that GET (Node sends no body for a HEAD request); OPTIONS

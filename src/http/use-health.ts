@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import mongoose from 'mongoose';
 import { databaseReadOnlyReason } from '../shared/index.js';
-import { databaseConnected } from './database-gate.js';
+import { databaseConnected } from './use-database-gate.js';
 
 /**
  * `/healthz`: the process answers. `/readyz`: the database answers a ping
