@@ -75,7 +75,7 @@ describe('the query cost limit', () => {
     expect([response.status, response.body.errors]).toEqual([200, undefined]);
   });
 
-  it('lets three full pages of menus with every field selected through in one request (the README says so), not four', async () => {
+  it('lets three full pages of menus with every field selected through in one request (docs/api.md says so), not four', async () => {
     const everyField = selectAllFields(getNamedType((await buildServiceSchema()).getQueryType()!.getFields().mealMenus!.type), GRAPHQL_LIMITS.depth - 1);
     expect(everyField).toMatch(/items \{ id .*items \{ name description allergens \}.* \} nextCursor/);
     const pages = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `p${i}: mealMenus(limit: 100) ${everyField}`).join(' ')} }`;
