@@ -1,5 +1,5 @@
 /** The access-control area: users, roles and the permission catalogue. */
-export { userAccountStore } from './account-store.js';
+export { userAccountStore } from './account.store.js';
 export { backfillUserSearchKeys, bootstrapAdmin, createPlatformAdmin, type NewAdmin } from './bootstrap.js';
 export { PermissionResolver } from './permission.resolver.js';
 export { RoleResolver } from './role.resolver.js';
