@@ -23,9 +23,19 @@ import { createApp, type AppHandle } from './http/app.js';
 import { databaseConnected } from './http/database-gate.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import { createLogger, type Logger } from './logger.js';
-import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';
+import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
-import { accessControlRestRoutes, PermissionResolver, RoleResolver, UserResolver, userAccountStore } from './users/index.js';
+import {
+  accessControlRestRoutes,
+  PermissionResolver,
+  RoleRecords,
+  RoleResolver,
+  RoleService,
+  UserRecords,
+  UserResolver,
+  UserService,
+  userAccountStore,
+} from './users/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -41,11 +51,35 @@ export const restRoutes: RestRoutes = {
   ...schemaRestRoutes,
 };
 
-export function buildServiceSchema(): Promise<GraphQLSchema> {
+/** Every area's service, each built with its store(s): a test or a second deployment can swap one. */
+export interface Services {
+  login: LoginService;
+  users: UserService;
+  roles: RoleService;
+  menus: MealMenuService;
+}
+
+/** Needs no configuration, so `npm run schema` builds the schema without one. */
+export function createServices(): Services {
+  const roles = new RoleService(new RoleRecords());
+  return {
+    login: new LoginService(userAccountStore),
+    users: new UserService(new UserRecords(), roles),
+    roles,
+    menus: new MealMenuService(new MealMenuRecords()),
+  };
+}
+
+export function buildServiceSchema(services: Services = createServices()): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
     resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver],
     authChecker,
-    instances: [new LoginResolver(new LoginService(userAccountStore))],
+    instances: [
+      new LoginResolver(services.login),
+      new UserResolver(services.users),
+      new RoleResolver(services.roles),
+      new MealMenuResolver(services.menus),
+    ],
   });
 }
 
