@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyResolver, apiKeyRestRoutes, createApiKeyStore } from './api-keys/index.js';
-import { AuditEventResolver, auditRestRoutes, drainAuditTrail } from './audit/index.js';
+import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -57,6 +57,8 @@ export interface Services {
   users: UserService;
   roles: RoleService;
   menus: MealMenuService;
+  /** The audit trail: the `Audited` middleware writes to it (through the request context), its resolver reads it. */
+  auditEvents: AuditEventService;
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
@@ -67,6 +69,7 @@ export function createServices(): Services {
     users: new UserService(new UserRecords(), roles),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
+    auditEvents: new AuditEventService(new AuditEventRecords()),
   };
 }
 
@@ -79,6 +82,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new UserResolver(services.users),
       new RoleResolver(services.roles),
       new MealMenuResolver(services.menus),
+      new AuditEventResolver(services.auditEvents),
     ],
   });
 }
@@ -87,6 +91,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Replaces the credential strategies (tests); default: API keys, then JWT. */
   resolveActor?: ActorResolver;
+  /** The audit trail the requests write to and `stop()` drains (default: a new one, createServices()). */
+  services?: Pick<Services, 'auditEvents'>;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -111,6 +117,7 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
+  const { auditEvents } = options.services ?? createServices();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
   const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
@@ -120,7 +127,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
-    createContext: createRequestContextFactory(config, resolveActor, usage),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage), auditEvents),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
@@ -130,7 +137,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     app: app.app,
     async stop() {
       await app.stop();
-      await drainAuditTrail();
+      await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();
