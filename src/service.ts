@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyRecords, ApiKeyResolver, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
-import { AuditEventResolver, auditRestRoutes, drainAuditTrail } from './audit/index.js';
+import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -23,9 +23,19 @@ import { createApp, type AppHandle } from './http/app.js';
 import { databaseConnected } from './http/use-database-gate.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import { createLogger, type Logger } from './logger.js';
-import { MealMenuResolver, mealMenuRestRoutes } from './menus/index.js';
+import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
-import { accessControlRestRoutes, PermissionResolver, RoleResolver, UserResolver, userAccountStore } from './users/index.js';
+import {
+  accessControlRestRoutes,
+  PermissionResolver,
+  RoleRecords,
+  RoleResolver,
+  RoleService,
+  UserRecords,
+  UserResolver,
+  UserService,
+  userAccountStore,
+} from './users/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -41,16 +51,26 @@ export const restRoutes: RestRoutes = {
   ...schemaRestRoutes,
 };
 
-/** Every area's service, built with its stores: a test or a second deployment swaps one here. */
+/** Every area's service, each built with its store(s): a test or a second deployment can swap one. */
 export interface Services {
   login: LoginService;
+  users: UserService;
+  roles: RoleService;
+  menus: MealMenuService;
+  /** The audit trail: the `Audited` middleware writes to it (through the request context), its resolver reads it. */
+  auditEvents: AuditEventService;
   apiKeys: ApiKeyService;
 }
 
-/** The services over the default stores (the mongoose models; no configuration needed, so `npm run schema` builds them). */
+/** Needs no configuration, so `npm run schema` builds the schema without one. */
 export function createServices(): Services {
+  const roles = new RoleService(new RoleRecords());
   return {
     login: new LoginService(userAccountStore),
+    users: new UserService(new UserRecords(), roles),
+    roles,
+    menus: new MealMenuService(new MealMenuRecords()),
+    auditEvents: new AuditEventService(new AuditEventRecords()),
     apiKeys: new ApiKeyService(new ApiKeyRecords()),
   };
 }
@@ -59,7 +79,14 @@ export function buildServiceSchema(services: Services = createServices()): Promi
   return buildAppSchema<AppContext>({
     resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver],
     authChecker,
-    instances: [new LoginResolver(services.login), new ApiKeyResolver(services.apiKeys)],
+    instances: [
+      new LoginResolver(services.login),
+      new UserResolver(services.users),
+      new RoleResolver(services.roles),
+      new MealMenuResolver(services.menus),
+      new AuditEventResolver(services.auditEvents),
+      new ApiKeyResolver(services.apiKeys),
+    ],
   });
 }
 
@@ -67,6 +94,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Replaces the credential strategies (tests); default: API keys, then JWT. */
   resolveActor?: ActorResolver;
+  /** The audit trail the requests write to and `stop()` drains (default: a new one, createServices()). */
+  services?: Pick<Services, 'auditEvents'>;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -91,6 +120,7 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
+  const { auditEvents } = options.services ?? createServices();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
   const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
@@ -100,7 +130,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
-    createContext: createRequestContextFactory(config, resolveActor, usage),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage), auditEvents),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
@@ -110,7 +140,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     app: app.app,
     async stop() {
       await app.stop();
-      await drainAuditTrail();
+      await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();

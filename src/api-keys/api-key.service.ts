@@ -1,4 +1,4 @@
-import { generateApiKeySecret, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
+import { generateApiKeySecret, assertTenantScope, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
 import type { Page } from '../shared/pagination.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
@@ -86,8 +86,7 @@ export class ApiKeyService {
    * (api-key-bounds.ts).
    */
   async create(actor: Actor, args: CreateApiKeyArgs): Promise<ApiKeyWithSecret> {
-    // Refuses a caller without a tenant who is no platform administrator.
-    tenantScope(actor);
+    assertTenantScope(actor);
     assertScopesHeld(actor, args.scopes, (named) => `You cannot give an API key ${named} you do not hold`);
     const settings = settingsForCreate(actor, args);
     const callingKey = actor.via.kind === 'api-key' ? actor.via.apiKeyId : null;

@@ -3,13 +3,16 @@ import { CurrentActor, type Actor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import { AuditEventsArgs } from './audit-event.inputs.js';
 import { AuditEvent } from './audit-event.model.js';
-import { AuditEventService, type AuditEventDocument } from './audit-event.service.js';
+import type { AuditEventDocument, AuditEventService } from './audit-event.service.js';
 import { AuditEventPage } from './audit-event.types.js';
 
-/** Thin: unpack the arguments and the caller, call the service. Read only: no operation edits the trail. */
+/**
+ * Thin: unpack the arguments and the caller, call the service. Read only: no operation edits the trail.
+ * Built by the composition root with its service (src/service.ts).
+ */
 @Resolver(() => AuditEvent)
 export class AuditEventResolver {
-  private readonly events = new AuditEventService();
+  constructor(private readonly events: AuditEventService) {}
 
   @Authorized('audit:read')
   @Query(() => AuditEventPage, {

@@ -1,62 +1,28 @@
-import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { trusted, Types } from 'mongoose';
 import { tenantScope, type Actor } from '../auth/index.js';
-import { leanDefaults } from '../shared/lean-defaults.js';
-import { GroupInsert } from '../shared/group-insert.js';
-import { findPage, type Page } from '../shared/pagination.js';
-import { recordValidator } from '../shared/path-validator.js';
+import type { Page } from '../shared/pagination.js';
 import type { AuditEventsArgs } from './audit-event.inputs.js';
-import { AuditEvent, AuditEventModel } from './audit-event.model.js';
+import type { AuditEventDocument, AuditEventRecords, NewAuditEvent } from './audit-event.store.js';
 
-export type AuditEventDocument = DocumentType<AuditEvent>;
-
-/** What the `Audited` middleware hands over; `_id` and `at` are the trail's own. */
-export type NewAuditEvent = Omit<AuditEvent, '_id' | 'id' | 'at'>;
-
-/** A record as inserted. */
-type StoredAuditEvent = NewAuditEvent & { _id: Types.ObjectId; at: Date };
+export type { AuditEventDocument, NewAuditEvent } from './audit-event.store.js';
 
 /**
  * The audit trail: append a record, read pages of them. There is no method
- * that changes or removes one (and the model refuses it). Reads are confined
- * to the caller's tenant; a platform administrator reads every tenant's.
+ * that changes or removes one. Reads are confined to the caller's tenant; a
+ * platform administrator reads every tenant's. The composition root builds
+ * one and gives it to the `Audited` middleware (through each request's
+ * context) and to the resolver.
  */
 export class AuditEventService {
   private readonly recording = new Set<Promise<void>>();
-  /** The schema's rules for a whole record, as Model.validate applies them (path-validator.ts). */
-  private readonly validate: (record: object) => Promise<void>;
-  /** The schema's defaults (mongoose's applyDefaults, its plan made once). */
-  private readonly withDefaults: (record: StoredAuditEvent) => StoredAuditEvent;
-  /** The records of concurrent calls, one insert command per batch (group-insert.ts). */
-  private readonly inserts: GroupInsert<StoredAuditEvent>;
 
-  constructor(private readonly model: ReturnModelType<typeof AuditEvent> = AuditEventModel) {
-    this.validate = recordValidator(model);
-    this.withDefaults = leanDefaults<StoredAuditEvent>(model.schema);
-    this.inserts = new GroupInsert(() => this.model.collection as never);
-  }
+  constructor(private readonly events: AuditEventRecords) {}
 
-  /**
-   * Validated by the model's schema rules, defaults applied, then inserted
-   * through the driver: a full mongoose document for a record that is never
-   * read back was about 7% of a write's CPU, Model.validate's walk and cast
-   * of it about 4%. The values are the middleware's, already of their
-   * paths' types (strings, null, an array of names, a Date). The records of
-   * concurrent calls share one insert command (GroupInsert). Resolves once
-   * the record is stored, so it can be read right after. Only an insert,
-   * which the append-only rules allow.
-   */
+  /** Resolves once the record is stored, so it can be read right after (audit-event.store.ts). */
   record(event: NewAuditEvent): Promise<void> {
-    const recording = this.validatedAndInserted(event);
+    const recording = this.events.insert(event);
     // Tracked from the call on, so that a drain also waits for records still being validated.
     this.recording.add(recording);
     return recording.finally(() => this.recording.delete(recording));
-  }
-
-  private async validatedAndInserted(event: NewAuditEvent): Promise<void> {
-    const record: StoredAuditEvent = { _id: new Types.ObjectId(), ...event, at: new Date() };
-    await this.validate(record);
-    await this.inserts.insert(this.withDefaults(record));
   }
 
   /** Waits for every record asked for so far to be written or refused (shutdown, before the database closes). */
@@ -65,18 +31,7 @@ export class AuditEventService {
     while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
   }
 
-  async list(actor: Actor, args: AuditEventsArgs): Promise<Page<AuditEventDocument>> {
-    const at = {
-      ...(args.from ? { $gte: args.from } : {}),
-      ...(args.to ? { $lte: args.to } : {}),
-    };
-    const filter = {
-      ...tenantScope(actor),
-      ...(args.actor ? { 'actor.id': args.actor } : {}),
-      ...(args.action ? { action: args.action } : {}),
-      ...(args.target ? { 'target.id': args.target } : {}),
-      ...(Object.keys(at).length > 0 ? { at: trusted(at) } : {}),
-    };
-    return findPage(this.model, filter, args, { order: 'desc' });
+  list(actor: Actor, args: AuditEventsArgs): Promise<Page<AuditEventDocument>> {
+    return this.events.list(tenantScope(actor), args);
   }
 }

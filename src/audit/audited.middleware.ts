@@ -2,7 +2,7 @@ import type { MiddlewareFn } from 'type-graphql';
 import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
 import { isObjectIdString } from '../shared/object-id.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
-import { AuditEventService, type NewAuditEvent } from './audit-event.service.js';
+import type { AuditEventService, NewAuditEvent } from './audit-event.service.js';
 
 export interface AuditedOptions {
   /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
@@ -34,11 +34,21 @@ export function reportAlsoChanged(context: AppContext, ids: readonly string[]): 
 
 type Args = Record<string, unknown>;
 
-const trail = new AuditEventService();
+/**
+ * The context of a service whose operations are audited: the trail the
+ * composition root built (src/service.ts) rides with every request, so the
+ * middleware holds no trail of its own and each service drains its own.
+ */
+export interface AuditedContext extends AppContext {
+  auditTrail: Pick<AuditEventService, 'record'>;
+}
 
-/** Waits for the audit records still being written; call when the HTTP server has stopped, before the database closes. */
-export function drainAuditTrail(): Promise<void> {
-  return trail.drain();
+/** A request context factory whose contexts also carry `trail`. */
+export function withAuditTrail<Request extends unknown[]>(
+  createContext: (...request: Request) => Promise<AppContext>,
+  trail: AuditedContext['auditTrail'],
+): (...request: Request) => Promise<AuditedContext> {
+  return async (...request) => Object.assign(await createContext(...request), { auditTrail: trail });
 }
 
 /**
@@ -64,7 +74,7 @@ export function drainAuditTrail(): Promise<void> {
  * after. A record that cannot be written is logged and does not change the
  * answer.
  */
-export function Audited(action: string, { targetType }: AuditedOptions): MiddlewareFn<AppContext> {
+export function Audited(action: string, { targetType }: AuditedOptions): MiddlewareFn<AuditedContext> {
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor) return next();
@@ -136,9 +146,9 @@ function textOf(value: unknown): string | null {
   return null;
 }
 
-async function write(context: AppContext, event: NewAuditEvent): Promise<void> {
+async function write(context: AuditedContext, event: NewAuditEvent): Promise<void> {
   try {
-    await trail.record(event);
+    await context.auditTrail.record(event);
   } catch (err) {
     context.logger.error(
       { err, audit: { action: event.action, outcome: event.outcome, target: event.target } },

@@ -17,6 +17,7 @@ export {
 } from './audit-event.model.js';
 export { AuditEventResolver } from './audit-event.resolver.js';
 export { AuditEventService, type AuditEventDocument, type NewAuditEvent } from './audit-event.service.js';
+export { AuditEventRecords } from './audit-event.store.js';
 export { AuditEventPage } from './audit-event.types.js';
 export { auditRestRoutes } from './audit.routes.js';
-export { Audited, drainAuditTrail, reportAlsoChanged, type AuditedOptions } from './audited.middleware.js';
+export { Audited, reportAlsoChanged, withAuditTrail, type AuditedContext, type AuditedOptions } from './audited.middleware.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { ApiKeyStore, ApiKeyUse } from './account-store.js';
+import type { ApiKeyStore, ApiKeyUse } from './ports.js';
 
 export interface UsageRecorderOptions {
   keys: Pick<ApiKeyStore, 'recordUses'>;

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { errors } from '../errors/index.js';
-import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore } from './account-store.js';
+import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore } from './ports.js';
 import { isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
 import { parseApiKeySecret, sameHash } from './api-key-secret.js';
 import { API_KEY_PREFIX, type CredentialStrategy, type RequestFacts } from './credentials.js';

@@ -13,7 +13,7 @@ export type {
   ApiKeyUse,
   CountedApiKeyUse,
   LoginCandidate,
-} from './account-store.js';
+} from './ports.js';
 export { generateApiKeySecret, hashApiKeySecret, parseApiKeySecret, sameHash, type NewApiKeySecret, type ParsedApiKeySecret } from './api-key-secret.js';
 export { hasPermission, isPlatformAdmin, isUserInPerson, type Actor, type ApiKeyBounds, type RateLimitState } from './actor.js';
 export { apiKeyStrategy, ipAllowList, normalizeIp, RATE_WINDOW_SECONDS, type ApiKeyStrategyOptions } from './api-key.strategy.js';
@@ -35,4 +35,4 @@ export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, 
 export { createRequestContextFactory } from './request-context.js';
 export { requireActor } from './require-actor.js';
 export { permissionsOfRoles } from './role-permissions.js';
-export { IsTenantId, isTenantId, TENANT_FIELD, TENANT_ID_RULE, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';
+export { assertTenantScope, IsTenantId, isTenantId, TENANT_FIELD, TENANT_ID_RULE, tenantForCreate, tenantScope, type TenantFilter } from './tenant-scope.js';

@@ -1,4 +1,4 @@
-import type { AccountStore } from './account-store.js';
+import type { AccountStore } from './ports.js';
 import type { Actor } from './actor.js';
 import { API_KEY_PREFIX, type CredentialStrategy } from './credentials.js';
 import { verifyAccessToken, type JwtSettings } from './jwt.js';

@@ -1,7 +1,7 @@
 import { signAccessToken, type JwtSettings, type SignedAccessToken } from './jwt.js';
 import { dummyPasswordHash, verifyPassword } from './password.js';
 import { errors } from '../errors/index.js';
-import type { AccountStore } from './account-store.js';
+import type { AccountStore } from './ports.js';
 import { admitSignIn, type LoginThrottleSettings } from './login-throttle.js';
 
 export interface LoginInput {

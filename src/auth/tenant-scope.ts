@@ -55,9 +55,18 @@ function confinedTenant(actor: Actor): string | null {
   return actor.tenantId;
 }
 
+/** The filter confining a query to the caller's tenant (none for a platform administrator); refuses a tenantless non-administrator. */
 export function tenantScope(actor: Actor): TenantFilter {
   const tenant = confinedTenant(actor);
   return tenant === null ? {} : { tenant_id: tenant };
+}
+
+/**
+ * Refuses (403) a caller who may reach no tenant's records: for an operation
+ * that reads no records of its own but must not run for such a caller.
+ */
+export function assertTenantScope(actor: Actor): void {
+  confinedTenant(actor);
 }
 
 /** The tenant a new record belongs to, given the `tenant_id` the caller named (if any). */

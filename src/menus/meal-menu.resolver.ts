@@ -1,7 +1,6 @@
 import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
-import type { Actor } from '../auth/index.js';
-import { CurrentActor } from '../auth/index.js';
+import { CurrentActor, type Actor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import {
   CreateMealMenuArgs,
@@ -10,13 +9,13 @@ import {
   UpdateEstimatedPortionsArgs,
 } from './meal-menu.inputs.js';
 import { MealMenu } from './meal-menu.model.js';
-import { MealMenuService, type MealMenuDocument } from './meal-menu.service.js';
+import type { MealMenuDocument, MealMenuService } from './meal-menu.service.js';
 import { DeleteMealMenuResult, MealMenuPage } from './meal-menu.types.js';
 
-/** Thin: unpack the arguments and the caller, call the service. */
+/** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
 @Resolver(() => MealMenu)
 export class MealMenuResolver {
-  private readonly menus = new MealMenuService();
+  constructor(private readonly menus: MealMenuService) {}
 
   @Authorized('menus:read')
   @Query(() => MealMenuPage, {

@@ -4,12 +4,13 @@ import { builtInRole, CurrentActor, type Actor } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
 import { CreateRoleArgs, RolesArgs } from './role.inputs.js';
 import { Role } from './role.model.js';
-import { RoleService, type RoleView } from './role.service.js';
+import type { RoleService, RoleView } from './role.service.js';
 import { RolePage } from './role.types.js';
 
+/** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
 @Resolver(() => Role)
 export class RoleResolver {
-  private readonly service = new RoleService();
+  constructor(private readonly service: RoleService) {}
 
   @Authorized('roles:read')
   @Query(() => RolePage, { description: 'Roles of your tenant: the built-in admin and member first, then custom roles.' })

@@ -1,11 +1,9 @@
-import type { ReturnModelType } from '@typegoose/typegoose';
-import { trusted } from 'mongoose';
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors, isDuplicateKey } from '../errors/index.js';
 import { toObjectId } from '../shared/object-id.js';
-import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
+import { decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
 import type { CreateRoleArgs, RolesArgs } from './role.inputs.js';
-import { Role, RoleModel } from './role.model.js';
+import type { RoleRecords } from './role.store.js';
 
 /** A role as answered: a custom role's record, or a built-in role shown in the caller's tenant. */
 export interface RoleView {
@@ -22,7 +20,7 @@ export interface RoleView {
  * they do not hold themselves.
  */
 export class RoleService {
-  constructor(private readonly model: ReturnModelType<typeof Role> = RoleModel) {}
+  constructor(private readonly roles: RoleRecords) {}
 
   /** Built-in roles first, then the tenant's custom roles; at most `limit` in all, one cursor walking both. */
   async list(actor: Actor, args: RolesArgs): Promise<Page<RoleView>> {
@@ -32,11 +30,11 @@ export class RoleService {
     const room = args.limit - items.length;
     if (room > 0) {
       // A built-in's cursor lies below every record id, so it reads the custom roles from the first.
-      const page = await findPage(this.model, { ...tenantScope(actor) }, { limit: room, cursor: args.cursor });
+      const page = await this.roles.page(tenantScope(actor), { limit: room, cursor: args.cursor });
       return { items: [...items, ...page.items], nextCursor: page.nextCursor };
     }
     const last = builtIns.at(-1)!.place;
-    const more = BUILT_IN_PLACES.some(({ place }) => place > last) || (await this.model.exists({ ...tenantScope(actor) })) !== null;
+    const more = BUILT_IN_PLACES.some(({ place }) => place > last) || (await this.roles.anyIn(tenantScope(actor)));
     return { items, nextCursor: more ? encodeCursor(toObjectId(last)) : null };
   }
 
@@ -49,7 +47,7 @@ export class RoleService {
       throw errors.forbidden(`You cannot grant permissions you do not hold: ${missing.map((p) => `'${p}'`).join(', ')}`);
     }
     try {
-      return await this.model.create({ name: args.name, description: args.description ?? null, permissions: args.permissions, tenant_id: tenantId });
+      return await this.roles.create({ name: args.name, description: args.description ?? null, permissions: args.permissions, tenant_id: tenantId });
     } catch (err) {
       if (isDuplicateKey(err)) throw errors.conflict('name', `A role named '${args.name}' already exists in this tenant`);
       throw err;
@@ -84,8 +82,8 @@ export class RoleService {
   /** Each permission `roleIds` grant in `tenantId`, with the role (by name) granting it; ids of no such role apart. */
   private async grantsOf(tenantId: string | null, roleIds: readonly string[]): Promise<{ grants: Grant[]; unknown: string[] }> {
     const customIds = roleIds.filter((id) => !builtInRole(id));
-    const custom = customIds.length > 0 ? await this.model.find({ _id: trusted({ $in: customIds }), tenant_id: tenantId }).lean() : [];
-    const unknown = customIds.filter((id) => !custom.some((role) => String(role._id) === id));
+    const custom = await this.roles.ofTenant(tenantId, customIds);
+    const unknown = customIds.filter((id) => !custom.some((role) => role.id === id));
     const grants = [
       ...roleIds.flatMap((id) => builtInRole(id)?.permissions.map((permission) => ({ role: id, permission })) ?? []),
       ...custom.flatMap((role) => role.permissions.map((permission) => ({ role: role.name, permission }))),

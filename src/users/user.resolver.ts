@@ -6,13 +6,13 @@ import { ScanFilters } from '../graphql/query-cost.rule.js';
 import type { Page } from '../shared/pagination.js';
 import { CreateUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
 import { User } from './user.model.js';
-import { UserService, type UserDocument } from './user.service.js';
+import type { UserDocument, UserService } from './user.service.js';
 import { UserPage } from './user.types.js';
 
-/** Thin: unpack the arguments and the caller, call the service. */
+/** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
 @Resolver(() => User)
 export class UserResolver {
-  private readonly service = new UserService();
+  constructor(private readonly service: UserService) {}
 
   @Authorized('users:read')
   // No index bounds the date and email filters; a search's words may share index entries with many users.

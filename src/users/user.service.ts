@@ -1,16 +1,12 @@
-import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { trusted } from 'mongoose';
 import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { findPage, listReadTimeLimit, type Page } from '../shared/pagination.js';
-import { createdBetween } from '../shared/timestamps.js';
-import { RoleService } from './role.service.js';
+import type { Page } from '../shared/pagination.js';
+import type { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
-import { DEFAULT_USER_COLOR, User, UserModel } from './user.model.js';
-import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
+import { DEFAULT_USER_COLOR } from './user.model.js';
+import { sameMembers, type UserDocument, type UserRecords } from './user.store.js';
 
-export type UserDocument = DocumentType<User>;
+export type { UserDocument } from './user.store.js';
 
 const notFound = (id: string) => errors.notFound('User', id);
 
@@ -26,20 +22,12 @@ type ProfileFields = Omit<UpdateUserArgs, 'id' | 'password' | 'roles' | 'tenant_
  */
 export class UserService {
   constructor(
-    private readonly model: ReturnModelType<typeof User> = UserModel,
-    private readonly roles = new RoleService(),
+    private readonly users: UserRecords,
+    private readonly roles: RoleService,
   ) {}
 
-  async list(actor: Actor, args: UsersArgs): Promise<Page<UserDocument>> {
-    const filter: Record<string, unknown> = { ...tenantScope(actor) };
-    if (args.email) filter.email = trusted({ $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' });
-    if (args.role) filter.roles = args.role;
-    // Every condition must hold; a search's first word bounds the read through its index (user-search.ts).
-    const all: Array<Record<string, unknown>> = args.search ? searchConditions(args.search) : [];
-    if (args.createdAfter || args.createdBefore) all.push(createdBetween(args.createdAfter, args.createdBefore));
-    if (all.length > 0) filter.$and = all;
-    // A filter no index bounds (dates, email) may read the whole tenant: bounded in time, then 503.
-    return findPage(this.model, filter, args, { maxTimeMS: listReadTimeLimit() });
+  list(actor: Actor, args: UsersArgs): Promise<Page<UserDocument>> {
+    return this.users.list(tenantScope(actor), args);
   }
 
   /** Anyone may read their own record in person; other users (and API keys) need `users:read`. */
@@ -47,7 +35,7 @@ export class UserService {
     if (!isUserInPerson(actor, id) && !hasPermission(actor, 'users:read')) {
       throw errors.forbidden("You do not have permission to view this user (users:read)");
     }
-    const user = await this.model.findOne({ _id: toObjectId(id), ...tenantScope(actor) });
+    const user = await this.users.find(tenantScope(actor), id);
     if (!user) throw notFound(id);
     return user;
   }
@@ -61,7 +49,7 @@ export class UserService {
     // Argon2id runs on libuv's thread pool: other requests are served meanwhile.
     const passwordHash = await hashPassword(password);
     // A duplicate email in the tenant is the unique index's 11000: 409 naming `email`.
-    return this.model.create({
+    return this.users.create({
       ...withoutNulls(profile),
       defaultColor: profile.defaultColor ?? DEFAULT_USER_COLOR,
       passwordHash,
@@ -80,8 +68,8 @@ export class UserService {
    */
   async update(actor: Actor, args: UpdateUserArgs): Promise<UserDocument> {
     const { id, password, roles, tenant_id: tenantId, createdBy, updatedBy, ...profile } = args;
-    const scope = { _id: toObjectId(id), ...tenantScope(actor) };
-    const current = await this.model.findOne(scope).lean();
+    const scope = tenantScope(actor);
+    const current = await this.users.read(scope, id);
     if (!current) throw notFound(id);
     // The record is the caller's own (for an API key: its creator's): never its roles.
     const self = id === actor.userId;
@@ -118,32 +106,11 @@ export class UserService {
     }
     if (profile.defaultColor === null) set.defaultColor = DEFAULT_USER_COLOR;
     if (rolesChange) set.roles = roles ?? [];
-    if (['email', 'firstName', 'lastName'].some((field) => set[field] !== undefined)) set.searchKeys = searchKeysOf({ ...current, ...set });
-    const update: Record<string, unknown> = { $set: set };
-    if (password !== undefined) {
-      set.passwordHash = await hashPassword(password);
-      update.$inc = { tokenVersion: 1 };
-    }
-    const updated = await this.model.findOneAndUpdate(scope, update, { returnDocument: 'after', runValidators: true });
+    if (password !== undefined) set.passwordHash = await hashPassword(password);
+    // A new password ends every token issued before it.
+    const updated = await this.users.update(scope, current, set, { endTokens: password !== undefined });
     if (!updated) throw notFound(id);
-    if (set.searchKeys !== undefined) await this.keepSearchKeysInStep(updated);
     return updated;
-  }
-
-  /**
-   * The keys were computed from the record as read before the write: an
-   * update of another of the searched fields landing in between (one sets
-   * the email, the other the name) would leave keys of neither's state. The
-   * record after the write holds both changes; when its keys are not its
-   * fields', they are set again, on the condition that those fields are still
-   * as seen (else the later writer's own check sets them).
-   */
-  private async keepSearchKeysInStep(updated: UserDocument): Promise<void> {
-    const keys = searchKeysOf(updated);
-    if (sameMembers(keys, updated.searchKeys ?? [])) return;
-    const asSeen = { email: updated.email, firstName: updated.firstName ?? null, lastName: updated.lastName ?? null };
-    await this.model.updateOne({ _id: updated._id, ...asSeen }, { $set: { searchKeys: keys } }, { timestamps: false });
-    updated.searchKeys = keys;
   }
 
   /**
@@ -195,12 +162,6 @@ function assertOwnSignInInPerson(actor: Actor, fields: readonly string[]): void 
     `An API key cannot change the ${fields.join(' or ')} of the user it acts for: only that user, in person, can`,
     fields.map((field) => ({ field, rule: 'inPersonOnly', message: message(field) })),
   );
-}
-
-/** The same ids or keys, in any order (a stored list holds each once, as the input rule does). */
-function sameMembers(given: readonly string[], held: readonly string[]): boolean {
-  const heldSet = new Set(held);
-  return given.length === heldSet.size && given.every((role) => heldSet.has(role));
 }
 
 function withoutNulls<T extends object>(fields: T): Partial<T> {

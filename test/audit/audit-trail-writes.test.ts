@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import mongoose from 'mongoose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUDIT_EVENT_COLLECTION, AuditEventModel, AuditEventService } from '../../src/audit/index.js';
+import { AUDIT_EVENT_COLLECTION, AuditEventModel, AuditEventRecords, AuditEventService } from '../../src/audit/index.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 import { auditEvent } from './audit-event-fixture.js';
 
@@ -25,7 +25,7 @@ const event = (overrides: Record<string, unknown> = {}) => auditEvent(overrides)
 
 describe('AuditEventService.record', () => {
   it('stores each record of a burst, with its defaults and time, in one insert command', async () => {
-    const trail = new AuditEventService();
+    const trail = new AuditEventService(new AuditEventRecords());
     const insertMany = vi.spyOn(AuditEventModel.collection, 'insertMany');
     await Promise.all(Array.from({ length: 10 }, (_, i) => trail.record(event({ requestId: `burst-${i}`, ip: undefined }))));
     const stored = await raw().find({}).toArray();
@@ -44,7 +44,7 @@ describe('AuditEventService.record', () => {
   ];
 
   it.each(refusedBySchema)('refuses %s (the schema decides), stores nothing of it, and still stores the rest of its burst', async (_name, overrides) => {
-    const trail = new AuditEventService();
+    const trail = new AuditEventService(new AuditEventRecords());
     const [bad, good] = await Promise.allSettled([
       trail.record(event({ requestId: 'bad', ...overrides })),
       trail.record(event({ requestId: 'good' })),
@@ -55,7 +55,7 @@ describe('AuditEventService.record', () => {
   });
 
   it('drain returns once every record asked for is written, also those still being validated', async () => {
-    const trail = new AuditEventService();
+    const trail = new AuditEventService(new AuditEventRecords());
     const pending = Array.from({ length: 5 }, (_, i) => trail.record(event({ requestId: `queued-${i}` })));
     // Drained at once: the records are still being validated, none is sent yet.
     await trail.drain();
@@ -64,7 +64,7 @@ describe('AuditEventService.record', () => {
   });
 
   it('stores what Model.validate and applyDefaults made of a record of the middleware (all but _id and at), and refuses what it refuses', async () => {
-    const trail = new AuditEventService();
+    const trail = new AuditEventService(new AuditEventRecords());
     const name = fc.oneof(fc.constant(''), fc.string({ minLength: 1, maxLength: 10 }));
     const record = fc.record({
       actor: fc.record({ type: fc.constantFrom('user', 'apiKey', 'robot'), id: name }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/actor.js';
-import { tenantForCreate, tenantScope } from '../../src/auth/tenant-scope.js';
+import { assertTenantScope, tenantForCreate, tenantScope } from '../../src/auth/tenant-scope.js';
 
 function actor(tenantId: string | null): Actor {
   return { userId: 'u1', tenantId, permissions: new Set(['*']), roles: [], via: { kind: 'jwt' } };
@@ -42,6 +42,12 @@ describe('a caller without a tenant who is no platform administrator', () => {
 
   it('is refused, not widened to every tenant', () => {
     expect(() => tenantScope(tenantless)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+  });
+
+  it('fails the tenant-scope assertion, which members and platform callers pass', () => {
+    expect(() => assertTenantScope(tenantless)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(() => assertTenantScope(actor('t1'))).not.toThrow();
+    expect(() => assertTenantScope(actor(null))).not.toThrow();
   });
 
 

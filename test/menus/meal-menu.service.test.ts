@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/index.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
-import { MealMenuModel, MealMenuService, MealType } from '../../src/menus/index.js';
+import { MealMenuModel, MealMenuRecords, MealMenuService, MealType } from '../../src/menus/index.js';
 
 /**
  * The portions update writes through the driver, so the schema's own rule
@@ -21,7 +21,7 @@ describe('MealMenuService.updateEstimatedPortions', () => {
   ])('refuses %s by the schema and changes nothing', async (_why, portions) => {
     const menu = await MealMenuModel.create({ name: 'N', date: '2026-01-01', mealType: MealType.lunch, estimatedPortions: 3, tenant_id: 't1', createdBy: 'u1', updatedBy: 'u1' });
     const before = await MealMenuModel.collection.findOne({ _id: menu._id });
-    await expect(new MealMenuService().updateEstimatedPortions(actor, menu.id, portions)).rejects.toMatchObject({
+    await expect(new MealMenuService(new MealMenuRecords()).updateEstimatedPortions(actor, menu.id, portions)).rejects.toMatchObject({
       name: 'ValidationError',
       errors: { estimatedPortions: expect.anything() },
     });

@@ -1,7 +1,8 @@
 /**
- * What sign-in and credentials need to read about users and roles. auth/
- * declares it and the users area implements it (src/users/account-store.ts),
- * so the mechanism never imports the area that uses it.
+ * auth/'s ports: what sign-in and credentials need to read about users,
+ * roles and API keys. auth/ declares them and the areas implement them
+ * (src/users/account.store.ts, the api-keys area's credential store), so
+ * the mechanism never imports the areas that use it.
  */
 export interface Account {
   id: string;

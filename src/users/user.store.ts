@@ -1,0 +1,88 @@
+import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
+import type { TenantFilter } from '../auth/index.js';
+import { toObjectId } from '../shared/object-id.js';
+import { findPage, listReadTimeLimit, type Page } from '../shared/pagination.js';
+import { createdBetween } from '../shared/timestamps.js';
+import type { UsersArgs } from './user.inputs.js';
+import { User, UserModel } from './user.model.js';
+import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
+
+export type UserDocument = DocumentType<User>;
+
+/** The fields of the user as stored, read before an update. */
+export type StoredUser = NonNullable<Awaited<ReturnType<UserRecords['read']>>>;
+
+/** Fields the search keys are made of: setting any of them sets the keys again. */
+const SEARCHED_FIELDS = ['email', 'firstName', 'lastName'];
+
+/**
+ * The reads and writes of users: filters, the search keys kept beside the
+ * searched fields (user-search.ts), the read time limit. The rules are
+ * UserService's; every read and write here takes the tenant scope it gave.
+ */
+export class UserRecords {
+  constructor(private readonly model: ReturnModelType<typeof User> = UserModel) {}
+
+  list(scope: TenantFilter, args: UsersArgs): Promise<Page<UserDocument>> {
+    const filter: Record<string, unknown> = { ...scope };
+    if (args.email) filter.email = trusted({ $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' });
+    if (args.role) filter.roles = args.role;
+    // Every condition must hold; a search's first word bounds the read through its index (user-search.ts).
+    const all: Array<Record<string, unknown>> = args.search ? searchConditions(args.search) : [];
+    if (args.createdAfter || args.createdBefore) all.push(createdBetween(args.createdAfter, args.createdBefore));
+    if (all.length > 0) filter.$and = all;
+    // A filter no index bounds (dates, email) may read the whole tenant: bounded in time, then 503.
+    return findPage(this.model, filter, args, { maxTimeMS: listReadTimeLimit() });
+  }
+
+  async find(scope: TenantFilter, id: string): Promise<UserDocument | null> {
+    return this.model.findOne({ _id: toObjectId(id), ...scope });
+  }
+
+  /** The stored fields alone (no document): what an update decides on. */
+  read(scope: TenantFilter, id: string) {
+    return this.model.findOne({ _id: toObjectId(id), ...scope }).lean();
+  }
+
+  /** A duplicate email in the tenant is the unique index's 11000 (409 naming `email`). */
+  create(fields: Record<string, unknown>): Promise<UserDocument> {
+    return this.model.create(fields);
+  }
+
+  /**
+   * Sets `set` on the user read as `current`, with its search keys when a
+   * searched field changes; `endTokens` raises `tokenVersion`, which ends
+   * every token issued before. Null when the user is gone meanwhile.
+   */
+  async update(scope: TenantFilter, current: StoredUser, set: Record<string, unknown>, { endTokens }: { endTokens: boolean }): Promise<UserDocument | null> {
+    if (SEARCHED_FIELDS.some((field) => set[field] !== undefined)) set.searchKeys = searchKeysOf({ ...current, ...set });
+    const update: Record<string, unknown> = { $set: set };
+    if (endTokens) update.$inc = { tokenVersion: 1 };
+    const updated = await this.model.findOneAndUpdate({ _id: current._id, ...scope }, update, { returnDocument: 'after', runValidators: true });
+    if (updated && set.searchKeys !== undefined) await this.keepSearchKeysInStep(updated);
+    return updated;
+  }
+
+  /**
+   * The keys were computed from the record as read before the write: an
+   * update of another of the searched fields landing in between (one sets
+   * the email, the other the name) would leave keys of neither's state. The
+   * record after the write holds both changes; when its keys are not its
+   * fields', they are set again, on the condition that those fields are still
+   * as seen (else the later writer's own check sets them).
+   */
+  private async keepSearchKeysInStep(updated: UserDocument): Promise<void> {
+    const keys = searchKeysOf(updated);
+    if (sameMembers(keys, updated.searchKeys ?? [])) return;
+    const asSeen = { email: updated.email, firstName: updated.firstName ?? null, lastName: updated.lastName ?? null };
+    await this.model.updateOne({ _id: updated._id, ...asSeen }, { $set: { searchKeys: keys } }, { timestamps: false });
+    updated.searchKeys = keys;
+  }
+}
+
+/** The same ids or keys, in any order (a stored list holds each once, as the input rule does). */
+export function sameMembers(given: readonly string[], held: readonly string[]): boolean {
+  const heldSet = new Set(held);
+  return given.length === heldSet.size && given.every((role) => heldSet.has(role));
+}
