@@ -3,7 +3,7 @@ import { ObjectId, type Document } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuditEventModel } from '../../src/audit/index.js';
 import { createLogger } from '../../src/logger.js';
-import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../api/surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

@@ -1,6 +1,6 @@
 import { getNamedType, isLeafType, isNonNullType, isObjectType, type GraphQLField, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import type { RestRoutes } from '../../src/http/rest-routes.js';
-import type { Operation } from '../api/surfaces.js';
+import type { Operation } from './surfaces.js';
 
 /**
  * Operations read from the served schema and the REST route table, so a test

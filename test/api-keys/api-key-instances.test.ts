@@ -10,7 +10,7 @@ import {
   stopService,
   type InstancesOnEngine,
   type ServiceProcess,
-} from './service-process.js';
+} from '../support/service-process.js';
 
 /**
  * An API key's hourly limit holds across service instances: two instances on

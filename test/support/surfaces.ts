@@ -1,6 +1,6 @@
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import type { TestApp, TestResponse } from '../support/test-app.js';
+import type { TestApp, TestResponse } from './test-app.js';
 
 /**
  * One table of API cases, run over both surfaces.

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildService, callService as call, defaultModeEnv, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callService as call, defaultModeEnv, startService, stopService, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * Large answers do not exhaust the service's memory (issue 27, item 10):

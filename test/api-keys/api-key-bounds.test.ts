@@ -2,7 +2,7 @@ import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { RoleModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, runCases, type Caller, type Operation } from './surfaces.js';
+import { apiCase, runCases, type Caller, type Operation } from '../support/surfaces.js';
 
 /**
  * A key made or rolled with an API key credential stays within that key's

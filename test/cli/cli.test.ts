@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
 import { runNode } from '../support/child-process.js';
-import { buildService, childEnv, startService, stopService } from './service-process.js';
+import { buildService, childEnv, startService, stopService } from '../support/service-process.js';
 
 /**
  * `npm run cli -- ...` (dist/src/cli.js) against a DATA_DIR with no server

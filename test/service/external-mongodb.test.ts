@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../../src/engine/index.js';
-import { callService as call, startInstancesOnEngine, type InstancesOnEngine, type ServiceProcess } from './service-process.js';
+import { callService as call, startInstancesOnEngine, type InstancesOnEngine, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * With MONGODB_URI the service uses that MongoDB and starts no engine of its

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNode } from '../support/child-process.js';
 import { listeningTcpPorts } from '../support/listening-sockets.js';
-import { buildService, childEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
+import { buildService, childEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * `node dist/src/index.js` as operators run it: start-up on a DATA_DIR with a

@@ -3,7 +3,7 @@ import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { refusedTokens } from '../support/tokens.js';
-import { apiCase, callOperation, runCases, SURFACES, type ApiCase, type Caller, type FieldErrorShape, type Operation } from './surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type ApiCase, type Caller, type FieldErrorShape, type Operation } from '../support/surfaces.js';
 
 /**
  * The credential before the arguments (contract "Credentials": no credential

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '../../src/auth/index.js';
 import { createLogger } from '../../src/logger.js';
 import { startTestApp, type RequestOptions, type TestApp, type TestResponse, type TestUser } from '../support/test-app.js';
-import { callOperation, SURFACES, type ApiClient, type Caller, type Operation, type Outcome, type Surface } from './surfaces.js';
+import { callOperation, SURFACES, type ApiClient, type Caller, type Operation, type Outcome, type Surface } from '../support/surfaces.js';
 
 /**
  * Secrets (issue 11): the passwords, access tokens and API key secrets used

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESERVED_DESCRIPTORS } from '../../src/http/connection-limits.js';
-import { buildService, callOverAgent, defaultModeEnv, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callOverAgent, defaultModeEnv, startService, stopService, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * The service with a low open-file limit (`ulimit -n`) and more connections

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { apiCase, runCases, type Operation } from '../api/surfaces.js';
+import { apiCase, runCases, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
@@ -8,7 +8,7 @@ import { startTestApp, type TestApp, type TestUser } from '../support/test-app.j
  * a user answers by the change at once: each case below first uses the
  * credential (so its account is held), then changes the user through the
  * API, then uses the same credential again on the same instance.
- * (Other instances: test/process/account-cache-instances.test.ts.)
+ * (Other instances: test/users/account-cache-instances.test.ts.)
  */
 
 const TENANT = 'tenant-account-cache';

@@ -5,7 +5,7 @@ import { ApiKeyModel, createApiKeyStore } from '../../src/api-keys/index.js';
 import { parseApiKeySecret, permissions, type ApiKeyStore, type ApiKeyUse } from '../../src/auth/index.js';
 import { RoleModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from './surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 
 /**
  * API keys (description 2.1, 3, 4.1, 4.2, 7, 8; contract "API keys"), every

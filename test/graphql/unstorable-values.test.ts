@@ -1,7 +1,7 @@
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, runCases, type Operation } from './surfaces.js';
+import { apiCase, runCases, type Operation } from '../support/surfaces.js';
 
 /**
  * Values storage would not keep as sent are refused for every operation

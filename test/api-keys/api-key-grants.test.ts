@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRANT_MAX_AGE_MS } from '../../src/api-keys/index.js';
 import { generateApiKeySecret } from '../../src/auth/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { callOperation, SURFACES, type Caller, type Operation, type Outcome, type Surface } from './surfaces.js';
+import { callOperation, SURFACES, type Caller, type Operation, type Outcome, type Surface } from '../support/surfaces.js';
 
 /**
  * A busy key's uses counted in grants (issue 12): a key whose hourly limit is

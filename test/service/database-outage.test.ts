@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTAGE_TIMINGS } from '../../src/database.js';
 import { exited, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
-import { buildService, callService, sharedDatabaseEnv, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callService, sharedDatabaseEnv, startService, stopService, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * The service on a standalone engine that is SIGKILLed and restarted 12 s

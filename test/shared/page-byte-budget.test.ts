@@ -1,7 +1,7 @@
 import { ObjectId, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { callOperation, SURFACES, type Operation } from './surfaces.js';
+import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
 
 /**
  * A list answer is bounded in bytes (issue 27, item 10): menus are accepted

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEngineCli, exited, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
-import { runNode, type NodeRun } from '../support/child-process.js';
-import { ROOT } from '../support/test-build.js';
-import { childEnv } from './service-process.js';
+import { buildEngineCli, exited, startEngineProcess, type EngineProcess } from '../durability/engine-process.js';
+import { runNode, type NodeRun } from '../../support/child-process.js';
+import { ROOT } from '../../support/test-build.js';
+import { childEnv } from '../../support/service-process.js';
 
 /**
  * mongosh, the shell people reach for first, against the standalone engine

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, assertOutcome, callOperation, runCases, type ApiCase, type Operation, type Outcome } from './surfaces.js';
+import { apiCase, assertOutcome, callOperation, runCases, type ApiCase, type Operation, type Outcome } from '../support/surfaces.js';
 
 /**
  * A refusal names every failing field at once, with its rule, also when one

@@ -1,7 +1,7 @@
 import { ObjectId, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, type ApiCase, type Caller, type Operation, type Surface } from './surfaces.js';
+import { apiCase, callOperation, runCases, type ApiCase, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 
 /**
  * Restaurant meal menus, every route and every refusal, over REST and GraphQL.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from './surfaces.js';
+import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**

@@ -2,7 +2,7 @@ import { ObjectId, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RoleModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from './surfaces.js';
+import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 
 /**
  * Access-control users (description 2.2, 4.3, 4.4, 8; contract "Users"),

@@ -10,7 +10,7 @@ import {
 } from '../support/schema-operations.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { refusedTokens } from '../support/tokens.js';
-import { callOperation, SURFACES, type Caller, type Outcome } from './surfaces.js';
+import { callOperation, SURFACES, type Caller, type Outcome } from '../support/surfaces.js';
 
 /**
  * The authorization matrix (issue 11): every operation of the served schema

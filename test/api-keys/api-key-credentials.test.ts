@@ -5,7 +5,7 @@ import { generateApiKeySecret, permissions } from '../../src/auth/index.js';
 import { createLogger } from '../../src/logger.js';
 import { RoleModel, UserModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation } from './surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation } from '../support/surfaces.js';
 
 /**
  * API keys used as credentials (contract "API keys"; issue: keys as

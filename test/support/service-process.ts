@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startEngine, type RunningEngine } from '../../src/engine/index.js';
-import { exited } from '../support/child-process.js';
-import { buildServiceTree } from '../support/test-build.js';
+import { exited } from './child-process.js';
+import { buildServiceTree } from './test-build.js';
 
 /**
  * The service and its CLI as child processes, from the one test build of the

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountSmallDisk } from '../support/small-disk.js';
-import { buildService, callService, defaultModeEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from './service-process.js';
+import { buildService, callService, defaultModeEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * The service in its default mode (embedded engine) with DATA_DIR on a small

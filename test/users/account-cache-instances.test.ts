@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_MAX_AGE_MS } from '../../src/users/account-cache.js';
-import { callService as call, startInstancesOnEngine, type InstancesOnEngine, type ServiceProcess } from './service-process.js';
+import { callService as call, startInstancesOnEngine, type InstancesOnEngine, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * Each instance reuses a credential's account for up to ACCOUNT_MAX_AGE_MS

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildService, callOverAgent, defaultModeEnv, startService, stopService, type ServiceProcess } from './service-process.js';
+import { buildService, callOverAgent, defaultModeEnv, startService, stopService, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * The service in its default mode (the engine in its process) with 100,000

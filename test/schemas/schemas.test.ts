@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation } from './surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation } from '../support/surfaces.js';
 
 /**
  * Schemas by name (description 4.7, contract "Schemas"): the JSON Schema of
