@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyModel, createApiKeyStore } from '../../src/api-keys/index.js';
 import { parseApiKeySecret, permissions, type ApiKeyStore, type ApiKeyUse } from '../../src/auth/index.js';
 import { RoleModel } from '../../src/users/index.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { argumentTypes } from '../support/schema-operations.js';
+import { servedSchema, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 
 /**
@@ -54,16 +55,8 @@ const FIELDS_OF_2_1 = [
   'usageCount', 'rateLimit', 'createdBy', 'updatedBy', 'metadata', 'createdAt', 'updatedAt',
 ];
 
-const CREATE_TYPES: Record<string, string> = {
-  name: 'String!',
-  description: 'String',
-  scopes: '[String!]!',
-  allowedOrigins: '[String!]',
-  allowedIPs: '[String!]',
-  expiresAt: 'DateTimeISO',
-  rateLimit: 'Int',
-  metadata: 'JSONObject',
-};
+/** GraphQL types of the create arguments, from the served schema; anything else is declared String. */
+const CREATE_TYPES = argumentTypes(await servedSchema(), 'Mutation.createApiKey');
 
 const KEY_PATTERN = /^ak_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}$/;
 

@@ -74,6 +74,17 @@ export function operationFromSchema(
   };
 }
 
+/**
+ * The type of each argument of `key` as a variable declares it
+ * (`{ email: 'String!', ... }`). An argument with a default takes a nullable
+ * variable (GraphQL allows it there), so a case may leave it out.
+ */
+export function argumentTypes(schema: GraphQLSchema, key: OperationKey): Readonly<Record<string, string>> {
+  return Object.fromEntries(
+    fieldOf(schema, key).args.map((arg) => [arg.name, String(arg.defaultValue !== undefined && isNonNullType(arg.type) ? arg.type.ofType : arg.type)]),
+  );
+}
+
 /** The status a REST success answers (201 for routes that create). */
 export function restSuccessStatus(routes: RestRoutes, key: OperationKey): number {
   return routes[key]?.responseStatus ?? 200;

@@ -1,7 +1,8 @@
 import { ObjectId, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RoleModel } from '../../src/users/index.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { argumentTypes } from '../support/schema-operations.js';
+import { servedSchema, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { apiCase, callOperation, runCases, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 
 /**
@@ -35,32 +36,11 @@ const nobody: Caller = {};
 const USER_FIELDS = `id email firstName lastName profilePicture mobile identificationType identification address bio
   social { twitter instagram linkedin } defaultColor roles tenant_id createdBy updatedBy createdAt updatedAt`;
 
-/** GraphQL types of the create arguments; anything else is declared String (and refused as unknown). */
-const CREATE_TYPES: Record<string, string> = {
-  email: 'String!',
-  password: 'String!',
-  firstName: 'String!',
-  lastName: 'String',
-  profilePicture: 'String',
-  mobile: 'String',
-  identificationType: 'IdentificationType',
-  identification: 'String',
-  address: 'String',
-  bio: 'String',
-  social: 'SocialLinksInput',
-  defaultColor: 'String',
-  roles: '[String!]',
-  createdBy: 'String!',
-  updatedBy: 'String!',
-  tenant_id: 'String',
-};
-const UPDATE_TYPES: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(CREATE_TYPES).map(([name, type]) => [name, type.replace(/!$/, '')])),
-  id: 'ID!',
-  updatedBy: 'String!',
-};
+/** GraphQL types of the create and update arguments, from the served schema; anything else is declared String (and refused as unknown). */
+const CREATE_TYPES = argumentTypes(await servedSchema(), 'Mutation.createUser');
+const UPDATE_TYPES = argumentTypes(await servedSchema(), 'Mutation.updateUser');
 
-function mutation(field: string, types: Record<string, string>, variables: Record<string, unknown>): string {
+function mutation(field: string, types: Readonly<Record<string, string>>, variables: Record<string, unknown>): string {
   const names = Object.keys(variables);
   const declared = names.map((name) => `$${name}: ${types[name] ?? 'String'}`).join(', ');
   const passed = names.map((name) => `${name}: $${name}`).join(', ');
