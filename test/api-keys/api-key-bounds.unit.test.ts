@@ -5,7 +5,7 @@ import { ipAllowList } from '../../src/auth/index.js';
 /**
  * Whether an address list entry lies within a calling key's list: every
  * address it allows is allowed by one of its entries, in IPv4 and IPv6
- * (written in any of IPv6's forms). The API tests (test/api/api-key-bounds)
+ * (written in any of IPv6's forms). The API tests (test/api-keys/api-key-bounds)
  * run the rule end to end; these pin the address arithmetic.
  */
 

@@ -1,6 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { apiCase, callOperation, runCases, type ApiCase, type Caller, type Operation, type Surface } from '../api/surfaces.js';
+import { apiCase, callOperation, runCases, type ApiCase, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { apiCase, runCases, type Operation, type Surface } from '../api/surfaces.js';
+import { apiCase, runCases, type Operation, type Surface } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /** A call made with an API key is recorded under the key, not its creator. */

@@ -3,8 +3,9 @@ import { ObjectId, type Document } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuditEventModel } from '../../src/audit/index.js';
 import { createLogger } from '../../src/logger.js';
-import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../api/surfaces.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../support/surfaces.js';
+import { argumentTypes } from '../support/schema-operations.js';
+import { servedSchema, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * The audit trail as the meal-menu mutations write it, over REST and GraphQL:
@@ -75,15 +76,8 @@ const op = {
   },
 };
 
-const CREATE_VARIABLE_TYPES: Record<string, string> = {
-  name: 'String!',
-  description: 'String',
-  date: 'String!',
-  mealType: 'MealType!',
-  items: '[MealMenuItemInput!]',
-  estimatedPortions: 'Int',
-  tenant_id: 'String',
-};
+/** GraphQL types of the create arguments, from the served schema. */
+const CREATE_VARIABLE_TYPES = argumentTypes(await servedSchema(), 'Mutation.createMealMenu');
 
 // ------------------------------------------------------------------ fixtures
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { apiCase, runCases, type Caller, type Operation } from '../api/surfaces.js';
+import { apiCase, runCases, type Caller, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { refusedTokens, validToken } from '../support/tokens.js';
 

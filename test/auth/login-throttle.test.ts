@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { accountThrottleKey, FIRST_WAIT_SECONDS, ipThrottleKey, LOGIN_THROTTLE_COLLECTION } from '../../src/auth/index.js';
 import * as password from '../../src/auth/password.js';
-import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../api/surfaces.js';
+import { apiCase, callOperation, runCases, SURFACES, type Caller, type Operation, type Surface } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**

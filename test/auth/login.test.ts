@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as password from '../../src/auth/password.js';
-import { apiCase, callOperation, runCases, type Operation } from '../api/surfaces.js';
+import { apiCase, callOperation, runCases, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /** Sign-in (`POST /auth/login`, mutation `login`), every case over both surfaces. */

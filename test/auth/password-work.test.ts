@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_THROTTLE_COLLECTION } from '../../src/auth/index.js';
-import { callOperation, SURFACES, type Operation } from '../api/surfaces.js';
+import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { UserModel } from '../../src/users/index.js';
-import { apiCase, runCases, type Operation } from '../api/surfaces.js';
+import { apiCase, runCases, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**

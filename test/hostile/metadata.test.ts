@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_LIMITS } from '../../src/api-keys/api-key-limits.js';
-import { apiCase, runCases, type Caller, type Operation } from '../api/surfaces.js';
+import { apiCase, runCases, type Caller, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * One client IP may hold at most MAX_CONNECTIONS_PER_IP connections open:
  * the ones past it are closed as accepted, and taken again once some close
  * (issue 27, item 7). The total cap is proved with a real `ulimit -n` in
- * test/process/descriptor-pressure.test.ts.
+ * test/service/descriptor-pressure.test.ts.
  */
 let app: TestApp;
 beforeAll(async () => {

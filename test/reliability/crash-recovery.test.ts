@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited } from '../support/child-process.js';
-import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from '../process/service-process.js';
+import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
 import { buildEngineCli, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
 import { delay, knob, LONG, seededRandom, tryCall, userBody, warnings } from './reliability.js';
 import { missingWrites, raceForEmail, startWriteLoad } from './write-load.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited } from '../support/child-process.js';
 import { ROOT } from '../support/test-build.js';
-import { buildService, startService, stopService, type ServiceBuild, type ServiceProcess } from '../process/service-process.js';
+import { buildService, startService, stopService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
 import { connectionRefused, delay, LONG, menuBody, processesWithEnv, tryCall, userBody } from './reliability.js';
 import { missingWrites, startWriteLoad } from './write-load.js';
 

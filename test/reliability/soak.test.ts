@@ -5,7 +5,7 @@ import path from 'node:path';
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited } from '../support/child-process.js';
-import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceProcess } from '../process/service-process.js';
+import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceProcess } from '../support/service-process.js';
 import { buildEngineCli, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
 import { knob, LONG, residentKiB, tryCall } from './reliability.js';
 

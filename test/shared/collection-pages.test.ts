@@ -62,7 +62,7 @@ describe('collectionPages', () => {
     const big = 'x'.repeat(6 * 1024 * 1024);
     const ids = [new Types.ObjectId(), new Types.ObjectId(), new Types.ObjectId()];
     await Note.collection.insertMany(ids.map((_id, n) => ({ _id, group: 'big', n, text: big })));
-    // A byte budget over the three (the default would end the page after the first: test/api/page-byte-budget.test.ts).
+    // A byte budget over the three (the default would end the page after the first: test/shared/page-byte-budget.test.ts).
     const page = await withAnswerBudget(64 * 1024 * 1024, () =>
       findPage(collectionPages<{ _id: Types.ObjectId; n: number; text: string }>(Note), { group: 'big' }, { limit: 5 }),
     );

@@ -8,7 +8,7 @@ import { UserModel } from '../../src/users/user.model.js';
  * The createdAt/updatedAt defaults (src/shared/timestamps.ts) on the real
  * models: records stored without them get the id's time on every path that
  * completes a record, and records that hold them, or are new, are left to
- * what they hold and to mongoose's timestamps. (test/api/ runs the same
+ * what they hold and to mongoose's timestamps. (the areas' API tests run the same
  * records through both surfaces.)
  */
 const idAt = new Date('2021-02-03T04:05:06.000Z');

@@ -1,6 +1,6 @@
 import { getNamedType, isLeafType, isNonNullType, isObjectType, type GraphQLField, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
 import type { RestRoutes } from '../../src/http/rest-routes.js';
-import type { Operation } from '../api/surfaces.js';
+import type { Operation } from './surfaces.js';
 
 /**
  * Operations read from the served schema and the REST route table, so a test
@@ -72,6 +72,17 @@ export function operationFromSchema(
     },
     graphql: { query, variables: Object.fromEntries(given) },
   };
+}
+
+/**
+ * The type of each argument of `key` as a variable declares it
+ * (`{ email: 'String!', ... }`). An argument with a default takes a nullable
+ * variable (GraphQL allows it there), so a case may leave it out.
+ */
+export function argumentTypes(schema: GraphQLSchema, key: OperationKey): Readonly<Record<string, string>> {
+  return Object.fromEntries(
+    fieldOf(schema, key).args.map((arg) => [arg.name, String(arg.defaultValue !== undefined && isNonNullType(arg.type) ? arg.type.ofType : arg.type)]),
+  );
 }
 
 /** The status a REST success answers (201 for routes that create). */

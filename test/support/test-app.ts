@@ -85,6 +85,12 @@ export interface TestAppOptions {
 export const DEFAULT_TEST_PASSWORD = 'Passw0rd!';
 
 let schemaOnce: Promise<GraphQLSchema> | undefined;
+
+/** The schema startTestApp serves, built once per test file (tests read argument types from it). */
+export function servedSchema(): Promise<GraphQLSchema> {
+  schemaOnce ??= buildServiceSchema();
+  return schemaOnce;
+}
 let userCounter = 0;
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -96,9 +102,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
   await connectMongoose(engine.uri, `test_${randomBytes(4).toString('hex')}`);
-  schemaOnce ??= buildServiceSchema();
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const handle = await createService(config, await schemaOnce, { logger, resolveActor: options.resolveActor });
+  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {

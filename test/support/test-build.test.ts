@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTestBuild, ROOT, type TestBuildOptions } from './test-build.js';
 
 /**
- * The test builds (one of the service for test/process and test/bench, one of
+ * The test builds (one of the service for the process tests and test/bench, one of
  * the engine) are compiled once per state of their sources: reused while no
  * file changed, rebuilt when one is saved, added or removed, and compiled by
  * one of several processes asking at once. Shown on a one-file fixture under

@@ -28,8 +28,9 @@ const LOCK_POLL_MS = 200;
 
 /**
  * The one build of the service, its CLI, the standalone engine and the bench,
- * for every test that runs one of them as a process (test/process,
- * test/bench, test/reliability): a whole `npm test` compiles it once.
+ * for every test that runs one of them as a process (test/service,
+ * test/cli, the areas' *-instances tests, test/bench, test/reliability):
+ * a whole `npm test` compiles it once.
  */
 export function buildServiceTree(): string {
   return buildForTest({

@@ -2,7 +2,7 @@ import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserModel } from '../../src/users/index.js';
 import { backfillSearchKeys, searchConditions, searchKeysOf } from '../../src/users/user-search.js';
-import { apiCase, runCases, type Caller, type Operation } from '../api/surfaces.js';
+import { apiCase, runCases, type Caller, type Operation } from '../support/surfaces.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**

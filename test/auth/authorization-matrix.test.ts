@@ -1,0 +1,481 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { permissions } from '../../src/auth/index.js';
+import { buildServiceSchema, restRoutes } from '../../src/service.js';
+import { UserModel } from '../../src/users/index.js';
+import {
+  operationFromSchema,
+  operationKeys,
+  restSuccessStatus,
+  type OperationKey,
+} from '../support/schema-operations.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { refusedTokens } from '../support/tokens.js';
+import { callOperation, SURFACES, type Caller, type Outcome } from '../support/surfaces.js';
+
+/**
+ * The authorization matrix (issue 11): every operation of the served schema
+ * against every kind of caller, on both surfaces. Allowed exactly where
+ * `contract.md` says (where it is silent, what the code's `@Authorized` and
+ * service checks do, said in a comment), else 401 (no usable credential, with
+ * `WWW-Authenticate`), 403 (authenticated, not permitted) or 404 (another
+ * tenant's record), the same on REST and GraphQL.
+ *
+ * The rows are enumerated against the schema, the REST route table and the
+ * OpenAPI document: an operation added without a row fails this file.
+ * Every call acts on tenant A: its records, or `tenant_id: A` on creates.
+ */
+
+const TENANT = 'tenant-matrix-a';
+const OTHER_TENANT = 'tenant-matrix-b';
+
+/** Who calls. Every caller but the platform administrator and `otherTenantAdmin` belongs to tenant A. */
+const CALLERS = [
+  'platformAdmin', // no tenant, built-in admin (`*`)
+  'tenantAdmin', // built-in admin of tenant A
+  'member', // built-in member of tenant A
+  'noRole', // a user of tenant A holding no role
+  'keyWithScope', // an API key of tenant A (made by its admin) carrying the row's keyScopes
+  'keyWithoutScope', // one carrying every other permission but the one the row needs
+  'revokedKey', // a revoked key that carried every permission
+  'expiredToken', // an access token of tenant A's admin past its exp
+  'staleToken', // an access token issued before its user's password changed (older `ver`)
+  'none', // no credential
+  'otherTenantAdmin', // built-in admin of tenant B, acting on tenant A
+] as const;
+type CallerName = (typeof CALLERS)[number];
+
+/** Callers with no usable credential: 401 for every operation but login. */
+const UNAUTHENTICATED: ReadonlySet<CallerName> = new Set(['revokedKey', 'expiredToken', 'staleToken', 'none']);
+
+type Verdict = 'allowed' | 401 | 403 | 404;
+
+/** What the arguments may depend on: the caller's own user id (an API key's: its creator's). */
+interface Who {
+  userId: string;
+}
+
+interface MatrixRow<F = undefined> {
+  /** Callers the operation is allowed to (among tenant A's callers and the platform administrator). */
+  allowed: readonly Exclude<CallerName, 'otherTenantAdmin'>[];
+  /** Tenant B's admin acting on tenant A: 404 on a record of A, 403 creating in A, allowed where it only reaches its own tenant. */
+  otherTenant: Verdict;
+  /** The scopes an allowed API key carries; the first is the one the operation needs ([] = none). */
+  keyScopes: readonly string[];
+  /** Open to anyone (login): no credential needed, a bad one is not even looked at. */
+  open?: true;
+  /** A fresh record for one call, for operations that use it up (revoke, roll, delete). */
+  fresh?: () => Promise<F>;
+  args(who: Who, fixture: F): Record<string, unknown>;
+}
+
+const row = <F = undefined>(r: MatrixRow<F>): MatrixRow<F> => r;
+
+/**
+ * Tenant A's records the rows act on, made in beforeAll: a menu, an API key
+ * made by tenant A's member, a user other than every caller, and the account
+ * login signs in with.
+ */
+const records = { menuId: '', keyId: '', userId: '', loginUser: undefined as unknown as TestUser };
+let serial = 0;
+const unique = (prefix: string) => `${prefix}-${(serial += 1)}`;
+
+/**
+ * The matrix. Contract "Permissions and tenants": the built-in `admin` holds
+ * `*`, `member` reads what the tenant owns (users:read, roles:read,
+ * menus:read, schemas:read) and creates API keys; an API key acts with its
+ * scopes; another tenant's record is 404; creating in another tenant is 403.
+ */
+const matrix: Record<OperationKey, MatrixRow<any>> = {
+  // Contract "Credentials": the one operation open to anyone.
+  'Mutation.login': row({
+    open: true,
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole', 'keyWithScope', 'keyWithoutScope', 'revokedKey', 'expiredToken', 'staleToken', 'none'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    args: () => ({ email: records.loginUser.email, password: records.loginUser.password, tenantId: TENANT }),
+  }),
+
+  // Contract "Users": anyone reads their own record. Silent on API keys: the
+  // code (UserService.get, isUserInPerson) exempts only a user in person, so
+  // a key reads its creator's record with users:read only.
+  'Query.me': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['users:read'],
+    args: () => ({}),
+  }),
+  // Contract silent: the catalogue is public to any caller (`@Authorized()`).
+  'Query.permissions': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole', 'keyWithScope', 'keyWithoutScope'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    args: () => ({}),
+  }),
+  'Query.users': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['users:read'],
+    args: () => ({}),
+  }),
+  // Another user's record: users:read (one's own needs none; not this row).
+  'Query.user': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:read'],
+    args: () => ({ id: records.userId }),
+  }),
+  // users:create; createdBy/updatedBy are the caller's own id (a key's: its creator's).
+  'Mutation.createUser': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 403,
+    keyScopes: ['users:create'],
+    args: (who) => ({
+      email: `${unique('matrix')}@example.test`,
+      password: 'Passw0rd!',
+      firstName: 'Matrix',
+      createdBy: who.userId,
+      updatedBy: who.userId,
+      tenant_id: TENANT,
+    }),
+  }),
+  // Another user's profile: users:update (one's own needs none; not this row).
+  'Mutation.updateUser': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:update'],
+    args: (who) => ({ id: records.userId, firstName: 'Renamed', updatedBy: who.userId }),
+  }),
+  'Query.roles': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['roles:read'],
+    args: () => ({}),
+  }),
+  // roles:create, granting only what the caller holds (menus:read here).
+  'Mutation.createRole': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 403,
+    keyScopes: ['roles:create', 'menus:read'],
+    args: () => ({ name: unique('matrix-role'), permissions: ['menus:read'], tenant_id: TENANT }),
+  }),
+
+  'Query.mealMenus': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['menus:read'],
+    args: () => ({}),
+  }),
+  'Query.mealMenu': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['menus:read'],
+    args: () => ({ id: records.menuId }),
+  }),
+  'Mutation.createMealMenu': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 403,
+    keyScopes: ['menus:write'],
+    args: () => ({ name: unique('Matrix lunch'), date: '2030-01-18', mealType: 'lunch', tenant_id: TENANT }),
+  }),
+  'Mutation.updateEstimatedPortions': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['menus:write'],
+    args: () => ({ id: records.menuId, portions: 12 }),
+  }),
+  'Mutation.deleteMealMenu': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['menus:delete'],
+    fresh: () => makeMenu(),
+    args: (_who, menuId: string) => ({ id: menuId }),
+  }),
+
+  // Contract "Audit trail": holders of audit:read, confined to their tenant.
+  'Query.auditEvents': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['audit:read'],
+    args: () => ({}),
+  }),
+
+  // Contract "API keys": the list is of the caller's visible keys, so any user
+  // in person may list (their own keys); an API key lists only with
+  // api-keys:read (the code: ApiKeyService.list).
+  'Query.apiKeys': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['api-keys:read'],
+    args: () => ({}),
+  }),
+  // Viewing and revoking: the key's creator in person (the member made
+  // these keys: "create and manage its own API keys") and holders of
+  // api-keys:read / api-keys:revoke; anyone else of the tenant (noRole) 403.
+  'Query.apiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId, includeUsageLogs: true }),
+  }),
+  'Query.apiKeyUsageLogs': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId }),
+  }),
+  // api-keys:create (members hold it), with scopes the caller holds; no tenant
+  // argument: tenant B's admin makes a key of tenant B.
+  'Mutation.createApiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['api-keys:create', 'menus:read'],
+    args: () => ({ name: unique('matrix key'), scopes: ['menus:read'] }),
+  }),
+  'Mutation.revokeApiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:revoke'],
+    fresh: () => makeKey(['menus:read'], users.member),
+    args: (_who, key: MadeKey) => ({ id: key.id }),
+  }),
+  // Only the key's creator (the member, in person), holding the key's scopes (menus:read here):
+  // nobody else, administrators and holders of api-keys:revoke included (issue 27). An API key
+  // rolls only itself and the keys it made, so not the member's key (api-key-bounds.test.ts).
+  'Mutation.rollApiKey': row({
+    allowed: ['member'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:revoke', 'menus:read'],
+    fresh: () => makeKey(['menus:read'], users.member),
+    args: (_who, key: MadeKey) => ({ id: key.id }),
+  }),
+
+  'Query.schemaNames': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['schemas:read'],
+    args: () => ({}),
+  }),
+  'Query.schema': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['schemas:read'],
+    args: () => ({ schemaName: 'MealMenu' }),
+  }),
+};
+
+function verdictOf(r: MatrixRow<unknown>, caller: CallerName): Verdict {
+  if (r.open) return 'allowed';
+  if (UNAUTHENTICATED.has(caller)) return 401;
+  if (caller === 'otherTenantAdmin') return r.otherTenant;
+  return r.allowed.includes(caller) ? 'allowed' : 403;
+}
+
+/** The key a caller of this row uses: carrying the row's scopes, or every permission but the one it needs. */
+function keyScopesFor(r: MatrixRow<unknown>, caller: 'keyWithScope' | 'keyWithoutScope'): string[] {
+  if (caller === 'keyWithScope') return r.keyScopes.length > 0 ? [...r.keyScopes] : ['menus:read'];
+  return permissions.filter((permission) => permission !== r.keyScopes[0]);
+}
+
+const scopeSet = (scopes: readonly string[]) => [...scopes].sort().join(' ');
+
+// ---------------------------------------------------------------- the app and its callers
+
+let app: TestApp;
+const schema = await buildServiceSchema();
+let users: Record<'platformAdmin' | 'tenantAdmin' | 'member' | 'noRole' | 'staleUser' | 'otherTenantAdmin', TestUser>;
+let expiredToken: string;
+/** API key secrets of tenant A's admin, by scope set. */
+const keySecrets = new Map<string, string>();
+let revokedSecret: string;
+
+interface MadeKey {
+  id: string;
+  secret: string;
+}
+
+/** A key of tenant A, made through the API by `creator` (default: tenant A's admin). */
+async function makeKey(scopes: readonly string[], creator: TestUser = users.tenantAdmin): Promise<MadeKey> {
+  const answer = await app.rest('POST', '/api-keys', { token: creator.token, body: { name: unique('matrix key'), scopes } });
+  if (answer.status !== 201) throw new Error(`createApiKey answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return { id: answer.body._id, secret: answer.body.key };
+}
+
+async function makeMenu(): Promise<string> {
+  const answer = await app.rest('POST', '/restaurant/meal-menus', {
+    token: users.tenantAdmin.token,
+    body: { name: unique('Matrix menu'), date: '2030-01-18', mealType: 'dinner' },
+  });
+  if (answer.status !== 201) throw new Error(`createMealMenu answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.id;
+}
+
+/**
+ * The records that rows with `fresh` use up, one per cell and surface, made
+ * side by side in beforeAll rather than one by one in the cells.
+ */
+const freshRecords = {
+  made: new Map<OperationKey, unknown[]>(),
+  async fill(): Promise<void> {
+    const perRow = CALLERS.length * SURFACES.length;
+    await Promise.all(
+      Object.entries(matrix)
+        .filter(([, r]) => r.fresh)
+        .map(async ([key, r]) => this.made.set(key as OperationKey, await Promise.all(Array.from({ length: perRow }, () => r.fresh!())))),
+    );
+  },
+  /** A record nobody has used yet (undefined for rows without `fresh`). */
+  take(key: OperationKey): unknown {
+    const left = this.made.get(key);
+    if (!left) return undefined;
+    if (left.length === 0) throw new Error(`No fresh record left for ${key}`);
+    return left.pop();
+  },
+};
+
+/** The credential and identity of one caller for one row. */
+function resolveCaller(r: MatrixRow<unknown>, caller: CallerName): { credential: Caller; who: Who } {
+  const as = (user: TestUser) => ({ credential: { token: user.token }, who: { userId: user.id } });
+  const asKey = (secret: string) => ({ credential: { token: secret }, who: { userId: users.tenantAdmin.id } });
+  switch (caller) {
+    case 'platformAdmin':
+    case 'tenantAdmin':
+    case 'member':
+    case 'noRole':
+    case 'otherTenantAdmin':
+      return as(users[caller]);
+    case 'staleToken':
+      return as(users.staleUser);
+    case 'keyWithScope':
+    case 'keyWithoutScope':
+      return asKey(keySecrets.get(scopeSet(keyScopesFor(r, caller)))!);
+    case 'revokedKey':
+      return asKey(revokedSecret);
+    case 'expiredToken':
+      return { credential: { token: expiredToken }, who: { userId: users.tenantAdmin.id } };
+    case 'none':
+      return { credential: {}, who: { userId: users.tenantAdmin.id } };
+  }
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const [platformAdmin, tenantAdmin, member, noRole, staleUser, otherTenantAdmin, loginUser, target] = await Promise.all([
+    app.createUser({ tenantId: null, roles: ['admin'] }),
+    app.createUser({ tenantId: TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: TENANT, roles: ['member'] }),
+    app.createUser({ tenantId: TENANT, roles: [] }),
+    app.createUser({ tenantId: TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: OTHER_TENANT, roles: ['admin'] }),
+    app.createUser({ tenantId: TENANT, roles: ['member'] }),
+    app.createUser({ tenantId: TENANT, roles: ['member'] }),
+  ]);
+  users = { platformAdmin, tenantAdmin, member, noRole, staleUser, otherTenantAdmin };
+  records.loginUser = loginUser;
+  records.userId = target.id;
+  // A password change raises the token version: staleUser's token, signed before, is now stale.
+  await UserModel.updateOne({ _id: staleUser.id }, { $inc: { tokenVersion: 1 } });
+  expiredToken = refusedTokens(app.config.jwt, { sub: tenantAdmin.id, tenant: TENANT, roles: ['admin'], ver: 0 }).expired;
+
+  const sets = new Map<string, string[]>();
+  for (const r of Object.values(matrix)) {
+    for (const kind of ['keyWithScope', 'keyWithoutScope'] as const) {
+      const scopes = keyScopesFor(r, kind);
+      sets.set(scopeSet(scopes), scopes);
+    }
+  }
+  const [menuId, targetKey, revoked, ...made] = await Promise.all([
+    makeMenu(),
+    makeKey(['menus:read'], member),
+    makeKey(permissions),
+    ...[...sets.values()].map((scopes) => makeKey(scopes)),
+  ]);
+  [...sets.keys()].forEach((set, index) => keySecrets.set(set, made[index].secret));
+  records.menuId = menuId;
+  records.keyId = targetKey.id;
+  revokedSecret = revoked.secret;
+  await freshRecords.fill();
+  const revocation = await app.rest('PATCH', `/api-keys/${revoked.id}/revoke`, { token: tenantAdmin.token });
+  if (revocation.status !== 200) throw new Error(`revokeApiKey answered ${revocation.status}`);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+// ---------------------------------------------------------------- coverage: no operation skips the matrix
+
+describe('the authorization matrix covers every operation', () => {
+  const operations = operationKeys(schema);
+
+  it('has a row for every Query and Mutation field of the served schema', () => {
+    expect(operations.filter((key) => !(key in matrix))).toEqual([]);
+  });
+
+  it('has no row for an operation the schema lacks', () => {
+    expect(Object.keys(matrix).filter((key) => !operations.includes(key as OperationKey))).toEqual([]);
+  });
+
+  it('has a REST route for every GraphQL operation, and a GraphQL operation for every REST route', () => {
+    expect(operations.filter((key) => !restRoutes[key]?.path)).toEqual([]);
+    expect(Object.keys(restRoutes).filter((key) => !operations.includes(key as OperationKey))).toEqual([]);
+  });
+
+  it('has a row for every operation of the OpenAPI document, documented at its route', async () => {
+    const document = (await app.http('GET', '/api/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, id: operation.operationId ?? '' })),
+    );
+    const rowOf = (id: string) => Object.keys(matrix).find((key) => key.split('.')[1] === id);
+    expect(documented.filter(({ id }) => !rowOf(id)).map(({ route }) => route)).toEqual([]);
+    const routeOf = (key: string) => {
+      const route = restRoutes[key as OperationKey];
+      return `${route?.method ?? 'GET'} ${(route?.path ?? '').replace(/:(\w+)/g, '{$1}')}`;
+    };
+    const undocumented = Object.keys(matrix).filter((key) => !documented.some(({ route, id }) => route === routeOf(key) && id === key.split('.')[1]));
+    expect(undocumented).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------- the cells
+
+const REFUSAL_CODES = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' } as const;
+
+/** One surface's answer against the cell's verdict. */
+function assertVerdict(key: OperationKey, verdict: Verdict, outcome: Outcome): void {
+  const why = `${outcome.surface} answered ${outcome.raw.status}: ${JSON.stringify(outcome.raw.body)}`;
+  if (verdict === 'allowed') {
+    expect(outcome.code, why).toBeUndefined();
+    expect(outcome.raw.status, why).toBe(outcome.surface === 'rest' ? restSuccessStatus(restRoutes, key) : 200);
+    expect(outcome.data ?? null, why).not.toBeNull();
+    return;
+  }
+  // A GraphQL refusal carries its status as the HTTP status too (httpHeadFromErrors).
+  expect(outcome.raw.status, why).toBe(verdict);
+  expect(outcome.status, why).toBe(verdict);
+  expect(outcome.code, why).toBe(REFUSAL_CODES[verdict]);
+  if (verdict === 401) expect(outcome.raw.headers.get('www-authenticate') ?? '', why).toMatch(/^Bearer\b/);
+}
+
+describe('authorization of every operation, on both surfaces', () => {
+  for (const [key, r] of Object.entries(matrix) as [OperationKey, MatrixRow<unknown>][]) {
+    describe(key, () => {
+      for (const caller of CALLERS) {
+        const verdict = verdictOf(r, caller);
+        it(`${caller}: ${verdict === 'allowed' ? 'allowed' : verdict}`, async () => {
+          const { credential, who } = resolveCaller(r, caller);
+          // The surfaces run side by side: each has its own fixture and its own arguments.
+          const outcomes = await Promise.all(
+            SURFACES.map((surface) => {
+              const operation = operationFromSchema(schema, restRoutes, key, r.args(who, freshRecords.take(key)));
+              return callOperation(app, surface, operation, credential);
+            }),
+          );
+          // Each surface against the same verdict: the same status and code on both.
+          for (const outcome of outcomes) assertVerdict(key, verdict, outcome);
+        });
+      }
+    });
+  }
+});
