@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/credential-rules.js';
+import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
 
 /**
  * Every setting of the service, read once from the environment, validated and

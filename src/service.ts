@@ -17,11 +17,9 @@ import {
   type AppContext,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
-import { setListReadTimeLimit } from './shared/pagination.js';
-import { buildAppSchema } from './graphql/build-schema.js';
-import { createApp, type AppHandle } from './http/app.js';
-import { databaseConnected } from './http/use-database-gate.js';
-import type { RestRoutes } from './http/rest-routes.js';
+import { setListReadTimeLimit } from './shared/index.js';
+import { buildAppSchema } from './graphql/index.js';
+import { type AppHandle, createApp, databaseConnected, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';

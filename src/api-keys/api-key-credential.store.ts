@@ -1,6 +1,6 @@
 import type { Types } from 'mongoose';
 import type { ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse, CountedApiKeyUse } from '../auth/index.js';
-import { isObjectIdString, toObjectId } from '../shared/object-id.js';
+import { isObjectIdString, toObjectId } from '../shared/index.js';
 import { createUseGrants, type GrantOperations } from './api-key-grants.js';
 import type { Logger } from '../logger.js';
 import { ApiKeyUsageModel } from './api-key-usage.model.js';

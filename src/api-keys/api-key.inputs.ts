@@ -14,10 +14,8 @@ import {
 } from 'class-validator';
 import { ArgsType, Field, Int } from 'type-graphql';
 import { permissions } from '../auth/index.js';
-import { JSONObject } from '../graphql/scalars.js';
-import { IsIntegerIn } from '../shared/integer-rule.js';
-import { IdArgs, ObjectIdField } from '../shared/object-id.js';
-import { PageArgs } from '../shared/pagination.js';
+import { JSONObject } from '../graphql/index.js';
+import { IdArgs, IsIntegerIn, ObjectIdField, PageArgs } from '../shared/index.js';
 import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key-limits.js';
 import { ApiKeyStatus, DEFAULT_RATE_LIMIT, type ApiKey } from './api-key.model.js';
 

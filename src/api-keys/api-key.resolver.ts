@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { Audited, reportAlsoChanged } from '../audit/index.js';
-import { selectedFieldNames } from '../graphql/selection.js';
+import { selectedFieldNames } from '../graphql/index.js';
 import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
 import type { ApiKeyService } from './api-key.service.js';

@@ -1,8 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type SchemaType, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
+import { decodeCursor, encodeCursor, findPage, type Page, toObjectId } from '../shared/index.js';
 import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
 

@@ -1,5 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
-import { Paginated } from '../shared/pagination.js';
+import { Paginated } from '../shared/index.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 import { ApiKey } from './api-key.model.js';
 

@@ -1,9 +1,9 @@
 import type { Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { errors } from '../errors/index.js';
-import { calledOperations } from '../graphql/called-operations.js';
+import { calledOperations } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
-import { withAnswerBudget } from '../shared/answer-budget.js';
+import { withAnswerBudget } from '../shared/index.js';
 import type { RestArgumentReader } from './rest-arguments.js';
 import { requestScope, type RequestScope } from './request-scope.js';
 

@@ -1,12 +1,17 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { decodeDocument } from '../shared/bson-documents.js';
-import { calendarDayOf } from '../shared/calendar-date.js';
-import { leanDefaults } from '../shared/lean-defaults.js';
-import { toObjectId } from '../shared/object-id.js';
-import { pathValidator } from '../shared/path-validator.js';
-import { collectionPages, findPage, type Page, type PageableModel } from '../shared/pagination.js';
+import {
+  calendarDayOf,
+  collectionPages,
+  decodeDocument,
+  findPage,
+  leanDefaults,
+  type Page,
+  type PageableModel,
+  pathValidator,
+  toObjectId,
+} from '../shared/index.js';
 import type { MealMenusArgs } from './meal-menu.inputs.js';
 import { MealMenu, MealMenuModel } from './meal-menu.model.js';
 

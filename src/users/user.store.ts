@@ -1,9 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { findPage, listReadTimeLimit, type Page } from '../shared/pagination.js';
-import { createdBetween } from '../shared/timestamps.js';
+import { createdBetween, findPage, listReadTimeLimit, type Page, toObjectId } from '../shared/index.js';
 import type { UsersArgs } from './user.inputs.js';
 import { User, UserModel } from './user.model.js';
 import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
