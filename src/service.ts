@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyRecords, ApiKeyResolver, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -8,6 +8,7 @@ import {
   createActorResolver,
   createUsageRecorder,
   credentialFirst,
+  idempotencyScope,
   createRequestContextFactory,
   jwtStrategy,
   limitPasswordWork,
@@ -21,6 +22,7 @@ import { setListReadTimeLimit } from './shared/pagination.js';
 import { buildAppSchema } from './graphql/build-schema.js';
 import { createApp, type AppHandle } from './http/app.js';
 import { databaseConnected } from './http/use-database-gate.js';
+import { IdempotencyRecords } from './http/idempotency-records.js';
 import type { RestRoutes } from './http/rest-routes.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
@@ -50,6 +52,13 @@ export const restRoutes: RestRoutes = {
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
 };
+
+/** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
+export const createOperations: ReadonlySet<string> = new Set(
+  Object.entries(restRoutes)
+    .filter(([, route]) => route.responseStatus === 201)
+    .map(([operation]) => operation),
+);
 
 /** Every area's service, each built with its store(s): a test or a second deployment can swap one. */
 export interface Services {
@@ -134,6 +143,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
+    // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret.
+    idempotency: { creates: createOperations, scopeOf: idempotencyScope, replayed: apiKeyReplayedResults, records: new IdempotencyRecords() },
     logger,
   });
   return {
