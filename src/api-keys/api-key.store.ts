@@ -3,6 +3,7 @@ import { trusted, type SchemaType, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
 import { toObjectId } from '../shared/object-id.js';
 import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
+import { orStale, storedVersion, versionCondition } from '../shared/write-precondition.js';
 import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
 
@@ -108,8 +109,9 @@ export class ApiKeyRecords {
   }
 
   /** Revokes the key only while it is not revoked; answers it as revoked, or null when it was already (or is gone). */
-  revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
-    return this.model.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: revocation }, { returnDocument: 'after' }).exec();
+  async revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
+    const revoked = await this.model.findOneAndUpdate({ _id: id, revokedAt: null, ...versionCondition() }, { $set: revocation }, { returnDocument: 'after' }).exec();
+    return orStale(revoked, () => storedVersion(this.model.collection, { _id: id }));
   }
 
   /** Revokes each of the keys not yet revoked, each by an update of its own that applies only then; answers the ids it revoked. */

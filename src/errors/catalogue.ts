@@ -113,6 +113,11 @@ export const errors = {
     new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed on this path; it takes ${allowed.join(', ')}`, {
       headers: { Allow: allowed.join(', ') },
     }),
+  /** A stale `If-Match`: the record changed since the client read it (http/etag.ts); nothing was changed. */
+  preconditionFailed: () =>
+    new AppError('PRECONDITION_FAILED', 'The record changed since it was read (If-Match does not match its ETag); nothing was changed', {
+      errors: [{ field: 'If-Match', rule: 'matchesETag', message: "The ETag sent is not the record's current one" }],
+    }),
   /** An Idempotency-Key already used with another request (http/idempotency.ts). */
   idempotencyKeyReused: () =>
     new AppError('UNPROCESSABLE_CONTENT', 'This Idempotency-Key was used with another request within 24 hours; use a new key', {

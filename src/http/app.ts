@@ -7,6 +7,7 @@ import { useDatabaseGate } from './use-database-gate.js';
 import { useDocs } from './use-docs.js';
 import { useGraphiQL } from './use-graphiql.js';
 import { useIdempotencyKey, type IdempotencyOptions } from './idempotency.js';
+import { recordRoutes, useConditionalRequests } from './etag.js';
 import { useHealth } from './use-health.js';
 import { trackInFlight } from './in-flight.js';
 import { useLandingPage } from './use-landing-page.js';
@@ -127,6 +128,8 @@ export async function createApp<TContext>(
     }),
     // After the edge (the caller and the REST route are known), before either surface runs the operation.
     ...(options.idempotency ? [useIdempotencyKey(schema, GRAPHQL_PATH, options.idempotency)] : []),
+    // REST ETag / If-None-Match on one record's GET, If-Match on its PATCH and DELETE.
+    useConditionalRequests(recordRoutes(options.routes)),
     // Exactly /graphql, as the request edge matches it: no other casing, no trailing slash or sub-path.
     express.Router({ caseSensitive: true, strict: true }).all(GRAPHQL_PATH, apollo.handler),
     useSofaRest({
@@ -134,6 +137,7 @@ export async function createApp<TContext>(
       basePath: REST_BASE_PATH,
       routes: options.routes,
       openAPI: openApiOptions(options.openApi),
+      idempotentCreates: options.idempotency?.creates,
       logger,
       exposeErrorDetails: development,
     }),
