@@ -42,3 +42,14 @@ export async function storedVersion(collection: { findOne(filter: object, option
   const stored = await collection.findOne(filter, { projection: { updatedAt: 1 } });
   return stored ? ((stored.updatedAt as Date | undefined) ?? null) : undefined;
 }
+
+/**
+ * 412 at once when a record read before the write is already of another
+ * version: for an operation that may change other records, or none, before
+ * or instead of its conditional write (revoking a revoked key still walks
+ * the keys it made).
+ */
+export function assertVersion(updatedAt: Date | null | undefined): void {
+  const precondition = preconditions.getStore();
+  if (precondition && updatedAt?.getTime() !== precondition.updatedAt.getTime()) throw errors.preconditionFailed();
+}
