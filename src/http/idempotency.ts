@@ -79,11 +79,16 @@ async function claimOrWait(records: IdempotencyRecords, id: string, fingerprint:
   for (;;) {
     if (await records.claim(id, fingerprint)) return null;
     const record = await records.find(id);
-    if (record && (record.state === 'done' || record.fingerprint !== fingerprint)) return record;
-    if (record && Date.now() - record.createdAt.getTime() > ABANDONED_CLAIM_MS) await records.release(id, new Date(Date.now() - ABANDONED_CLAIM_MS));
-    if (record && Date.now() > until) throw errors.idempotencyKeyInProgress();
-    // Gone (the first failed and gave it back): claim again at once; pending: wait for it.
-    if (record) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    // Gone (the first failed and gave it back): claim again at once.
+    if (!record) continue;
+    // Claimed by a request whose instance stopped before it answered: given up, whatever it held.
+    if (record.state === 'pending' && Date.now() - record.createdAt.getTime() > ABANDONED_CLAIM_MS) {
+      await records.release(id, new Date(Date.now() - ABANDONED_CLAIM_MS));
+      continue;
+    }
+    if (record.state === 'done' || record.fingerprint !== fingerprint) return record;
+    if (Date.now() > until) throw errors.idempotencyKeyInProgress();
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

@@ -208,3 +208,40 @@ describe('a key within one tenant', () => {
     expect(indexes).toContainEqual(expect.objectContaining({ key: { createdAt: 1 }, expireAfterSeconds: 86_400 }));
   });
 });
+
+describe('a stored key', () => {
+  const menus = () => creates.find((candidate) => candidate.operation === 'Mutation.createMealMenu')!;
+  /** The record id of a key of `admin` (http/idempotency.ts: sha256 of the caller's scope and the key). */
+  const recordId = async (key: string) => {
+    const { createHash } = await import('node:crypto');
+    return createHash('sha256').update(`user:${admin.id}|tenant:${TENANT}\u0000${key}`).digest('hex');
+  };
+
+  it('older than 24 hours is forgotten: the request runs again', async () => {
+    const tag = unique();
+    const key = newKey();
+    await send('rest', menus(), admin, menus().body(tag, admin), key);
+    await app.db.collection('idempotencykeys').updateOne({ _id: (await recordId(key)) as never }, { $set: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    const again = await send('rest', menus(), admin, menus().body(tag, admin), key);
+    expect(again.status).toBe(201);
+    expect(again.raw.headers.get('idempotent-replayed')).toBeNull();
+    expect(await count(menus(), tag)).toBe(2);
+  });
+
+  it('claimed by a request that never finished (its instance stopped) is taken over after 2 minutes', async () => {
+    const tag = unique();
+    const key = newKey();
+    const body = menus().body(tag, admin);
+    const { createHash } = await import('node:crypto');
+    // The fingerprint of this exact request does not matter: an abandoned claim is given up whatever it held.
+    await app.db.collection('idempotencykeys').insertOne({
+      _id: (await recordId(key)) as never,
+      fingerprint: createHash('sha256').update('another request').digest('hex'),
+      state: 'pending',
+      createdAt: new Date(Date.now() - 3 * 60_000),
+    });
+    const answer = await send('rest', menus(), admin, body, key);
+    expect(answer.status).toBe(201);
+    expect(await count(menus(), tag)).toBe(1);
+  });
+});
