@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyRecords, ApiKeyResolver, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -8,6 +8,7 @@ import {
   createActorResolver,
   createUsageRecorder,
   credentialFirst,
+  idempotencyScope,
   createRequestContextFactory,
   jwtStrategy,
   limitPasswordWork,
@@ -19,7 +20,7 @@ import {
 import type { AppConfig } from './config.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
-import { type AppHandle, createApp, databaseConnected, type RestRoutes } from './http/index.js';
+import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
@@ -48,6 +49,13 @@ export const restRoutes: RestRoutes = {
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
 };
+
+/** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
+export const createOperations: ReadonlySet<string> = new Set(
+  Object.entries(restRoutes)
+    .filter(([, route]) => route.responseStatus === 201)
+    .map(([operation]) => operation),
+);
 
 /** Every area's service, each built with its store(s): a test or a second deployment can swap one. */
 export interface Services {
@@ -132,6 +140,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
+    // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret.
+    idempotency: { creates: createOperations, scopeOf: idempotencyScope, replayed: apiKeyReplayedResults, records: new IdempotencyRecords() },
     logger,
   });
   return {

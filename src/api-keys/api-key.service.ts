@@ -1,6 +1,6 @@
 import { generateApiKeySecret, assertTenantScope, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
-import type { Page } from '../shared/index.js';
+import { assertVersion, type Page } from '../shared/index.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
 import type { ApiKeysArgs, CreateApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
@@ -131,6 +131,8 @@ export class ApiKeyService {
    */
   async revoke(actor: Actor, id: string): Promise<RevokedApiKey> {
     const key = await this.findAllowed(actor, id, REVOKE);
+    // A REST If-Match: a stale one ends here, before the keys it made are walked.
+    assertVersion(key.updatedAt);
     let current: ApiKeyDocument | null = key;
     if (!key.revokedAt) current = (await this.records.revokeIfUnrevoked(key._id, revocation(actor))) ?? (await this.records.findById(key._id));
     if (!current) throw notFound(id);

@@ -1,7 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type SchemaType, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { decodeCursor, encodeCursor, findPage, type Page, toObjectId } from '../shared/index.js';
+import { decodeCursor, encodeCursor, findPage, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
 
@@ -107,8 +107,9 @@ export class ApiKeyRecords {
   }
 
   /** Revokes the key only while it is not revoked; answers it as revoked, or null when it was already (or is gone). */
-  revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
-    return this.model.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: revocation }, { returnDocument: 'after' }).exec();
+  async revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
+    const revoked = await this.model.findOneAndUpdate({ _id: id, revokedAt: null, ...versionCondition() }, { $set: revocation }, { returnDocument: 'after' }).exec();
+    return orStale(revoked, () => storedVersion(this.model.collection, { _id: id }));
   }
 
   /** Revokes each of the keys not yet revoked, each by an update of its own that applies only then; answers the ids it revoked. */

@@ -9,3 +9,4 @@ export { OPENAPI_ENDPOINT } from './openapi.js';
 export { databaseConnected } from './use-database-gate.js';
 export type { RestRoutes } from './rest-routes.js';
 export type { CallerAdmission, EdgeScope } from './use-request-edge.js';
+export { IdempotencyRecords } from './idempotency-records.js';

@@ -5,6 +5,7 @@ import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, t
 import { createCompiledExecute, createDocumentGuard, type Execute } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
+import { describeConventions } from './openapi-conventions.js';
 import { currentScope, requestScope } from './request-scope.js';
 import type { RestRouteMatch } from './rest-arguments.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
@@ -17,6 +18,8 @@ export interface SofaRestOptions {
   openAPI: SofaConfig['openAPI'];
   logger: Logger;
   exposeErrorDetails: boolean;
+  /** The creates that take an Idempotency-Key (described in the OpenAPI document). */
+  idempotentCreates?: ReadonlySet<string>;
 }
 
 /**
@@ -50,6 +53,7 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
   });
 
   describeRestInputs(router.openAPIDocument, schema, routes);
+  describeConventions(router.openAPIDocument, routes, options.idempotentCreates ?? new Set());
   const handlers = sofaRouteHandlers(router, routes);
 
   return async (req, res, next) => {

@@ -65,3 +65,4 @@ export {
 
 // The database's state as the service last saw it.
 export { databaseReadOnlyReason, markDatabaseReadOnly } from './database-state.js';
+export { assertVersion, orStale, storedVersion, versionCondition, withWritePrecondition } from './write-precondition.js';
