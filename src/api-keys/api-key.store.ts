@@ -5,6 +5,7 @@ import { toObjectId } from '../shared/object-id.js';
 import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
 import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
+import { ApiKeyUsageRollupModel, type ApiKeyUsageRollup, type UsageOutcome } from './api-key-usage-rollup.model.js';
 
 export type ApiKeyDocument = DocumentType<ApiKey>;
 export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
@@ -205,7 +206,19 @@ export class ApiKeyRecords {
     if (needed.size === this.answeredFields.size) return undefined;
     return Object.fromEntries([...needed].map((field) => [field, 1]));
   }
+
+  // --- usage over time (issue 29, U): the hourly rollups and the log's operations ---
+
+  /** A key's hourly rollups whose hour starts in [from, to), oldest first. */
+  rollups(apiKeyId: string, from: Date, to: Date): Promise<StoredRollup[]> {
+    return ApiKeyUsageRollupModel.find({ apiKeyId, hour: trusted({ $gte: from, $lt: to }) }, { _id: 0, hour: 1, success: 1, unauthorized: 1, forbidden: 1, rateLimited: 1 })
+      .sort({ hour: 1 })
+      .lean<StoredRollup[]>();
+  }
 }
+
+/** An hour's counts as the rollups store them. */
+export type StoredRollup = Pick<ApiKeyUsageRollup, 'hour' | UsageOutcome>;
 
 /**
  * The record as a plain object with what the answer adds (`key`,
