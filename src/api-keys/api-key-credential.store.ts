@@ -142,6 +142,7 @@ export function createApiKeyStore({ usageLogRetentionSeconds, usageRollupRetenti
         path: use.path,
         operation: use.operation,
         status: use.status,
+        operations: use.operations ?? [],
         expireAt: new Date(use.at.getTime() + usageLogRetentionSeconds * 1000),
       }));
       await ApiKeyUsageModel.collection.insertMany(entries, { ordered: false });

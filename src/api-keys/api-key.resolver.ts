@@ -4,12 +4,12 @@ import { Audited, reportAlsoChanged } from '../audit/index.js';
 import { selectedFieldNames } from '../graphql/selection.js';
 import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
-import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RateLimitPreviewArgs, RollApiKeyArgs, UsageArgs } from './api-key.inputs.js';
+import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RateLimitPreviewArgs, RollApiKeyArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
 import type { ApiKeyService } from './api-key.service.js';
 import type { ApiKeyDocument } from './api-key.store.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKeyPage, ApiKeyUsagePage, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
+import { ApiKeyPage, ApiKeyScopeReport, ApiKeyUsagePage, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service (handed in by the composition root, src/service.ts). */
 @Resolver(() => ApiKey)
@@ -98,6 +98,16 @@ export class ApiKeyResolver {
   })
   apiKeyRateLimitPreview(@Args() args: RateLimitPreviewArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<RateLimitPreview> {
     return this.service.rateLimitPreview(actor, args, context.config.apiKeys.usageRollupRetentionSeconds);
+  }
+
+  @Authorized()
+  @Query(() => ApiKeyScopeReport, {
+    description:
+      "From the usage log of the last days: the scopes the key's uses needed, those it holds and never needed, and the " +
+      'smallest set that would have served. As viewing the key.',
+  })
+  apiKeyScopeReport(@Args() args: UsageDaysArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyScopeReport> {
+    return this.service.scopeReport(actor, args, context.config.apiKeys.usageRollupRetentionSeconds);
   }
 
   @FieldResolver(() => ApiKeyStatus, {

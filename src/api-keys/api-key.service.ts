@@ -2,11 +2,12 @@ import { generateApiKeySecret, assertTenantScope, hasPermission, isUserInPerson,
 import { AppError, errors } from '../errors/index.js';
 import type { Page } from '../shared/pagination.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UsageArgs } from './api-key.inputs.js';
+import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
+import { permissionsOfOperation } from '../graphql/open-operations.js';
 import { bucketStart, fillBuckets, refusedByLimit } from './api-key-usage-buckets.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
 import { answer, type ApiKeyDocument, type ApiKeyRecords, type Revocation } from './api-key.store.js';
-import type { ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
+import type { ApiKeyScopeReport, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
 import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
@@ -222,6 +223,29 @@ export class ApiKeyService {
     const now = new Date();
     const hours = await this.records.rollups(id, new Date(now.getTime() - days * 86_400_000), now);
     return { rateLimit, days, ...refusedByLimit(rateLimit, hours) };
+  }
+
+  /**
+   * What the key's logged uses of the last `days` needed: the permissions the
+   * reached operations' `@Authorized` name (the resolvers' metadata, not a
+   * table), against the key's scopes; as viewing the key.
+   */
+  async scopeReport(actor: Actor, { id, days }: UsageDaysArgs, retentionSeconds: number): Promise<ApiKeyScopeReport> {
+    assertDaysWithin(days, retentionSeconds);
+    const key = found(await this.records.findScopes(id, tenantScope(actor)), id);
+    assertMayAccess(actor, key, VIEW);
+    const operations = (await this.records.operationsUsed(id, new Date(Date.now() - days * 86_400_000))).sort();
+    const needed = new Set(operations.flatMap((operation) => permissionsOfOperation(operation)));
+    const held = new Set(key.scopes ?? []);
+    const sorted = (scopes: Iterable<string>) => [...scopes].sort();
+    return {
+      days,
+      operations,
+      neededScopes: sorted(needed),
+      unusedScopes: sorted([...held].filter((scope) => !needed.has(scope))),
+      missingScopes: sorted([...needed].filter((scope) => !held.has(scope))),
+      suggestedScopes: sorted([...needed].filter((scope) => held.has(scope))),
+    };
   }
 
   /** 404 for a key outside the caller's tenant, 403 for one they may not view. */

@@ -215,6 +215,17 @@ export class ApiKeyRecords {
       .sort({ hour: 1 })
       .lean<StoredRollup[]>();
   }
+
+  /** The distinct operations a key's logged uses since `since` reached. */
+  async operationsUsed(apiKeyId: string, since: Date): Promise<string[]> {
+    const found = await this.usage.collection.distinct('operations', { apiKeyId, at: { $gte: since } });
+    return found.filter((operation): operation is string => typeof operation === 'string');
+  }
+
+  /** The key's scopes (the report compares them with what its uses needed). */
+  async findScopes(id: string, scope: TenantFilter): Promise<Pick<ApiKey, 'createdBy' | 'scopes'> | null> {
+    return this.model.findOne({ _id: toObjectId(id), ...scope }, { createdBy: 1, scopes: 1 }).lean<Pick<ApiKey, 'createdBy' | 'scopes'>>();
+  }
 }
 
 /** An hour's counts as the rollups store them. */

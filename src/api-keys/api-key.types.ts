@@ -62,3 +62,25 @@ export class RateLimitPreview {
   @Field(() => Int, { description: 'Requests the proposed limit would have refused (those of each hour past it).' })
   requestsRefused!: number;
 }
+
+/** What `apiKeyScopeReport` answers. */
+@ObjectType({ description: "What an API key's recorded uses of the last days needed, against the scopes it holds." })
+export class ApiKeyScopeReport {
+  @Field(() => Int, { description: 'Days looked back (the usage log keeps USAGE_LOG_RETENTION of them).' })
+  days!: number;
+
+  @Field(() => [String], { description: 'The operations the uses reached (`Query.mealMenus`), sorted.' })
+  operations!: string[];
+
+  @Field(() => [String], { description: "The permissions those operations' @Authorized name, sorted: what the uses needed." })
+  neededScopes!: string[];
+
+  @Field(() => [String], { description: 'Scopes the key holds and no use needed.' })
+  unusedScopes!: string[];
+
+  @Field(() => [String], { description: 'Needed scopes the key does not hold (those uses were refused 403).' })
+  missingScopes!: string[];
+
+  @Field(() => [String], { description: 'The smallest set that would have served every use it served: the needed scopes it holds.' })
+  suggestedScopes!: string[];
+}

@@ -12,5 +12,6 @@ export const apiKeyRestRoutes = {
   'Mutation.rollApiKey': { method: 'POST', path: '/api-keys/:id/roll', tags },
   // usage over time (issue 29, U)
   'Query.apiKeyUsage': { method: 'GET', path: '/api-keys/:id/usage', tags },
+  'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
   'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
 } satisfies RestRoutes;

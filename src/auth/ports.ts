@@ -78,6 +78,8 @@ export interface ApiKeyUse {
    * rateLimited): counted in the hourly rollups only, not in usageCount or the log.
    */
   refusal?: 'unauthorized' | 'forbidden' | 'rateLimited';
+  /** The operations the request reached (`Query.mealMenus`), for the key's scope report. */
+  operations?: string[];
 }
 
 /** A counted use: the key as stored, and how many uses its current window holds with this one. */

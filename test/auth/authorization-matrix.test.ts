@@ -230,6 +230,12 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['api-keys:read'],
     args: () => ({ id: records.keyId, granularity: 'day', from: '2026-03-01T00:00:00.000Z', to: '2026-03-02T00:00:00.000Z' }),
   }),
+  'Query.apiKeyScopeReport': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId, days: 30 }),
+  }),
   'Query.apiKeyRateLimitPreview': row({
     allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
     otherTenant: 404,
