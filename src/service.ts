@@ -15,6 +15,7 @@ import {
   LoginResolver,
   LoginService,
   type ActorResolver,
+  type ApiKeyUse,
   type AppContext,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
@@ -129,10 +130,14 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const { auditEvents } = options.services ?? createServices();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
-  const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
+  const { usageLogRetentionSeconds, usageRollupRetentionSeconds } = config.apiKeys;
+  const keys = createApiKeyStore({ usageLogRetentionSeconds, usageRollupRetentionSeconds, logger });
   const usage = createUsageRecorder({ keys, logger });
+  // Refusals of an identified key go to the same batches: the hourly rollups count them.
+  const onRefused = (use: ApiKeyUse) => usage.record(use);
   const resolveActor =
-    options.resolveActor ?? createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore }), jwtStrategy(config.jwt, userAccountStore)]);
+    options.resolveActor ??
+    createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore, onRefused }), jwtStrategy(config.jwt, userAccountStore)]);
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,

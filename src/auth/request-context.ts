@@ -36,7 +36,7 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
       for (const [name, value] of Object.entries(rateLimitHeaders(via.rateLimit))) edge.setHeader(name, value);
       const at = new Date();
       edge.afterResponse((status) =>
-        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, ...usageLogged(path, operationName(req)), status }),
+        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, ...usageLogged(path, operationName(req)), status, operations: context.operations ?? [] }),
       );
     }
     return context;

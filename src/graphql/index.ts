@@ -22,3 +22,4 @@ export { readArguments, type ArgumentReading } from './input-refusal.js';
 export { argumentRuleProblems } from './argument-rules.js';
 export { expectation, valueRuleOf } from './coercion-problems.js';
 export { calledOperations } from './called-operations.js';
+export { permissionsOfOperation } from './open-operations.js';
