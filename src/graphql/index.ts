@@ -12,7 +12,7 @@ export { buildJsonSchemas, standaloneSchema, type JsonSchema } from './json-sche
 export { assertQueryCost, FilledOnlyUnder, ScanFilters } from './query-cost.rule.js';
 export { OncePerRequest } from './once-per-request.rule.js';
 export { selectedFieldNames } from './selection.js';
-export { isOpenOperation } from './open-operations.js';
+export { isOpenOperation, permissionsOfOperation } from './open-operations.js';
 
 // Serving documents (Apollo at /graphql, SOFA's REST routes): limits, compiled execution, refusals of input.
 export { createDocumentGuard, GRAPHQL_LIMITS, limitedParseOptions, limitRules } from './limits.js';
@@ -22,4 +22,3 @@ export { readArguments, type ArgumentReading } from './input-refusal.js';
 export { argumentRuleProblems } from './argument-rules.js';
 export { expectation, valueRuleOf } from './coercion-problems.js';
 export { calledOperations } from './called-operations.js';
-export { permissionsOfOperation } from './open-operations.js';
