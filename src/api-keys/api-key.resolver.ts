@@ -4,12 +4,12 @@ import { Audited, reportAlsoChanged } from '../audit/index.js';
 import { selectedFieldNames } from '../graphql/selection.js';
 import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
 import type { Page } from '../shared/pagination.js';
-import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
+import { ApiKeyArgs, ApiKeyIdArgs, ApiKeyLineageArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
-import type { ApiKeyService } from './api-key.service.js';
+import type { ApiKeyLineageNode, ApiKeyService } from './api-key.service.js';
 import type { ApiKeyDocument } from './api-key.store.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
+import { ApiKeyLineage, ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service (handed in by the composition root, src/service.ts). */
 @Resolver(() => ApiKey)
@@ -55,13 +55,16 @@ export class ApiKeyResolver {
 
   @Authorized()
   // One record per key revoked: the one named, and each key it created that the revoke took with it (reported below).
-  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey' }))
+  // A dry run changes nothing: no record (skip).
+  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey', skip: (args) => args['dryRun'] === true }))
   @Mutation(() => ApiKey, {
     description:
       'Revoke an API key for good (nothing re-enables it); its creator and holders of api-keys:revoke may. ' +
-      'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record.',
+      'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record. ' +
+      'With dryRun: true nothing changes: the key as it is, with wouldRevoke listing what the revoke would end.',
   })
-  async revokeApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyDocument> {
+  async revokeApiKey(@Args() { id, dryRun }: ApiKeyIdArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKey | ApiKeyDocument> {
+    if (dryRun) return this.service.revokeDryRun(actor, id);
     const { key, alsoRevoked } = await this.service.revoke(actor, id);
     reportAlsoChanged(context, alsoRevoked);
     return key;
@@ -78,6 +81,16 @@ export class ApiKeyResolver {
   })
   rollApiKey(@Args() { id, gracePeriodSeconds }: RollApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
     return this.service.roll(actor, id, gracePeriodSeconds);
+  }
+
+  @Authorized()
+  @Query(() => ApiKeyLineage, {
+    description:
+      'The keys made with this key (createdByKey), and theirs, as a tree; as viewing the key. ' +
+      'At most 10 levels and 500 keys (truncated says the tree was cut).',
+  })
+  apiKeyLineage(@Args() { id }: ApiKeyLineageArgs, @CurrentActor() actor: Actor): Promise<ApiKeyLineageNode> {
+    return this.service.lineage(actor, id);
   }
 
   @FieldResolver(() => ApiKeyStatus, {

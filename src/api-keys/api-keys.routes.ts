@@ -10,4 +10,5 @@ export const apiKeyRestRoutes = {
   'Mutation.createApiKey': { method: 'POST', path: '/api-keys', responseStatus: 201, tags },
   'Mutation.revokeApiKey': { method: 'PATCH', path: '/api-keys/:id/revoke', tags },
   'Mutation.rollApiKey': { method: 'POST', path: '/api-keys/:id/roll', tags },
+  'Query.apiKeyLineage': { method: 'GET', path: '/api-keys/:id/lineage', tags },
 } satisfies RestRoutes;
