@@ -5,7 +5,7 @@ import type { ApiKeyUsage } from './api-key-usage.model.js';
 import type { ApiKeysArgs, CreateApiKeyArgs } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret, type ApiKeySummary, type StatusFields } from './api-key.model.js';
 import { answer, type ApiKeyDocument, type ApiKeyRecords, type MadeKey, type Revocation } from './api-key.store.js';
-import type { ApiKeyWithSecret } from './api-key.types.js';
+import type { ApiKeyWithSecret, LineageChild } from './api-key.types.js';
 import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
@@ -336,12 +336,6 @@ interface MadeByWalk {
   levels: MadeKey[][];
   /** A bound stopped the walk before its end. */
   truncated: boolean;
-}
-
-/** A key below the root of a lineage, as the JSON it is answered as. */
-export interface LineageChild extends Omit<ApiKeySummary, 'lastUsedAt'> {
-  lastUsedAt: string | null;
-  children: LineageChild[];
 }
 
 export interface ApiKeyLineageNode extends ApiKeySummary {

@@ -1,7 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
 import { JSONObject } from '../graphql/scalars.js';
 import { Paginated } from '../shared/pagination.js';
-import type { LineageChild } from './api-key.service.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 import { ApiKey, ApiKeySummary } from './api-key.model.js';
 
@@ -19,6 +18,12 @@ export class ApiKeyPage extends Paginated(ApiKey) {}
 /** One page of `apiKeyUsageLogs`. */
 @ObjectType({ description: "A page of an API key's usage log." })
 export class ApiKeyUsagePage extends Paginated(ApiKeyUsage, { itemsDescription: 'The uses of this page, most recent first.' }) {}
+
+/** A key below the root of a lineage, as the JSON it is answered as. */
+export interface LineageChild extends Omit<ApiKeySummary, 'lastUsedAt'> {
+  lastUsedAt: string | null;
+  children: LineageChild[];
+}
 
 /** What `apiKeyLineage` answers: a key and the keys made with it, and theirs. */
 @ObjectType({ description: 'An API key and the keys made with its credential (createdByKey), and theirs, as a tree.' })
