@@ -1,5 +1,6 @@
 import { Collection } from 'mongodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { listReadTimeLimit } from '../../src/shared/pagination.js';
 import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
 import { admin, app, client, makeKey, TENANT, useApiKeysApp } from '../api-keys/api-key-fixtures.js';
 
@@ -65,6 +66,8 @@ describe('totalCount on every list', () => {
         const outcome = await callOperation(client(), surface, listing(list, true), admin);
         expect(outcome.status).toBe(200);
         expect(spy).toHaveBeenCalledTimes(1);
+        // Within the list read time limit, as a page's read.
+        expect(spy.mock.calls[0]![1]).toMatchObject({ maxTimeMS: listReadTimeLimit() });
         spy.mockRestore();
         expect((outcome.data as { totalCount: number }).totalCount).toBe(await list.expected());
       });
