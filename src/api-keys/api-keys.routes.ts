@@ -10,9 +10,8 @@ export const apiKeyRestRoutes = {
   'Mutation.createApiKey': { method: 'POST', path: '/api-keys', responseStatus: 201, tags },
   'Mutation.revokeApiKey': { method: 'PATCH', path: '/api-keys/:id/revoke', tags },
   'Mutation.rollApiKey': { method: 'POST', path: '/api-keys/:id/roll', tags },
-  // Usage over time, from the hourly rollups.
+  // usage over time (issue 29, U)
   'Query.apiKeyUsage': { method: 'GET', path: '/api-keys/:id/usage', tags },
   'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
   'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
-  'Query.apiKeyLineage': { method: 'GET', path: '/api-keys/:id/lineage', tags },
 } satisfies RestRoutes;
