@@ -10,15 +10,9 @@ export class ApiKeyWithSecret extends ApiKey {
     nullable: true,
     description:
       'The full secret (ak_<keyId>_...). Only its SHA-256 is stored: it cannot be shown again, so it is null in an answer ' +
-      'replayed for a repeated Idempotency-Key (see detail).',
+      'replayed for a repeated Idempotency-Key (whose `detail` member says how to get a new one: roll the key).',
   })
   key!: string | null;
-
-  @Field(() => String, {
-    nullable: true,
-    description: 'Null, except in an answer replayed for a repeated Idempotency-Key: it says the secret is not shown again and how to get a new one (roll the key).',
-  })
-  detail?: string | null;
 }
 
 /** One page of `apiKeys`. */
