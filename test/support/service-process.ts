@@ -93,7 +93,7 @@ export function startService(index: string, env: Record<string, string>, cwd: st
       void exit.then((code) => reject(new Error(`service exited with ${code} before printing "${text}":\n${output}`)));
     });
 
-  return waitFor('listening on').then(() => {
+  return waitFor('listening on http://').then(() => {
     const url = /listening on (http:\/\/\S+?)"/.exec(output)?.[1];
     if (!url) throw new Error(`no URL in the "listening on" line:\n${output}`);
     return { child, baseUrl: url, output: () => output, waitFor, exit };
