@@ -172,6 +172,11 @@ export function caller(user: TestUser): Who {
 }
 
 /** `count` uses of a key, one minute apart, newest at `newest`, handed to the store in shuffled order. */
+/** One use of a key as the credential's usage batches record it: a menus read from 192.0.2.1, with its status and, refused at the credential, its refusal. */
+export function plantedUse(apiKeyId: string, at: Date, status: number, refusal?: ApiKeyUse['refusal']): ApiKeyUse {
+  return { apiKeyId, at, ip: '192.0.2.1', origin: null, method: 'GET', path: '/api/v1/restaurant/meal-menus', operation: null, status, ...(refusal ? { refusal } : {}) };
+}
+
 export function plannedUses(apiKeyId: string, count: number, newest = new Date()): ApiKeyUse[] {
   const uses = Array.from({ length: count }, (_, i) => ({
     apiKeyId,

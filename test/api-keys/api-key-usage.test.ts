@@ -2,7 +2,7 @@ import { ObjectId } from 'mongodb';
 import { expect, it } from 'vitest';
 import type { ApiKeyUse } from '../../src/auth/index.js';
 import { apiCase, runCases, type Operation } from '../support/surfaces.js';
-import { app, client, exactMessage, makeKey, member, otherMember, outsider, queryString, reader, store, useApiKeysApp, VIEW_REFUSAL } from './api-key-fixtures.js';
+import { app, client, exactMessage, makeKey, member, otherMember, outsider, plantedUse, queryString, reader, store, useApiKeysApp, VIEW_REFUSAL } from './api-key-fixtures.js';
 
 /** Usage over time (`apiKeyUsage` / GET /api-keys/{id}/usage): hourly rollups written with the usage batches, bucketed by hour or UTC day. */
 
@@ -17,17 +17,7 @@ const usage = (id: string, args: { granularity: string; from: string; to: string
   },
 });
 
-const use = (apiKeyId: string, at: string, status: number, refusal?: ApiKeyUse['refusal']): ApiKeyUse => ({
-  apiKeyId,
-  at: new Date(at),
-  ip: '192.0.2.1',
-  origin: null,
-  method: 'GET',
-  path: '/api/v1/restaurant/meal-menus',
-  operation: null,
-  status,
-  ...(refusal ? { refusal } : {}),
-});
+const use = (apiKeyId: string, at: string, status: number, refusal?: ApiKeyUse['refusal']): ApiKeyUse => plantedUse(apiKeyId, new Date(at), status, refusal);
 
 /** A key of `member` with uses planted through the store (as the usage batches write them) over 1–2 March 2026, UTC. */
 async function keyWithHistory() {

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiKeyUse } from '../../src/auth/index.js';
 import { apiCase, runCases, type Operation } from '../support/surfaces.js';
-import { client, exactMessage, makeKey, member, otherMember, outsider, queryString, reader, store, useApiKeysApp, VIEW_REFUSAL } from './api-key-fixtures.js';
+import { client, exactMessage, makeKey, member, otherMember, outsider, plantedUse, queryString, reader, store, useApiKeysApp, VIEW_REFUSAL } from './api-key-fixtures.js';
 
 /** `apiKeyRateLimitPreview` / GET /api-keys/{id}/rate-limit-preview: what a proposed limit would have refused, from the hourly rollups. */
 
@@ -21,17 +21,7 @@ const HOUR = 3_600_000;
 /** `count` uses in the hour starting `hoursAgo` hours before this one; `refusal` marks them refused at the credential. */
 function usesIn(apiKeyId: string, hoursAgo: number, count: number, status = 200, refusal?: ApiKeyUse['refusal']): ApiKeyUse[] {
   const hour = Math.floor(Date.now() / HOUR) * HOUR - hoursAgo * HOUR;
-  return Array.from({ length: count }, (_, i) => ({
-    apiKeyId,
-    at: new Date(hour + i * 1000),
-    ip: '192.0.2.1',
-    origin: null,
-    method: 'GET',
-    path: '/api/v1/restaurant/meal-menus',
-    operation: null,
-    status,
-    ...(refusal ? { refusal } : {}),
-  }));
+  return Array.from({ length: count }, (_, i) => plantedUse(apiKeyId, new Date(hour + i * 1000), status, refusal));
 }
 
 /**
