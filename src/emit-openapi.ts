@@ -8,7 +8,7 @@ import { loadConfig } from './config.js';
 import { connectMongoose, startEmbeddedEngine } from './database.js';
 import { OPENAPI_ENDPOINT, REST_BASE_PATH } from './http/index.js';
 import { openApiFilePath, renderOpenApiFile } from './openapi-file.js';
-import { buildServiceSchema, createService } from './service.js';
+import { buildServiceSchema, createService, createServices } from './service.js';
 
 /**
  * `npm run openapi`: writes schema/openapi.json, the OpenAPI document exactly
@@ -20,7 +20,8 @@ const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JWT_SECRE
 const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
 try {
   await connectMongoose(engine.uri, 'emit_openapi');
-  const service = await createService(config, await buildServiceSchema());
+  const services = createServices();
+  const service = await createService(config, await buildServiceSchema(services), { services });
   const server = service.app.listen(0, '127.0.0.1');
   try {
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

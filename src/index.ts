@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createHttpServer, GRAPHQL_PATH, REST_BASE_PATH } from './http/index.js';
 import { createLogger } from './logger.js';
-import { buildServiceSchema, createService } from './service.js';
+import { buildServiceSchema, createService, createServices } from './service.js';
 import { markDatabaseReadOnly } from './shared/index.js';
 import { backfillUserSearchKeys, bootstrapAdmin } from './users/index.js';
 
@@ -32,8 +32,10 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, logger);
   await bootstrapAdmin(config, logger);
   await backfillUserSearchKeys(logger);
-  const schema = await buildServiceSchema();
-  const { app, stop } = await createService(config, schema, { logger });
+  // One set of services: the schema's resolvers read the audit trail the requests write and stop() drains.
+  const services = createServices();
+  const schema = await buildServiceSchema(services);
+  const { app, stop } = await createService(config, schema, { logger, services });
 
   const server = createHttpServer(app, logger, config.http);
   await new Promise<void>((resolve, reject) => {

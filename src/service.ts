@@ -101,7 +101,11 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Replaces the credential strategies (tests); default: API keys, then JWT. */
   resolveActor?: ActorResolver;
-  /** The audit trail the requests write to and `stop()` drains (default: a new one, createServices()). */
+  /**
+   * The services the schema was built with: the requests write to its audit
+   * trail and `stop()` drains it (default: a new set, createServices(), whose
+   * trail writes the same collection but is not the one the schema reads through).
+   */
   services?: Pick<Services, 'auditEvents'>;
 }
 
