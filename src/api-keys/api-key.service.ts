@@ -109,6 +109,8 @@ export class ApiKeyService {
       updatedBy: actor.userId,
       revokedAt: null,
       revokedBy: null,
+      disabledAt: null,
+      disabledReason: null,
       secrets: [{ hash, validUntil: null }],
     });
     // A revoke of the calling key that found its keys before this one was stored would miss it:
@@ -252,7 +254,11 @@ function revocation(actor: Actor): Revocation {
 function assertRollable(key: ApiKeyDocument, now: Date): void {
   const status = apiKeyStatusAt(key, now);
   if (status === ApiKeyStatus.active) return;
-  const message = status === ApiKeyStatus.revoked ? 'This API key is revoked; a revoked key cannot be rolled' : 'This API key has expired; an expired key cannot be rolled';
+  const message = {
+    [ApiKeyStatus.revoked]: 'This API key is revoked; a revoked key cannot be rolled',
+    [ApiKeyStatus.expired]: 'This API key has expired; an expired key cannot be rolled',
+    [ApiKeyStatus.disabled]: 'This API key is disabled; enable it before rolling it',
+  }[status];
   throw new AppError('CONFLICT', message, { errors: [{ field: 'status', rule: status, message }] });
 }
 
