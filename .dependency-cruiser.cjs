@@ -55,6 +55,15 @@ module.exports = {
       to: { path: '^src/engine/', pathNot: '^src/engine/(storage/|query/|model/|collation/|errors[.]ts$)' },
     },
     {
+      name: 'folders-through-their-entry',
+      severity: 'error',
+      comment:
+        'Every top-level folder of src/ states its public face in its index.ts: any other folder, and the root files, ' +
+        'import only that (inside a folder, files import each other directly). The engine has its own rule above.',
+      from: { path: '^src/([^/]+)' },
+      to: { path: '^src/(?!engine/)[^/]+/', pathNot: ['^src/$1/', '^src/[^/]+/index[.]ts$'] },
+    },
+    {
       name: 'base-stays-below',
       severity: 'error',
       comment: 'errors/, logger, config and shared/ are the floor: they import nothing above them.',

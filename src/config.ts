@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/credential-rules.js';
+import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
 
 /**
  * Every setting of the service, read once from the environment, validated and
@@ -37,6 +37,8 @@ export interface AppConfig {
   readonly apiKeys: {
     /** How long API key usage-log entries are kept, in seconds (a TTL index removes older ones). */
     readonly usageLogRetentionSeconds: number;
+    /** How long the hourly usage rollups are kept, in seconds (a TTL index removes older ones); they outlive the log. */
+    readonly usageRollupRetentionSeconds: number;
   };
   /**
    * Which proxies' X-Forwarded-For to believe for the client IP (API key
@@ -286,14 +288,19 @@ function readSizeLimits(env: Env, problems: string[]): Pick<AppConfig, 'bodyLimi
   return { bodyLimit: { bytes: bodyLimitBytes ?? 0, label: bodyLimitText }, pageByteBudget: pageByteBudget ?? 0 };
 }
 
-/** USAGE_LOG_RETENTION (default 30d). */
+/** USAGE_LOG_RETENTION (default 30d), USAGE_ROLLUP_RETENTION (default 400d). */
 function readApiKeys(env: Env, problems: string[]): AppConfig['apiKeys'] {
   const retentionText = read(env, 'USAGE_LOG_RETENTION') ?? '30d';
   const usageLogRetentionSeconds = parseDurationSeconds(retentionText);
   if (usageLogRetentionSeconds === null) {
     problems.push(`USAGE_LOG_RETENTION must be a positive duration like 3600, 12h, 30d (got "${retentionText}")`);
   }
-  return { usageLogRetentionSeconds: usageLogRetentionSeconds ?? 0 };
+  const rollupText = read(env, 'USAGE_ROLLUP_RETENTION') ?? '400d';
+  const usageRollupRetentionSeconds = parseDurationSeconds(rollupText);
+  if (usageRollupRetentionSeconds === null) {
+    problems.push(`USAGE_ROLLUP_RETENTION must be a positive duration like 3600, 12h, 400d (got "${rollupText}")`);
+  }
+  return { usageLogRetentionSeconds: usageLogRetentionSeconds ?? 0, usageRollupRetentionSeconds: usageRollupRetentionSeconds ?? 0 };
 }
 
 /** LIST_READ_TIME_LIMIT, in milliseconds (default 2000). */

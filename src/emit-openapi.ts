@@ -6,8 +6,7 @@ import { dirname } from 'node:path';
 import mongoose from 'mongoose';
 import { loadConfig } from './config.js';
 import { connectMongoose, startEmbeddedEngine } from './database.js';
-import { REST_BASE_PATH } from './http/app.js';
-import { OPENAPI_ENDPOINT } from './http/openapi.js';
+import { OPENAPI_ENDPOINT, REST_BASE_PATH } from './http/index.js';
 import { openApiFilePath, renderOpenApiFile } from './openapi-file.js';
 import { buildServiceSchema, createService } from './service.js';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { renderSchemaFile, schemaFilePath } from './graphql/build-schema.js';
+import { renderSchemaFile, schemaFilePath } from './graphql/index.js';
 import { buildServiceSchema } from './service.js';
 
 /** `npm run schema`: writes schema/schema.graphql from the resolver classes. */

@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from './config.js';
-import { redactCredentialShapes } from './shared/credential-shapes.js';
+import { redactCredentialShapes } from './shared/index.js';
 
 export type { Logger } from 'pino';
 

@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyRecords, ApiKeyResolver, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -8,20 +8,20 @@ import {
   createActorResolver,
   createUsageRecorder,
   credentialFirst,
+  idempotencyScope,
   createRequestContextFactory,
   jwtStrategy,
   limitPasswordWork,
   LoginResolver,
   LoginService,
   type ActorResolver,
+  type ApiKeyUse,
   type AppContext,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
-import { setListReadTimeLimit } from './shared/pagination.js';
-import { buildAppSchema } from './graphql/build-schema.js';
-import { createApp, type AppHandle } from './http/app.js';
-import { databaseConnected } from './http/use-database-gate.js';
-import type { RestRoutes } from './http/rest-routes.js';
+import { setListReadTimeLimit } from './shared/index.js';
+import { buildAppSchema } from './graphql/index.js';
+import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
@@ -50,6 +50,13 @@ export const restRoutes: RestRoutes = {
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
 };
+
+/** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
+export const createOperations: ReadonlySet<string> = new Set(
+  Object.entries(restRoutes)
+    .filter(([, route]) => route.responseStatus === 201)
+    .map(([operation]) => operation),
+);
 
 /** Every area's service, each built with its store(s): a test or a second deployment can swap one. */
 export interface Services {
@@ -123,10 +130,14 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const { auditEvents } = options.services ?? createServices();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
-  const keys = createApiKeyStore({ usageLogRetentionSeconds: config.apiKeys.usageLogRetentionSeconds, logger });
+  const { usageLogRetentionSeconds, usageRollupRetentionSeconds } = config.apiKeys;
+  const keys = createApiKeyStore({ usageLogRetentionSeconds, usageRollupRetentionSeconds, logger });
   const usage = createUsageRecorder({ keys, logger });
+  // Refusals of an identified key go to the same batches: the hourly rollups count them.
+  const onRefused = (use: ApiKeyUse) => usage.record(use);
   const resolveActor =
-    options.resolveActor ?? createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore }), jwtStrategy(config.jwt, userAccountStore)]);
+    options.resolveActor ??
+    createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore, onRefused }), jwtStrategy(config.jwt, userAccountStore)]);
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
@@ -134,6 +145,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
+    // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret.
+    idempotency: { creates: createOperations, scopeOf: idempotencyScope, replayed: apiKeyReplayedResults, records: new IdempotencyRecords() },
     logger,
   });
   return {

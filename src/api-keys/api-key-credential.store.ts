@@ -1,14 +1,17 @@
 import type { Types } from 'mongoose';
 import type { ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse, CountedApiKeyUse } from '../auth/index.js';
-import { isObjectIdString, toObjectId } from '../shared/object-id.js';
+import { isObjectIdString, toObjectId } from '../shared/index.js';
 import { createUseGrants, type GrantOperations } from './api-key-grants.js';
 import type { Logger } from '../logger.js';
 import { ApiKeyUsageModel } from './api-key-usage.model.js';
+import { ApiKeyUsageRollupModel, HOUR_MS, type UsageOutcome } from './api-key-usage-rollup.model.js';
 import { ApiKeyModel, liveAt, type ApiKey, type ApiKeySecret, type RateWindow } from './api-key.model.js';
 
 export interface ApiKeyStoreOptions {
   /** How long a usage-log entry is kept (its `expireAt`, which a TTL index honours). */
   usageLogRetentionSeconds: number;
+  /** How long an hourly usage rollup is kept (its `expireAt`); default 400 days. */
+  usageRollupRetentionSeconds?: number;
   /** Told when a grant's unused uses could not be given back. */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -111,7 +114,7 @@ const grantOperations: GrantOperations = {
  * mongoose timestamps: a use is not an update of the key). Uses of a busy key
  * are counted in grants (api-key-grants.ts).
  */
-export function createApiKeyStore({ usageLogRetentionSeconds, logger }: ApiKeyStoreOptions): ApiKeyStoreHandle {
+export function createApiKeyStore({ usageLogRetentionSeconds, usageRollupRetentionSeconds = DEFAULT_ROLLUP_RETENTION_SECONDS, logger }: ApiKeyStoreOptions): ApiKeyStoreHandle {
   const grants = createUseGrants(grantOperations, { logger });
 
   return {
@@ -124,7 +127,11 @@ export function createApiKeyStore({ usageLogRetentionSeconds, logger }: ApiKeySt
       return found ? toCredentialRecord(found as unknown as StoredCredential) : null;
     },
 
-    async recordUses(uses) {
+    async recordUses(all) {
+      if (all.length === 0) return;
+      // Refusals at the credential count in the rollups only: usageCount and the log keep accepted uses.
+      await ApiKeyUsageRollupModel.collection.bulkWrite(rollupWrites(all, usageRollupRetentionSeconds), { ordered: false });
+      const uses = all.filter((use) => !use.refusal);
       if (uses.length === 0) return;
       const entries = uses.map((use) => ({
         apiKeyId: use.apiKeyId,
@@ -135,6 +142,7 @@ export function createApiKeyStore({ usageLogRetentionSeconds, logger }: ApiKeySt
         path: use.path,
         operation: use.operation,
         status: use.status,
+        operations: use.operations ?? [],
         expireAt: new Date(use.at.getTime() + usageLogRetentionSeconds * 1000),
       }));
       await ApiKeyUsageModel.collection.insertMany(entries, { ordered: false });
@@ -147,6 +155,39 @@ export function createApiKeyStore({ usageLogRetentionSeconds, logger }: ApiKeySt
       if (updates.length > 0) await keys().bulkWrite(updates, { ordered: false });
     },
   };
+}
+
+const DEFAULT_ROLLUP_RETENTION_SECONDS = 400 * 86_400;
+
+/**
+ * What a use counts as: a refusal at the credential as its refusal; an
+ * accepted use as `forbidden` when answered 403 (a scope the key lacks, the
+ * auth checker's refusal), else `success` (whatever the operation answered).
+ */
+export function outcomeOf(use: ApiKeyUse): UsageOutcome {
+  if (use.refusal) return use.refusal;
+  return use.status === 403 ? 'forbidden' : 'success';
+}
+
+/** One upsert per key and UTC hour of the batch, adding its uses by outcome. */
+function rollupWrites(uses: readonly ApiKeyUse[], retentionSeconds: number) {
+  const perHour = new Map<string, { apiKeyId: string; hour: Date; counts: Partial<Record<UsageOutcome, number>> }>();
+  for (const use of uses) {
+    if (!isObjectIdString(use.apiKeyId)) continue;
+    const hour = new Date(Math.floor(use.at.getTime() / HOUR_MS) * HOUR_MS);
+    const id = `${use.apiKeyId}/${hour.getTime()}`;
+    const entry = perHour.get(id) ?? { apiKeyId: use.apiKeyId, hour, counts: {} };
+    const outcome = outcomeOf(use);
+    entry.counts[outcome] = (entry.counts[outcome] ?? 0) + 1;
+    perHour.set(id, entry);
+  }
+  return [...perHour.values()].map(({ apiKeyId, hour, counts }) => ({
+    updateOne: {
+      filter: { apiKeyId, hour },
+      update: { $inc: counts, $setOnInsert: { expireAt: new Date(hour.getTime() + HOUR_MS + retentionSeconds * 1000) } },
+      upsert: true,
+    },
+  }));
 }
 
 /** Per key id (well-formed ones only): how many uses, and the latest. */

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { nestsDeeperThan } from '../shared/json-depth.js';
+import { nestsDeeperThan } from '../shared/index.js';
 
 /**
  * The limits and the rules of an API key's fields that class-validator has

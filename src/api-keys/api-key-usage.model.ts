@@ -52,6 +52,10 @@ export class ApiKeyUsage {
   @prop({ required: true })
   status!: number;
 
+  /** The operations the use reached (`Query.mealMenus`), stored for the scope report; not answered. */
+  @prop({ type: () => [String], default: [] })
+  operations!: string[];
+
   /** When the TTL index removes the entry. */
   @prop({ required: true })
   expireAt!: Date;

@@ -4,6 +4,7 @@ import {
   ArrayUnique,
   IsArray,
   IsBoolean,
+  IsDate,
   IsEnum,
   IsIn,
   IsObject,
@@ -11,13 +12,12 @@ import {
   IsString,
   Length,
   MaxLength,
+  ValidateBy,
 } from 'class-validator';
-import { ArgsType, Field, Int } from 'type-graphql';
+import { ArgsType, Field, Int, registerEnumType } from 'type-graphql';
 import { permissions } from '../auth/index.js';
-import { JSONObject } from '../graphql/scalars.js';
-import { IsIntegerIn } from '../shared/integer-rule.js';
-import { IdArgs, ObjectIdField } from '../shared/object-id.js';
-import { PageArgs } from '../shared/pagination.js';
+import { JSONObject } from '../graphql/index.js';
+import { IdArgs, IsIntegerIn, ObjectIdField, PageArgs } from '../shared/index.js';
 import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key-limits.js';
 import { ApiKeyStatus, DEFAULT_RATE_LIMIT, type ApiKey } from './api-key.model.js';
 
@@ -149,4 +149,86 @@ export class RollApiKeyArgs extends IdArgs {
   })
   @IsIntegerIn({ min: 0, max: L.gracePeriodSecondsMax })
   gracePeriodSeconds: number = 0;
+}
+
+/** The size of `apiKeyUsage`'s buckets: UTC hours, or UTC days summed from them. */
+export enum UsageGranularity {
+  hour = 'hour',
+  day = 'day',
+}
+registerEnumType(UsageGranularity, { name: 'UsageGranularity', description: 'hour: UTC hours; day: UTC days (00:00 to 24:00 UTC).' });
+
+/** The most buckets one `apiKeyUsage` answers. */
+export const MAX_USAGE_BUCKETS = 1000;
+/** The most days a scope report or rate-limit preview looks back (the configured rollup retention may bound it lower). */
+export const MAX_REPORT_DAYS = 3660;
+
+/** Bucket sizes; days are UTC days (00:00 to 24:00 UTC), summed from the hourly rollups. */
+export const BUCKET_MS: Record<UsageGranularity, number> = { hour: 3_600_000, day: 86_400_000 };
+
+/** The buckets [from, to) spans: from's bucket to the one holding the last instant before `to`. */
+export function bucketCount(granularity: UsageGranularity, from: Date, to: Date): number {
+  const size = BUCKET_MS[granularity];
+  return Math.floor((to.getTime() - 1) / size) - Math.floor(from.getTime() / size) + 1;
+}
+
+/** rule `isAfterFrom`: `to` later than `from`. */
+function IsAfterFrom(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isAfterFrom',
+    validator: {
+      validate: (value, args) => value instanceof Date && (args?.object as UsageArgs).from instanceof Date && value > (args?.object as UsageArgs).from,
+      defaultMessage: () => '$property must be later than from',
+    },
+  });
+}
+
+/** rule `maxBuckets`: [from, to) spans at most MAX_USAGE_BUCKETS buckets of the granularity. */
+function MaxBuckets(): PropertyDecorator {
+  return ValidateBy({
+    name: 'maxBuckets',
+    constraints: [MAX_USAGE_BUCKETS],
+    validator: {
+      validate: (value, args) => {
+        const { from, granularity } = args?.object as UsageArgs;
+        if (!(value instanceof Date) || !(from instanceof Date) || !(granularity in BUCKET_MS)) return true; // the other rules say why
+        return bucketCount(granularity, from, value) <= MAX_USAGE_BUCKETS;
+      },
+      defaultMessage: () => `$property must be within ${MAX_USAGE_BUCKETS} buckets of from at the granularity`,
+    },
+  });
+}
+
+/** `apiKeyUsage` / `GET /api-keys/{id}/usage`: a key's uses over [from, to), by outcome, in buckets. */
+@ArgsType()
+export class UsageArgs extends IdArgs {
+  @Field(() => UsageGranularity, { description: 'hour or day (UTC).' })
+  @IsEnum(UsageGranularity)
+  granularity!: UsageGranularity;
+
+  @Field(() => Date, { description: 'Start of the range (inclusive); its bucket is the first.' })
+  @IsDate()
+  from!: Date;
+
+  @Field(() => Date, { description: `End of the range (exclusive), later than from, at most ${MAX_USAGE_BUCKETS} buckets on.` })
+  @IsDate()
+  @IsAfterFrom()
+  @MaxBuckets()
+  to!: Date;
+}
+
+/** The look-back of a scope report or rate-limit preview. */
+@ArgsType()
+export class UsageDaysArgs extends IdArgs {
+  @Field(() => Int, { defaultValue: 30, description: 'Days looked back, from 1 to the rollup retention (USAGE_ROLLUP_RETENTION); default 30.' })
+  @IsIntegerIn({ min: 1, max: MAX_REPORT_DAYS })
+  days: number = 30;
+}
+
+/** `apiKeyRateLimitPreview` / `GET /api-keys/{id}/rate-limit-preview`. */
+@ArgsType()
+export class RateLimitPreviewArgs extends UsageDaysArgs {
+  @Field(() => Int, { description: `The proposed requests per hour, 1 to ${L.rateLimitMax}.` })
+  @IsIntegerIn({ min: 1, max: L.rateLimitMax })
+  rateLimit!: number;
 }

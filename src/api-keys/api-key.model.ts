@@ -1,9 +1,8 @@
 import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@typegoose/typegoose';
 import mongoose, { trusted, type Types } from 'mongoose';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { FilledOnlyUnder } from '../graphql/query-cost.rule.js';
-import { JSONObject } from '../graphql/scalars.js';
-import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
+import { FilledOnlyUnder, JSONObject } from '../graphql/index.js';
+import { CreatedAtField, UpdatedAtField } from '../shared/index.js';
 import { forgetApiKeyGrantsOnWrite } from './api-key-grants.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 

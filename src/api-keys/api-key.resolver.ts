@@ -1,15 +1,25 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { Audited, reportAlsoChanged } from '../audit/index.js';
-import { selectedFieldNames } from '../graphql/selection.js';
+import { selectedFieldNames } from '../graphql/index.js';
 import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
-import type { Page } from '../shared/pagination.js';
-import { ApiKeyArgs, ApiKeyIdArgs, ApiKeysArgs, ApiKeyUsageLogsArgs, CreateApiKeyArgs, RollApiKeyArgs } from './api-key.inputs.js';
+import type { Page } from '../shared/index.js';
+import {
+  ApiKeyArgs,
+  ApiKeyIdArgs,
+  ApiKeysArgs,
+  ApiKeyUsageLogsArgs,
+  CreateApiKeyArgs,
+  RateLimitPreviewArgs,
+  RollApiKeyArgs,
+  UsageArgs,
+  UsageDaysArgs,
+} from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
 import type { ApiKeyService } from './api-key.service.js';
 import type { ApiKeyDocument } from './api-key.store.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
+import { ApiKeyPage, ApiKeyScopeReport, ApiKeyUsagePage, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service (handed in by the composition root, src/service.ts). */
 @Resolver(() => ApiKey)
@@ -78,6 +88,36 @@ export class ApiKeyResolver {
   })
   rollApiKey(@Args() { id, gracePeriodSeconds }: RollApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyWithSecret> {
     return this.service.roll(actor, id, gracePeriodSeconds);
+  }
+
+  // --- usage over time (issue 29, U) ---
+
+  @Authorized()
+  @Query(() => ApiKeyUsageReport, {
+    description:
+      "An API key's uses over [from, to) in hour or day buckets (UTC), by outcome, every bucket present, oldest first, at most " +
+      '1,000; kept USAGE_ROLLUP_RETENTION (default 400 days). As viewing the key.',
+  })
+  apiKeyUsage(@Args() args: UsageArgs, @CurrentActor() actor: Actor): Promise<ApiKeyUsageReport> {
+    return this.service.usage(actor, args);
+  }
+
+  @Authorized()
+  @Query(() => RateLimitPreview, {
+    description: 'From the hourly rollups: the hours and requests of the last days a proposed rate limit would have refused. As viewing the key.',
+  })
+  apiKeyRateLimitPreview(@Args() args: RateLimitPreviewArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<RateLimitPreview> {
+    return this.service.rateLimitPreview(actor, args, context.config.apiKeys.usageRollupRetentionSeconds);
+  }
+
+  @Authorized()
+  @Query(() => ApiKeyScopeReport, {
+    description:
+      "From the usage log of the last days: the scopes the key's uses needed, those it holds and never needed, and the " +
+      'smallest set that would have served. As viewing the key.',
+  })
+  apiKeyScopeReport(@Args() args: UsageDaysArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyScopeReport> {
+    return this.service.scopeReport(actor, args, context.config.apiKeys.usageRollupRetentionSeconds);
   }
 
   @FieldResolver(() => ApiKeyStatus, {

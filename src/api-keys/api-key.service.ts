@@ -1,11 +1,13 @@
 import { generateApiKeySecret, assertTenantScope, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
-import type { Page } from '../shared/pagination.js';
+import { assertVersion, type Page } from '../shared/index.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import type { ApiKeysArgs, CreateApiKeyArgs } from './api-key.inputs.js';
+import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
+import { permissionsOfOperation } from '../graphql/index.js';
+import { bucketStart, fillBuckets, refusedByLimit } from './api-key-usage-buckets.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
 import { answer, type ApiKeyDocument, type ApiKeyRecords, type Revocation } from './api-key.store.js';
-import type { ApiKeyWithSecret } from './api-key.types.js';
+import type { ApiKeyScopeReport, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
 import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
@@ -133,6 +135,8 @@ export class ApiKeyService {
    */
   async revoke(actor: Actor, id: string): Promise<RevokedApiKey> {
     const key = await this.findAllowed(actor, id, REVOKE);
+    // A REST If-Match: a stale one ends here, before the keys it made are walked.
+    assertVersion(key.updatedAt);
     let current: ApiKeyDocument | null = key;
     if (!key.revokedAt) current = (await this.records.revokeIfUnrevoked(key._id, revocation(actor))) ?? (await this.records.findById(key._id));
     if (!current) throw notFound(id);
@@ -207,12 +211,64 @@ export class ApiKeyService {
     throw errors.forbidden('An API key can roll only itself and the keys it made (their secrets must end when it is revoked)');
   }
 
+  // --- usage over time (issue 29, U) ---
+
+  /** Every bucket of [from, to) (the arguments' rules bound it to 1,000), from the hourly rollups; as viewing the key. */
+  async usage(actor: Actor, { id, granularity, from, to }: UsageArgs): Promise<ApiKeyUsageReport> {
+    await this.assertMayView(actor, id);
+    const hours = await this.records.rollups(id, bucketStart(granularity, from), to);
+    return { buckets: fillBuckets(granularity, from, to, hours) };
+  }
+
+  /** The hours and requests of the last `days` a limit of `rateLimit` per hour would have refused; as viewing the key. */
+  async rateLimitPreview(actor: Actor, { id, rateLimit, days }: RateLimitPreviewArgs, retentionSeconds: number): Promise<RateLimitPreview> {
+    assertDaysWithin(days, retentionSeconds);
+    await this.assertMayView(actor, id);
+    const now = new Date();
+    const hours = await this.records.rollups(id, new Date(now.getTime() - days * 86_400_000), now);
+    return { rateLimit, days, ...refusedByLimit(rateLimit, hours) };
+  }
+
+  /**
+   * What the key's logged uses of the last `days` needed: the permissions the
+   * reached operations' `@Authorized` name (the resolvers' metadata, not a
+   * table), against the key's scopes; as viewing the key.
+   */
+  async scopeReport(actor: Actor, { id, days }: UsageDaysArgs, retentionSeconds: number): Promise<ApiKeyScopeReport> {
+    assertDaysWithin(days, retentionSeconds);
+    const key = found(await this.records.findScopes(id, tenantScope(actor)), id);
+    assertMayAccess(actor, key, VIEW);
+    const operations = (await this.records.operationsUsed(id, new Date(Date.now() - days * 86_400_000))).sort();
+    const needed = new Set(operations.flatMap((operation) => permissionsOfOperation(operation)));
+    const held = new Set(key.scopes ?? []);
+    const sorted = (scopes: Iterable<string>) => [...scopes].sort();
+    return {
+      days,
+      operations,
+      neededScopes: sorted(needed),
+      unusedScopes: sorted([...held].filter((scope) => !needed.has(scope))),
+      missingScopes: sorted([...needed].filter((scope) => !held.has(scope))),
+      suggestedScopes: sorted([...needed].filter((scope) => held.has(scope))),
+    };
+  }
+
+  /** 404 for a key outside the caller's tenant, 403 for one they may not view. */
+  private async assertMayView(actor: Actor, id: string): Promise<void> {
+    assertMayAccess(actor, found(await this.records.findCreator(id, tenantScope(actor)), id), VIEW);
+  }
+
   /** The key, when the caller's tenant holds it (else 404) and the caller created it or holds the permission (else 403). */
   private async findAllowed(actor: Actor, id: string, access: Access): Promise<ApiKeyDocument> {
     const key = found(await this.records.findDocument(id, tenantScope(actor)), id);
     assertMayAccess(actor, key, access);
     return key;
   }
+}
+
+/** `days` looks back no further than the rollups are kept (USAGE_ROLLUP_RETENTION): 400 naming it. */
+function assertDaysWithin(days: number, retentionSeconds: number): void {
+  const most = Math.max(1, Math.floor(retentionSeconds / 86_400));
+  if (days > most) throw errors.invalidField('days', 'max', `days must be an integer from 1 to ${most} (the usage rollups are kept ${most} days)`);
 }
 
 /** The key read, else 404. */

@@ -1,10 +1,10 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type SchemaType, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { decodeCursor, encodeCursor, findPage, type Page } from '../shared/pagination.js';
+import { decodeCursor, encodeCursor, findPage, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
+import { ApiKeyUsageRollupModel, type ApiKeyUsageRollup, type UsageOutcome } from './api-key-usage-rollup.model.js';
 
 export type ApiKeyDocument = DocumentType<ApiKey>;
 export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
@@ -108,8 +108,9 @@ export class ApiKeyRecords {
   }
 
   /** Revokes the key only while it is not revoked; answers it as revoked, or null when it was already (or is gone). */
-  revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
-    return this.model.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: revocation }, { returnDocument: 'after' }).exec();
+  async revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
+    const revoked = await this.model.findOneAndUpdate({ _id: id, revokedAt: null, ...versionCondition() }, { $set: revocation }, { returnDocument: 'after' }).exec();
+    return orStale(revoked, () => storedVersion(this.model.collection, { _id: id }));
   }
 
   /** Revokes each of the keys not yet revoked, each by an update of its own that applies only then; answers the ids it revoked. */
@@ -205,7 +206,30 @@ export class ApiKeyRecords {
     if (needed.size === this.answeredFields.size) return undefined;
     return Object.fromEntries([...needed].map((field) => [field, 1]));
   }
+
+  // --- usage over time (issue 29, U): the hourly rollups and the log's operations ---
+
+  /** A key's hourly rollups whose hour starts in [from, to), oldest first. */
+  rollups(apiKeyId: string, from: Date, to: Date): Promise<StoredRollup[]> {
+    return ApiKeyUsageRollupModel.find({ apiKeyId, hour: trusted({ $gte: from, $lt: to }) }, { _id: 0, hour: 1, success: 1, unauthorized: 1, forbidden: 1, rateLimited: 1 })
+      .sort({ hour: 1 })
+      .lean<StoredRollup[]>();
+  }
+
+  /** The distinct operations a key's logged uses since `since` reached. */
+  async operationsUsed(apiKeyId: string, since: Date): Promise<string[]> {
+    const found = await this.usage.collection.distinct('operations', { apiKeyId, at: { $gte: since } });
+    return found.filter((operation): operation is string => typeof operation === 'string');
+  }
+
+  /** The key's scopes (the report compares them with what its uses needed). */
+  async findScopes(id: string, scope: TenantFilter): Promise<Pick<ApiKey, 'createdBy' | 'scopes'> | null> {
+    return this.model.findOne({ _id: toObjectId(id), ...scope }, { createdBy: 1, scopes: 1 }).lean<Pick<ApiKey, 'createdBy' | 'scopes'>>();
+  }
 }
+
+/** An hour's counts as the rollups store them. */
+export type StoredRollup = Pick<ApiKeyUsageRollup, 'hour' | UsageOutcome>;
 
 /**
  * The record as a plain object with what the answer adds (`key`,

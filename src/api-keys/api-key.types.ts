@@ -1,13 +1,18 @@
-import { Field, ObjectType } from 'type-graphql';
-import { Paginated } from '../shared/pagination.js';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { Paginated } from '../shared/index.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 import { ApiKey } from './api-key.model.js';
 
 /** What `createApiKey` and `rollApiKey` answer: the record and its new secret, shown this once. */
 @ObjectType({ description: 'An API key with its new secret `key`, shown this once (createApiKey, rollApiKey).' })
 export class ApiKeyWithSecret extends ApiKey {
-  @Field({ description: 'The full secret (ak_<keyId>_...). Only its SHA-256 is stored: it cannot be shown again.' })
-  key!: string;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The full secret (ak_<keyId>_...). Only its SHA-256 is stored: it cannot be shown again, so it is null in an answer ' +
+      'replayed for a repeated Idempotency-Key (whose `detail` member says how to get a new one: roll the key).',
+  })
+  key!: string | null;
 }
 
 /** One page of `apiKeys`. */
@@ -17,3 +22,70 @@ export class ApiKeyPage extends Paginated(ApiKey) {}
 /** One page of `apiKeyUsageLogs`. */
 @ObjectType({ description: "A page of an API key's usage log." })
 export class ApiKeyUsagePage extends Paginated(ApiKeyUsage, { itemsDescription: 'The uses of this page, most recent first.' }) {}
+
+/** One bucket of `apiKeyUsage`: a key's uses in one hour or day (UTC), by outcome. */
+@ObjectType({ description: "A key's uses in one UTC hour or day, by outcome." })
+export class UsageBucket {
+  @Field({ description: 'Start of the bucket (UTC).' })
+  start!: Date;
+
+  @Field(() => Int, { description: 'Every use in the bucket: the sum of the four outcomes.' })
+  total!: number;
+
+  @Field(() => Int, { description: 'Uses the key was accepted for and not answered 403.' })
+  success!: number;
+
+  @Field(() => Int, { description: 'Uses refused 401 after the key was identified (revoked, expired).' })
+  unauthorized!: number;
+
+  @Field(() => Int, { description: 'Uses refused 403: an IP address or origin the key does not allow, or a permission (scope) it lacks.' })
+  forbidden!: number;
+
+  @Field(() => Int, { description: 'Uses refused 429: past the rate limit.' })
+  rateLimited!: number;
+}
+
+/** What `apiKeyUsage` answers. */
+@ObjectType({ description: "An API key's usage over a range, every bucket present (zeros included), oldest first." })
+export class ApiKeyUsageReport {
+  @Field(() => [UsageBucket])
+  buckets!: UsageBucket[];
+}
+
+/** What `apiKeyRateLimitPreview` answers. */
+@ObjectType({ description: 'What a proposed rate limit would have refused over the last days, from the hourly rollups.' })
+export class RateLimitPreview {
+  @Field(() => Int, { description: 'The proposed requests per hour.' })
+  rateLimit!: number;
+
+  @Field(() => Int, { description: 'Days looked back.' })
+  days!: number;
+
+  @Field(() => Int, { description: 'Hours in which the proposed limit would have refused requests.' })
+  hoursRefused!: number;
+
+  @Field(() => Int, { description: 'Requests the proposed limit would have refused (those of each hour past it).' })
+  requestsRefused!: number;
+}
+
+/** What `apiKeyScopeReport` answers. */
+@ObjectType({ description: "What an API key's recorded uses of the last days needed, against the scopes it holds." })
+export class ApiKeyScopeReport {
+  @Field(() => Int, { description: 'Days looked back (the usage log keeps USAGE_LOG_RETENTION of them).' })
+  days!: number;
+
+  @Field(() => [String], { description: 'The operations the uses reached (`Query.mealMenus`), sorted.' })
+  operations!: string[];
+
+  @Field(() => [String], { description: "The permissions those operations' @Authorized name, sorted: what the uses needed." })
+  neededScopes!: string[];
+
+  @Field(() => [String], { description: 'Scopes the key holds and no use needed.' })
+  unusedScopes!: string[];
+
+  @Field(() => [String], { description: 'Needed scopes the key does not hold (those uses were refused 403).' })
+  missingScopes!: string[];
+
+  @Field(() => [String], { description: 'The smallest set that would have served every use it served: the needed scopes it holds.' })
+  suggestedScopes!: string[];
+}

@@ -1,4 +1,4 @@
-import type { RestRoutes } from '../http/rest-routes.js';
+import type { RestRoutes } from '../http/index.js';
 
 const tags = ['api-keys'];
 
@@ -10,4 +10,8 @@ export const apiKeyRestRoutes = {
   'Mutation.createApiKey': { method: 'POST', path: '/api-keys', responseStatus: 201, tags },
   'Mutation.revokeApiKey': { method: 'PATCH', path: '/api-keys/:id/revoke', tags },
   'Mutation.rollApiKey': { method: 'POST', path: '/api-keys/:id/roll', tags },
+  // usage over time (issue 29, U)
+  'Query.apiKeyUsage': { method: 'GET', path: '/api-keys/:id/usage', tags },
+  'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
+  'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
 } satisfies RestRoutes;

@@ -17,3 +17,4 @@ export { ApiKeyService, type RevokedApiKey } from './api-key.service.js';
 export { ApiKeyRecords, type ApiKeyDocument, type ApiKeyUsageDocument } from './api-key.store.js';
 export { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
 export { apiKeyRestRoutes } from './api-keys.routes.js';
+export { apiKeyReplayedResults, REPLAYED_WITHOUT_SECRET } from './api-key-replay.js';

@@ -1,7 +1,6 @@
 import { IsDate, IsOptional, IsString, Length } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
-import { IsObjectId } from '../shared/object-id.js';
-import { PageArgs } from '../shared/pagination.js';
+import { IsObjectId, PageArgs } from '../shared/index.js';
 
 /** The longest id or action a filter accepts (ids are 24 hex, actions `<area>.<verb>`). */
 export const AUDIT_FILTER_MAX_LENGTH = 200;

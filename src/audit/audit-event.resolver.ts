@@ -1,6 +1,6 @@
 import { Args, Authorized, Query, Resolver } from 'type-graphql';
 import { CurrentActor, type Actor } from '../auth/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import { AuditEventsArgs } from './audit-event.inputs.js';
 import { AuditEvent } from './audit-event.model.js';
 import type { AuditEventDocument, AuditEventService } from './audit-event.service.js';

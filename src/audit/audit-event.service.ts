@@ -1,5 +1,5 @@
 import { tenantScope, type Actor } from '../auth/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import type { AuditEventsArgs } from './audit-event.inputs.js';
 import type { AuditEventDocument, AuditEventRecords, NewAuditEvent } from './audit-event.store.js';
 

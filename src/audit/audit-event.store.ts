@@ -1,10 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { leanDefaults } from '../shared/lean-defaults.js';
-import { GroupInsert } from '../shared/group-insert.js';
-import { findPage, type Page } from '../shared/pagination.js';
-import { recordValidator } from '../shared/path-validator.js';
+import { findPage, GroupInsert, leanDefaults, type Page, recordValidator } from '../shared/index.js';
 import type { AuditEventsArgs } from './audit-event.inputs.js';
 import { AuditEvent, AuditEventModel } from './audit-event.model.js';
 

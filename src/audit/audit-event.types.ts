@@ -1,5 +1,5 @@
 import { ObjectType } from 'type-graphql';
-import { Paginated } from '../shared/pagination.js';
+import { Paginated } from '../shared/index.js';
 import { AuditEvent } from './audit-event.model.js';
 
 /** One page of `auditEvents`, newest first. */

@@ -1,4 +1,4 @@
-import type { RestRoutes } from '../http/rest-routes.js';
+import type { RestRoutes } from '../http/index.js';
 
 /** REST route of the audit trail (read only), relative to the `/api/v1` mount. */
 export const auditRestRoutes = {

@@ -1,6 +1,6 @@
 import type { MiddlewareFn } from 'type-graphql';
 import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
-import { isObjectIdString } from '../shared/object-id.js';
+import { isObjectIdString } from '../shared/index.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
 import type { AuditEventService, NewAuditEvent } from './audit-event.service.js';
 

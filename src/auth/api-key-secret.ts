@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { API_KEY_CHECKSUM_LENGTH, API_KEY_ID_LENGTH, API_KEY_PREFIX, API_KEY_SECRET_LENGTH } from '../shared/credential-shapes.js';
+import { API_KEY_CHECKSUM_LENGTH, API_KEY_ID_LENGTH, API_KEY_PREFIX, API_KEY_SECRET_LENGTH } from '../shared/index.js';
 
 /**
  * The API key secret: `ak_<keyId>_<secret><checksum>`, all base62.

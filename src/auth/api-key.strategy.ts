@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { errors } from '../errors/index.js';
-import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore } from './ports.js';
+import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse } from './ports.js';
 import { isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
 import { parseApiKeySecret, sameHash } from './api-key-secret.js';
 import { API_KEY_PREFIX, type CredentialStrategy, type RequestFacts } from './credentials.js';
@@ -14,6 +14,8 @@ export interface ApiKeyStrategyOptions {
   keys: ApiKeyStore;
   accounts: AccountStore;
   now?: () => Date;
+  /** Told of each use of an identified key that is refused here (the usage rollups count them; usage.record). */
+  onRefused?: (use: ApiKeyUse) => void;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface ApiKeyStrategyOptions {
  * it from the key (through the account cache: at once on the instance that
  * made the change, within a second on the others).
  */
-export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKeyStrategyOptions): CredentialStrategy {
+export function apiKeyStrategy({ keys, accounts, now = () => new Date(), onRefused }: ApiKeyStrategyOptions): CredentialStrategy {
   return {
     name: 'api-key',
     recognises: (credential) => credential.value.startsWith(API_KEY_PREFIX),
@@ -36,14 +38,22 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
       if (!parsed) throw errors.unauthenticated('Invalid API key');
       const at = now();
       const windowStart = new Date(Math.floor(at.getTime() / (RATE_WINDOW_SECONDS * 1000)) * RATE_WINDOW_SECONDS * 1000);
+      /** A refusal of an identified key, told to onRefused (one call per refusal point below). */
+      const refused = (apiKeyId: string, refusal: NonNullable<ApiKeyUse['refusal']>, status: number) =>
+        onRefused?.({ apiKeyId, at, ip: request.ip, origin: request.origin ?? null, method: request.method, path: request.path, operation: null, status, refusal });
       const counted = await keys.countUse(parsed.keyId, parsed.hash, at, windowStart);
-      if (!counted) throw errors.unauthenticated(await whyRefused(keys, parsed.keyId, parsed.hash, at));
+      if (!counted) {
+        const why = await whyRefused(keys, parsed.keyId, parsed.hash, at);
+        if (why.keyOf) refused(why.keyOf, 'unauthorized', 401);
+        throw errors.unauthenticated(why.message);
+      }
       const { key, usedInWindow } = counted;
       try {
         assertAllowedCaller(key, request);
       } catch (refusal) {
         // A caller the key does not allow spends none of its quota.
         await keys.releaseUse(counted, windowStart);
+        refused(key.id, 'forbidden', 403);
         throw refusal;
       }
       const rateLimit: RateLimitState = {
@@ -53,6 +63,7 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
         windowSeconds: RATE_WINDOW_SECONDS,
       };
       if (usedInWindow > key.rateLimit) {
+        refused(key.id, 'rateLimited', 429);
         throw errors.rateLimited(rateLimit.resetSeconds, `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, rateLimitHeaders(rateLimit));
       }
       const bounds = { expiresAt: key.expiresAt, rateLimit: key.rateLimit, allowedIPs: key.allowedIPs, allowedOrigins: key.allowedOrigins };
@@ -70,12 +81,13 @@ export function apiKeyStrategy({ keys, accounts, now = () => new Date() }: ApiKe
  * public, and a well-formed secret is easy to build, so anyone else hears
  * only "Invalid API key".
  */
-async function whyRefused(keys: ApiKeyStore, keyId: string, hash: string, at: Date): Promise<string> {
+async function whyRefused(keys: ApiKeyStore, keyId: string, hash: string, at: Date): Promise<{ message: string; keyOf?: string }> {
   const key = await keys.findByKeyId(keyId);
-  if (!key || !key.secrets.some((secret) => sameHash(secret.hash, hash))) return 'Invalid API key';
-  if (key.revokedAt) return 'API key revoked';
-  if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) return 'API key expired';
-  return 'Invalid API key';
+  if (!key || !key.secrets.some((secret) => sameHash(secret.hash, hash))) return { message: 'Invalid API key' };
+  // `keyOf`: the key was identified (its secret given), so the refusal is one of its uses.
+  if (key.revokedAt) return { message: 'API key revoked', keyOf: key.id };
+  if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) return { message: 'API key expired', keyOf: key.id };
+  return { message: 'Invalid API key' };
 }
 
 /** The key's creator, as the actor the key acts for: its permissions narrowed to the key's scopes. */

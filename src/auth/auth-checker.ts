@@ -9,8 +9,10 @@ import type { AppContext } from './context.js';
  * `@Authorized()` only needs a caller. No caller: 401 (with
  * `WWW-Authenticate: Bearer`); a missing permission: 403 naming it.
  */
-export const authChecker: AuthCheckerFn<AppContext> = ({ context }, required) => {
+export const authChecker: AuthCheckerFn<AppContext> = ({ context, info }, required) => {
   const actor = requireActor(context);
+  // An API key's use logs the operations it reached (its scope report reads them), refused or not.
+  if (actor.via.kind === 'api-key' && info.path.prev === undefined) (context.operations ??= []).push(`${info.parentType.name}.${info.fieldName}`);
   const missing = required.filter((permission) => !hasPermission(actor, permission));
   if (missing.length > 0) {
     throw errors.forbidden(`You do not have the permission ${missing.map((p) => `'${p}'`).join(', ')}`);

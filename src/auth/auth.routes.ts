@@ -1,4 +1,4 @@
-import type { RestRoutes } from '../http/rest-routes.js';
+import type { RestRoutes } from '../http/index.js';
 
 /** REST route of sign-in. */
 export const authRestRoutes = {

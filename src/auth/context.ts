@@ -22,4 +22,6 @@ export interface AppContext {
    * operations open to anyone (login) still work; protected operations throw it.
    */
   credentialError?: AppError;
+  /** The operations (`Query.mealMenus`) the request reached, as the auth checker met them: an API key's use logs them. */
+  operations?: string[];
 }

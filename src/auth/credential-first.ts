@@ -1,5 +1,5 @@
-import { isOpenOperation } from '../graphql/open-operations.js';
-import type { CallerAdmission } from '../http/use-request-edge.js';
+import { isOpenOperation } from '../graphql/index.js';
+import type { CallerAdmission } from '../http/index.js';
 import type { AppContext } from './context.js';
 import { requireActor } from './require-actor.js';
 

@@ -29,7 +29,7 @@ export interface CredentialStrategy {
 }
 
 /** Secrets of API keys start with this; the api-keys strategy recognises it (its format: shared/credential-shapes.ts). */
-export { API_KEY_PREFIX } from '../shared/credential-shapes.js';
+export { API_KEY_PREFIX } from '../shared/index.js';
 
 type HeaderValue = string | string[] | undefined | null;
 export type HeaderReader = (name: string) => HeaderValue;

@@ -22,6 +22,7 @@ export { authChecker } from './auth-checker.js';
 export { authRestRoutes } from './auth.routes.js';
 export type { AppContext } from './context.js';
 export { credentialFirst } from './credential-first.js';
+export { idempotencyScope } from './idempotency-scope.js';
 export { API_KEY_PREFIX, createActorResolver, type ActorResolver, type CredentialStrategy } from './credentials.js';
 export { CurrentActor } from './current-actor.decorator.js';
 export { signAccessToken, verifyAccessToken, type JwtSettings } from './jwt.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AppConfig } from '../config.js';
 import { errors } from '../errors/index.js';
-import { emailComparisonKey } from '../shared/credential-rules.js';
+import { emailComparisonKey } from '../shared/index.js';
 import { normalizeIp } from './api-key.strategy.js';
 import { LoginThrottleModel } from './login-throttle.model.js';
 

@@ -1,6 +1,6 @@
 import { IsEmail, IsNotEmpty, IsOptional, MaxLength } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
-import { EMAIL_MAX_LENGTH, HasNoIgnoredCharacter } from '../shared/credential-rules.js';
+import { EMAIL_MAX_LENGTH, HasNoIgnoredCharacter } from '../shared/index.js';
 
 /** `login` / `POST /auth/login`: the credentials, validated before the service runs. */
 @ArgsType()

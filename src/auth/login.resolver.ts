@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import { OncePerRequest } from '../graphql/once-per-request.rule.js';
+import { OncePerRequest } from '../graphql/index.js';
 import type { AppContext } from './context.js';
 import { LoginArgs } from './login.inputs.js';
 import type { LoginService } from './login.service.js';

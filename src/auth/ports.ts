@@ -72,6 +72,14 @@ export interface ApiKeyUse {
   /** The GraphQL operation name, when there was one. */
   operation: string | null;
   status: number;
+  /**
+   * Set when the credential refused the identified key (revoked, expired,
+   * disabled: unauthorized; IP or origin: forbidden; past its limit:
+   * rateLimited): counted in the hourly rollups only, not in usageCount or the log.
+   */
+  refusal?: 'unauthorized' | 'forbidden' | 'rateLimited';
+  /** The operations the request reached (`Query.mealMenus`), for the key's scope report. */
+  operations?: string[];
 }
 
 /** A counted use: the key as stored, and how many uses its current window holds with this one. */

@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type { AppConfig } from '../config.js';
 import { isAppError } from '../errors/index.js';
-import type { EdgeScope } from '../http/use-request-edge.js';
-import { pathWithoutCredentials, redactCredentialShapes } from '../shared/credential-shapes.js';
+import type { EdgeScope } from '../http/index.js';
+import { pathWithoutCredentials, redactCredentialShapes } from '../shared/index.js';
 import type { UsageRecorder } from './api-key-usage.recorder.js';
 import type { AppContext } from './context.js';
 import type { ActorResolver } from './credentials.js';
@@ -36,7 +36,7 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
       for (const [name, value] of Object.entries(rateLimitHeaders(via.rateLimit))) edge.setHeader(name, value);
       const at = new Date();
       edge.afterResponse((status) =>
-        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, ...usageLogged(path, operationName(req)), status }),
+        usage?.record({ apiKeyId: via.apiKeyId, at, ip, origin: origin ?? null, method, ...usageLogged(path, operationName(req)), status, operations: context.operations ?? [] }),
       );
     }
     return context;

@@ -13,6 +13,8 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, title: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   CONFLICT: { status: 409, title: 'Conflict' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition Failed' },
+  UNPROCESSABLE_CONTENT: { status: 422, title: 'Unprocessable Content' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Content Too Large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
@@ -110,6 +112,21 @@ export const errors = {
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed on this path; it takes ${allowed.join(', ')}`, {
       headers: { Allow: allowed.join(', ') },
+    }),
+  /** A stale `If-Match`: the record changed since the client read it (http/use-conditional-requests.ts); nothing was changed. */
+  preconditionFailed: () =>
+    new AppError('PRECONDITION_FAILED', 'The record changed since it was read (If-Match does not match its ETag); nothing was changed', {
+      errors: [{ field: 'If-Match', rule: 'matchesETag', message: "The ETag sent is not the record's current one" }],
+    }),
+  /** An Idempotency-Key already used with another request (http/use-idempotency-key.ts). */
+  idempotencyKeyReused: () =>
+    new AppError('UNPROCESSABLE_CONTENT', 'This Idempotency-Key was used with another request within 24 hours; use a new key', {
+      errors: [{ field: 'Idempotency-Key', rule: 'sameRequest', message: 'The key was used with another body' }],
+    }),
+  /** The first request of an Idempotency-Key is still being handled. */
+  idempotencyKeyInProgress: () =>
+    new AppError('CONFLICT', 'A request with this Idempotency-Key is still being handled; retry shortly', {
+      errors: [{ field: 'Idempotency-Key', rule: 'inProgress', message: 'The first request with this key has not finished' }],
     }),
   conflict: (field: string, message: string) =>
     new AppError('CONFLICT', message, { errors: [{ field, rule: 'unique', message }] }),

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from 'pino';
 import { isUnexpected, type AppError } from './catalogue.js';
 import { normalizeError } from './normalize.js';
 

@@ -15,7 +15,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import type { FieldError } from '../errors/index.js';
-import { VALUE_RULE_EXTENSION } from '../shared/integer-rule.js';
+import { VALUE_RULE_EXTENSION } from '../shared/index.js';
 
 /**
  * A value graphql-js refuses for an input type, said as the class-validator

@@ -22,3 +22,18 @@ export function isOpenOperation(coordinate: string): boolean {
     storage.authorizedResolver.some((a) => a.target === resolver.target);
   return !authorized;
 }
+
+/**
+ * The permissions an operation's `@Authorized` names (on its method; empty
+ * for `@Authorized()` or an unknown coordinate), read from the same
+ * metadata, so a report of what a key needed follows the resolvers.
+ */
+export function permissionsOfOperation(coordinate: string): readonly string[] {
+  const [typeName, fieldName = ''] = coordinate.split('.');
+  const storage = getMetadataStorage();
+  const operations = typeName === 'Query' ? storage.queries : typeName === 'Mutation' ? storage.mutations : [];
+  const resolver = operations.find((candidate) => candidate.schemaName === fieldName);
+  if (!resolver) return [];
+  const authorized = storage.authorizedFields.find((a) => a.target === resolver.target && a.fieldName === resolver.methodName);
+  return (authorized?.roles ?? []).filter((role): role is string => typeof role === 'string');
+}

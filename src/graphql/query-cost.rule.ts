@@ -22,7 +22,7 @@ import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { Extensions } from 'type-graphql';
 import { errors } from '../errors/index.js';
-import { MAX_PAGE_LIMIT, PAGE_ITEMS_EXTENSION } from '../shared/pagination.js';
+import { MAX_PAGE_LIMIT, PAGE_ITEMS_EXTENSION } from '../shared/index.js';
 
 // graphql-query-complexity (a dependency of type-graphql) ships an ES module build
 // that imports graphql's .mjs files, while graphql (no `exports` map) loads as

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
-import type { Execute } from '../graphql/compiled-execution.js';
+import type { Execute } from '../graphql/index.js';
 import { requestScope, type RequestScope } from './request-scope.js';
 
 /**

@@ -7,11 +7,17 @@ import {
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { createCompiledExecute, type Execute } from '../graphql/compiled-execution.js';
+import {
+  assertOperationInput,
+  assertQueryCost,
+  createCompiledExecute,
+  everyFailingField,
+  type Execute,
+  GRAPHQL_LIMITS,
+  limitedParseOptions,
+  limitRules,
+} from '../graphql/index.js';
 import { errors, normalizeError, settleError, toGraphQLError } from '../errors/index.js';
-import { assertOperationInput, everyFailingField } from '../graphql/every-failing-field.plugin.js';
-import { GRAPHQL_LIMITS, limitedParseOptions, limitRules } from '../graphql/limits.js';
-import { assertQueryCost } from '../graphql/query-cost.rule.js';
 import type { Logger } from '../logger.js';
 import { knownDocuments, type RunnableOperation } from './apollo-known-documents.js';
 import { currentScope, requestScope } from './request-scope.js';

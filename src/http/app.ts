@@ -6,6 +6,8 @@ import { createApolloMount } from './apollo.js';
 import { useDatabaseGate } from './use-database-gate.js';
 import { useDocs } from './use-docs.js';
 import { useGraphiQL } from './use-graphiql.js';
+import { useIdempotencyKey, type IdempotencyOptions } from './use-idempotency-key.js';
+import { recordRoutes, useConditionalRequests } from './use-conditional-requests.js';
 import { useHealth } from './use-health.js';
 import { trackInFlight } from './in-flight.js';
 import { useLandingPage } from './use-landing-page.js';
@@ -43,6 +45,8 @@ export interface AppOptions<TContext> {
    * (an app over a schema that needs no database, as tests of the HTTP layer build).
    */
   databaseAvailable?: () => boolean;
+  /** `Idempotency-Key` on creates (src/http/use-idempotency-key.ts); none: the header is ignored. */
+  idempotency?: IdempotencyOptions<TContext>;
   logger?: Logger;
 }
 
@@ -122,6 +126,10 @@ export async function createApp<TContext>(
       publicPaths: [`${REST_BASE_PATH}${OPENAPI_ENDPOINT}`],
       logger,
     }),
+    // After the edge (the caller and the REST route are known), before either surface runs the operation.
+    ...(options.idempotency ? [useIdempotencyKey(schema, GRAPHQL_PATH, options.idempotency)] : []),
+    // REST ETag / If-None-Match on one record's GET, If-Match on its PATCH and DELETE.
+    useConditionalRequests(recordRoutes(options.routes)),
     // Exactly /graphql, as the request edge matches it: no other casing, no trailing slash or sub-path.
     express.Router({ caseSensitive: true, strict: true }).all(GRAPHQL_PATH, apollo.handler),
     useSofaRest({
@@ -129,6 +137,7 @@ export async function createApp<TContext>(
       basePath: REST_BASE_PATH,
       routes: options.routes,
       openAPI: openApiOptions(options.openApi),
+      idempotentCreates: options.idempotency?.creates,
       logger,
       exposeErrorDetails: development,
     }),

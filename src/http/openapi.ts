@@ -1,6 +1,5 @@
 import { isInputObjectType, isNonNullType, isObjectType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
-import { buildJsonSchemas, type JsonSchema } from '../graphql/json-schema.js';
-import { isOpenOperation } from '../graphql/open-operations.js';
+import { buildJsonSchemas, isOpenOperation, type JsonSchema } from '../graphql/index.js';
 import { BODY_METHODS } from './rest-arguments.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';

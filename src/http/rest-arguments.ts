@@ -13,9 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
-import { expectation, valueRuleOf } from '../graphql/coercion-problems.js';
-import { argumentRuleProblems } from '../graphql/argument-rules.js';
-import { readArguments, type ArgumentReading } from '../graphql/input-refusal.js';
+import { type ArgumentReading, argumentRuleProblems, expectation, readArguments, valueRuleOf } from '../graphql/index.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError, errors } from '../errors/index.js';
-import { nestsDeeperThan } from '../shared/json-depth.js';
+import { nestsDeeperThan } from '../shared/index.js';
 import { BODY_METHODS } from './rest-arguments.js';
 
 interface BodyParserError {

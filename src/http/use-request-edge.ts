@@ -1,9 +1,9 @@
 import type { Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { errors } from '../errors/index.js';
-import { calledOperations } from '../graphql/called-operations.js';
+import { calledOperations } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
-import { withAnswerBudget } from '../shared/answer-budget.js';
+import { withAnswerBudget } from '../shared/index.js';
 import type { RestArgumentReader } from './rest-arguments.js';
 import { requestScope, type RequestScope } from './request-scope.js';
 
@@ -121,7 +121,7 @@ const GRAPHQL_METHODS: readonly string[] = ['GET', 'POST'];
 const GRAPHQL_ALLOW: readonly string[] = [...GRAPHQL_METHODS, 'HEAD', 'OPTIONS'];
 
 /** The operations of a GraphQL request's document, from the JSON body (POST) or the query string (GET). */
-function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {
+export function graphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] | undefined {
   if (req.method === 'GET') {
     // Read as Apollo reads it (URLSearchParams), not through express's parser, which stops at 1,000 keys.
     const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { Kind, parse, print, stripIgnoredCharacters, visit, type ArgumentNode, type ObjectFieldNode, type StringValueNode } from 'graphql';
 import { pinoHttp } from 'pino-http';
 import { isSecretName, REDACTED, type Logger } from '../logger.js';
-import { holdsCredentialShape, unescapeUnreserved } from '../shared/credential-shapes.js';
+import { holdsCredentialShape, unescapeUnreserved } from '../shared/index.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

@@ -2,10 +2,10 @@ import type { RequestHandler } from 'express';
 import type { execute as graphqlExecute, GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
-import { createCompiledExecute, type Execute } from '../graphql/compiled-execution.js';
-import { createDocumentGuard } from '../graphql/limits.js';
+import { createCompiledExecute, createDocumentGuard, type Execute } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
 import { describeRestInputs } from './openapi.js';
+import { describeConventions } from './openapi-conventions.js';
 import { currentScope, requestScope } from './request-scope.js';
 import type { RestRouteMatch } from './rest-arguments.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
@@ -18,6 +18,8 @@ export interface SofaRestOptions {
   openAPI: SofaConfig['openAPI'];
   logger: Logger;
   exposeErrorDetails: boolean;
+  /** The creates that take an Idempotency-Key (described in the OpenAPI document). */
+  idempotentCreates?: ReadonlySet<string>;
 }
 
 /**
@@ -51,6 +53,7 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
   });
 
   describeRestInputs(router.openAPIDocument, schema, routes);
+  describeConventions(router.openAPIDocument, routes, options.idempotentCreates ?? new Set());
   const handlers = sofaRouteHandlers(router, routes);
 
   return async (req, res, next) => {

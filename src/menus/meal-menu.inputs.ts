@@ -11,10 +11,7 @@ import {
 } from 'class-validator';
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { IsTenantId, TENANT_ID_RULE } from '../auth/index.js';
-import { IsCalendarDate } from '../shared/calendar-date.js';
-import { IdArgs } from '../shared/object-id.js';
-import { IsIntegerIn } from '../shared/integer-rule.js';
-import { PageArgs } from '../shared/pagination.js';
+import { IdArgs, IsCalendarDate, IsIntegerIn, PageArgs } from '../shared/index.js';
 import { MealType, type MealMenu, type MealMenuItem } from './meal-menu.model.js';
 
 /**

@@ -1,6 +1,6 @@
 import { getModelForClass, index, modelOptions, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
+import { CreatedAtField, UpdatedAtField } from '../shared/index.js';
 
 /** The meal a menu is served for. Values are the wire strings on both surfaces. */
 export enum MealType {

@@ -1,7 +1,7 @@
 import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import {
   CreateMealMenuArgs,
   MealMenuIdArgs,

@@ -1,6 +1,6 @@
 import { hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import type { CreateMealMenuArgs, MealMenusArgs } from './meal-menu.inputs.js';
 import type { MealMenu } from './meal-menu.model.js';
 import type { MealMenuDocument, MealMenuRecords } from './meal-menu.store.js';

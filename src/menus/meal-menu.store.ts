@@ -1,12 +1,20 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { decodeDocument } from '../shared/bson-documents.js';
-import { calendarDayOf } from '../shared/calendar-date.js';
-import { leanDefaults } from '../shared/lean-defaults.js';
-import { toObjectId } from '../shared/object-id.js';
-import { pathValidator } from '../shared/path-validator.js';
-import { collectionPages, findPage, type Page, type PageableModel } from '../shared/pagination.js';
+import {
+  calendarDayOf,
+  collectionPages,
+  decodeDocument,
+  findPage,
+  leanDefaults,
+  orStale,
+  type Page,
+  type PageableModel,
+  pathValidator,
+  storedVersion,
+  toObjectId,
+  versionCondition,
+} from '../shared/index.js';
 import type { MealMenusArgs } from './meal-menu.inputs.js';
 import { MealMenu, MealMenuModel } from './meal-menu.model.js';
 
@@ -95,13 +103,19 @@ export class MealMenuRecords {
   async setEstimatedPortions(scope: TenantFilter, id: string, portions: number, updatedBy: string): Promise<MealMenu | null> {
     await this.checkPortions(portions);
     const bytes = await this.model.collection.findOneAndUpdate(
-      { _id: toObjectId(id), ...scope, ...LIVE },
+      { _id: toObjectId(id), ...scope, ...LIVE, ...versionCondition() },
       { $set: { estimatedPortions: portions, updatedBy, updatedAt: new Date() } },
       // `raw`: the updated record comes as its bytes (bson's raw sub-document) for decodeDocument. A server
       // error's nested fields would come raw too; this update has no unique key or validator to fail on.
       { returnDocument: 'after', raw: true },
     );
-    return bytes && this.answered(storedMenu(bytes));
+    const written = await orStale(bytes, () => this.version(scope, id));
+    return written && this.answered(storedMenu(written));
+  }
+
+  /** The stored version of a live menu of the scope (an If-Match's 412 or 404: shared/write-precondition.ts). */
+  private version(scope: TenantFilter, id: string) {
+    return storedVersion(this.model.collection, { _id: toObjectId(id), ...scope, ...LIVE });
   }
 
   /**
@@ -126,17 +140,17 @@ export class MealMenuRecords {
    */
   async markDeleted(scope: TenantFilter, id: string, updatedBy: string): Promise<Date | null> {
     const menu = await this.model.findOneAndUpdate(
-      { _id: toObjectId(id), ...scope, deletedAt: trusted({ $eq: null, $exists: true }) },
+      { _id: toObjectId(id), ...scope, deletedAt: trusted({ $eq: null, $exists: true }), ...versionCondition() },
       { $set: { deletedAt: new Date(), updatedBy } },
       { returnDocument: 'after' },
     );
-    return menu?.deletedAt ?? null;
+    return (await orStale(menu, () => this.version(scope, id)))?.deletedAt ?? null;
   }
 
   /** Removes a record that lacks `deletedAt` (legacy); false when none matched (gone, or given the field meanwhile). */
   async removeLegacy(scope: TenantFilter, id: string): Promise<boolean> {
-    const { deletedCount } = await this.model.deleteOne({ _id: toObjectId(id), ...scope, deletedAt: trusted({ $exists: false }) });
-    return deletedCount > 0;
+    const { deletedCount } = await this.model.deleteOne({ _id: toObjectId(id), ...scope, deletedAt: trusted({ $exists: false }), ...versionCondition() });
+    return (await orStale(deletedCount > 0 || null, () => this.version(scope, id))) ?? false;
   }
 
   /**

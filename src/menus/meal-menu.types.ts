@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { Paginated } from '../shared/pagination.js';
+import { Paginated } from '../shared/index.js';
 import { MealMenu } from './meal-menu.model.js';
 
 /** One page of `mealMenus`. */

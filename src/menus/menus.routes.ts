@@ -1,4 +1,4 @@
-import type { RestRoutes } from '../http/rest-routes.js';
+import type { RestRoutes } from '../http/index.js';
 
 /**
  * REST shapes of the meal menu operations (SOFA `routes` option), relative to

@@ -2,8 +2,7 @@ import { IsString, Length } from 'class-validator';
 import { Args, ArgsType, Authorized, Field, Info, Query, Resolver } from 'type-graphql';
 import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/index.js';
-import { JSONObject } from '../graphql/scalars.js';
-import { buildJsonSchemas, standaloneSchema, type JsonSchema } from '../graphql/json-schema.js';
+import { buildJsonSchemas, JSONObject, type JsonSchema, standaloneSchema } from '../graphql/index.js';
 
 @ArgsType()
 export class SchemaNameArgs {

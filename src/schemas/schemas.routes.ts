@@ -1,4 +1,4 @@
-import type { RestRoutes } from '../http/rest-routes.js';
+import type { RestRoutes } from '../http/index.js';
 
 /** REST routes of the schema lookup. */
 export const schemaRestRoutes = {

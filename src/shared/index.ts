@@ -1,21 +1,68 @@
-/** Helpers every area shares: ids, pagination, calendar days, the credential rules. */
-export { IdArgs, ObjectIdField, isObjectIdString, toObjectId, type ObjectIdFieldOptions } from './object-id.js';
+/**
+ * What every area shares, below them all: ids, pagination and list reads,
+ * timestamps and calendar days, the credential rules and shapes, the field
+ * rules declared once, and the database's read-only state.
+ */
+
+// Ids and fields.
+export { IdArgs, IsObjectId, ObjectIdField, isObjectIdString, toObjectId, type ObjectIdFieldOptions } from './object-id.js';
+export { CreatedAtField, UpdatedAtField, createdBetween } from './timestamps.js';
+export { CALENDAR_DATE_PATTERN, IS_CALENDAR_DATE, IsCalendarDate, calendarDayOf, isCalendarDate } from './calendar-date.js';
+export { IsIntegerIn, VALUE_RULE_EXTENSION } from './integer-rule.js';
+export { pathValidator, recordValidator } from './path-validator.js';
+export { nestsDeeperThan } from './json-depth.js';
+
+// Lists: pages, cursors, the byte budget of an answer, the read time limit.
 export {
   CURSOR_PATTERN,
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,
+  PAGE_ITEMS_EXTENSION,
   PageArgs,
   Paginated,
   IsPageCursor,
+  collectionPages,
   decodeCursor,
   encodeCursor,
   findPage,
+  listReadTimeLimit,
+  setListReadTimeLimit,
   type FindPageOptions,
   type Page,
   type PageOrder,
   type PageableModel,
 } from './pagination.js';
 export { AnswerBudget, DEFAULT_PAGE_BYTE_BUDGET, currentAnswerBudget, withAnswerBudget } from './answer-budget.js';
-export { CALENDAR_DATE_PATTERN, IS_CALENDAR_DATE, IsCalendarDate, isCalendarDate } from './calendar-date.js';
-export { EMAIL_COLLATION, EMAIL_MAX_LENGTH, emailComparisonKey, HasNoIgnoredCharacter, ignoredEmailCharacter, IsAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORD_RULE, isAcceptablePassword, isEmailAddress } from './credential-rules.js';
+export { leanDefaults } from './lean-defaults.js';
+export { decodeDocument } from './bson-documents.js';
+export { GroupInsert } from './group-insert.js';
+export { createShortLivedCache } from './short-lived-cache.js';
+
+// Credentials: the email and password rules, the shape of an API key secret (and its redaction).
+export {
+  EMAIL_COLLATION,
+  EMAIL_MAX_LENGTH,
+  HasNoIgnoredCharacter,
+  IsAcceptablePassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PASSWORD_RULE,
+  emailComparisonKey,
+  ignoredEmailCharacter,
+  isAcceptablePassword,
+  isEmailAddress,
+} from './credential-rules.js';
+export {
+  API_KEY_CHECKSUM_LENGTH,
+  API_KEY_ID_LENGTH,
+  API_KEY_PREFIX,
+  API_KEY_SECRET_LENGTH,
+  holdsCredentialShape,
+  pathWithoutCredentials,
+  redactCredentialShapes,
+  unescapeUnreserved,
+} from './credential-shapes.js';
+
+// The database's state as the service last saw it.
 export { databaseReadOnlyReason, markDatabaseReadOnly } from './database-state.js';
+export { assertVersion, orStale, storedVersion, versionCondition, withWritePrecondition } from './write-precondition.js';

@@ -1,6 +1,6 @@
 import type { Schema } from 'mongoose';
 import type { Account } from '../auth/index.js';
-import { createShortLivedCache } from '../shared/short-lived-cache.js';
+import { createShortLivedCache } from '../shared/index.js';
 
 /**
  * How long a credential's account and role permissions are reused without a

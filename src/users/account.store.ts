@@ -1,6 +1,6 @@
 import { trusted } from 'mongoose';
 import type { AccountStore } from '../auth/index.js';
-import { isObjectIdString } from '../shared/object-id.js';
+import { isObjectIdString } from '../shared/index.js';
 import { cachedAccounts, cachedRolePermissions } from './account-cache.js';
 import { RoleModel } from './role.model.js';
 import { emailCollation, UserModel } from './user.model.js';

@@ -1,7 +1,7 @@
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
 import { IsTenantId, permissions, TENANT_ID_RULE } from '../auth/index.js';
-import { PageArgs } from '../shared/pagination.js';
+import { PageArgs } from '../shared/index.js';
 import type { Role } from './role.model.js';
 
 /** `createRole` / `POST /access-control/roles`. */

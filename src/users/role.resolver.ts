@@ -1,7 +1,7 @@
 import { Args, Authorized, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
 import { builtInRole, CurrentActor, type Actor } from '../auth/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import { CreateRoleArgs, RolesArgs } from './role.inputs.js';
 import { Role } from './role.model.js';
 import type { RoleService, RoleView } from './role.service.js';

@@ -1,7 +1,6 @@
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors, isDuplicateKey } from '../errors/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import { decodeCursor, encodeCursor, type Page, toObjectId } from '../shared/index.js';
 import type { CreateRoleArgs, RolesArgs } from './role.inputs.js';
 import type { RoleRecords } from './role.store.js';
 

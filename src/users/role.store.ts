@@ -1,7 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { findPage, type Page } from '../shared/pagination.js';
+import { findPage, type Page } from '../shared/index.js';
 import type { CreateRoleArgs } from './role.inputs.js';
 import { Role, RoleModel } from './role.model.js';
 

@@ -1,5 +1,5 @@
 import { ObjectType } from 'type-graphql';
-import { Paginated } from '../shared/pagination.js';
+import { Paginated } from '../shared/index.js';
 import { Role } from './role.model.js';
 
 /** One page of `roles`; the first page starts with the built-in roles. */

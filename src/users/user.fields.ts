@@ -16,8 +16,7 @@ import {
 } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { IsTenantId, TENANT_ID_RULE } from '../auth/index.js';
-import { EMAIL_MAX_LENGTH, HasNoIgnoredCharacter, IsAcceptablePassword, PASSWORD_RULE } from '../shared/index.js';
-import { IsObjectId } from '../shared/object-id.js';
+import { EMAIL_MAX_LENGTH, HasNoIgnoredCharacter, IsAcceptablePassword, IsObjectId, PASSWORD_RULE } from '../shared/index.js';
 import { IdentificationType, type SocialLinks } from './user.model.js';
 
 /**

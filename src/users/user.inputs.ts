@@ -1,7 +1,6 @@
 import { IsEmail, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { ArgsType, Field } from 'type-graphql';
-import { ObjectIdField } from '../shared/object-id.js';
-import { PageArgs } from '../shared/pagination.js';
+import { ObjectIdField, PageArgs } from '../shared/index.js';
 import { UserField, type SocialLinksInput } from './user.fields.js';
 import type { IdentificationType, User } from './user.model.js';
 import { SEARCH_WORD_PATTERN } from './user-search.js';

@@ -1,7 +1,6 @@
 import { getModelForClass, index, modelOptions, plugin, pre, prop, Severity } from '@typegoose/typegoose';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { EMAIL_COLLATION } from '../shared/credential-rules.js';
-import { CreatedAtField, UpdatedAtField } from '../shared/timestamps.js';
+import { CreatedAtField, EMAIL_COLLATION, UpdatedAtField } from '../shared/index.js';
 import { forgetCachedAccountsOnWrite } from './account-cache.js';
 import { searchKeysOf } from './user-search.js';
 

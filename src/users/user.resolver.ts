@@ -1,9 +1,8 @@
 import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
-import { OncePerRequest } from '../graphql/once-per-request.rule.js';
-import { ScanFilters } from '../graphql/query-cost.rule.js';
-import type { Page } from '../shared/pagination.js';
+import { OncePerRequest, ScanFilters } from '../graphql/index.js';
+import type { Page } from '../shared/index.js';
 import { CreateUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
 import { User } from './user.model.js';
 import type { UserDocument, UserService } from './user.service.js';

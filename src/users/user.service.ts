@@ -1,6 +1,6 @@
 import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors } from '../errors/index.js';
-import type { Page } from '../shared/pagination.js';
+import type { Page } from '../shared/index.js';
 import type { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
 import { DEFAULT_USER_COLOR } from './user.model.js';

@@ -1,9 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { toObjectId } from '../shared/object-id.js';
-import { findPage, listReadTimeLimit, type Page } from '../shared/pagination.js';
-import { createdBetween } from '../shared/timestamps.js';
+import { createdBetween, findPage, listReadTimeLimit, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import type { UsersArgs } from './user.inputs.js';
 import { User, UserModel } from './user.model.js';
 import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
@@ -59,7 +57,10 @@ export class UserRecords {
     if (SEARCHED_FIELDS.some((field) => set[field] !== undefined)) set.searchKeys = searchKeysOf({ ...current, ...set });
     const update: Record<string, unknown> = { $set: set };
     if (endTokens) update.$inc = { tokenVersion: 1 };
-    const updated = await this.model.findOneAndUpdate({ _id: current._id, ...scope }, update, { returnDocument: 'after', runValidators: true });
+    const updated = await orStale(
+      await this.model.findOneAndUpdate({ _id: current._id, ...scope, ...versionCondition() }, update, { returnDocument: 'after', runValidators: true }),
+      () => storedVersion(this.model.collection, { _id: current._id, ...scope }),
+    );
     if (updated && set.searchKeys !== undefined) await this.keepSearchKeysInStep(updated);
     return updated;
   }

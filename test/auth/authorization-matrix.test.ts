@@ -223,6 +223,25 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['api-keys:read'],
     args: () => ({ id: records.keyId }),
   }),
+  // Usage over time, previews: as viewing the key.
+  'Query.apiKeyUsage': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId, granularity: 'day', from: '2026-03-01T00:00:00.000Z', to: '2026-03-02T00:00:00.000Z' }),
+  }),
+  'Query.apiKeyScopeReport': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId, days: 30 }),
+  }),
+  'Query.apiKeyRateLimitPreview': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId, rateLimit: 10, days: 30 }),
+  }),
   // api-keys:create (members hold it), with scopes the caller holds; no tenant
   // argument: tenant B's admin makes a key of tenant B.
   'Mutation.createApiKey': row({

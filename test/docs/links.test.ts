@@ -49,12 +49,12 @@ describe('the link check', () => {
   });
 
   it('names a link or a path that leaves the repository, in prose or in code', () => {
-    expect(check('[contract](../shared/mission/contract.md), `/tmp/x`\n```sh\ncat ../shared/tools/engine-peer\nls /work/main\n```')).toEqual([
+    expect(check('[contract](../shared/notes/plan.md), `/tmp/x`\n```sh\ncat ../shared/peer/run\nls /work/main\n```')).toEqual([
       '../shared/: a path outside the repository',
       '/tmp/: a path outside the repository',
       '../shared/: a path outside the repository',
       '/work/: a path outside the repository',
-      '../shared/mission/contract.md: outside the repository',
+      '../shared/notes/plan.md: outside the repository',
     ]);
   });
 

@@ -365,9 +365,10 @@ export function queryString(names: readonly string[]): fc.Arbitrary<string> {
 export const WRITTEN_BY_DESIGN = {
   /**
    * Each accepted API key use appends an entry, in batches up to a second later;
-   * each refused sign-in counts in the sign-in throttle (that is its purpose).
+   * each refused sign-in counts in the sign-in throttle (that is its purpose);
+   * every use of an identified key, refused or not, counts in its hourly rollup.
    */
-  collections: new Set(['apikeyusages', 'loginthrottles']),
+  collections: new Set(['apikeyusages', 'apikeyusagerollups', 'loginthrottles']),
   /** Each accepted API key use counts in the key's record (the hourly window, usageCount, lastUsedAt). */
   fields: { apikeys: ['usageCount', 'lastUsedAt', 'rateWindow'] } as Record<string, string[]>,
 };
