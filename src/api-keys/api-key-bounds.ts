@@ -41,14 +41,48 @@ export function settingsForCreate(actor: Actor, asked: RequestedSettings): KeySe
     allowedIPs: nonEmpty(asked.allowedIPs) ?? calling?.allowedIPs ?? [],
     allowedOrigins: nonEmpty(asked.allowedOrigins) ?? calling?.allowedOrigins ?? [],
   };
-  if (calling) assertWithin(calling, settings, 'An API key cannot create a key beyond its own limits');
+  assertSettingsWithin(actor, 'create', settings);
   return settings;
+}
+
+/** What is being done to a key whose settings must lie within the calling key's. */
+export type BoundedAction = 'create' | 'roll' | 'update';
+
+const REFUSALS: Readonly<Record<BoundedAction, string>> = {
+  create: 'An API key cannot create a key beyond its own limits',
+  roll: 'An API key cannot roll a key whose limits exceed its own',
+  update: 'An API key cannot set a key beyond its own limits',
+};
+
+/**
+ * The one check create, roll and update share: for a caller authenticated
+ * with an API key, the settings the key will hold after `action` must lie
+ * within that calling key's (403 naming each field); any other caller passes.
+ */
+export function assertSettingsWithin(actor: Actor, action: BoundedAction, settings: KeySettings): void {
+  const calling = callingKeyBounds(actor);
+  if (calling) assertWithin(calling, settings, REFUSALS[action]);
 }
 
 /** A key rolled with an API key credential: its settings (kept by the roll) must lie within that key's (403 naming each field). */
 export function assertRollWithin(actor: Actor, key: KeySettings): void {
-  const calling = callingKeyBounds(actor);
-  if (calling) assertWithin(calling, key, 'An API key cannot roll a key whose limits exceed its own');
+  assertSettingsWithin(actor, 'roll', key);
+}
+
+/**
+ * The settings a key holds after an update: each given field replaces the
+ * current one, null clears it (no expiry, no list; the rate limit back to the
+ * default), a left-out field stays; then the same check as create and roll.
+ */
+export function settingsForUpdate(actor: Actor, current: KeySettings, patch: RequestedSettings): KeySettings {
+  const settings: KeySettings = {
+    expiresAt: patch.expiresAt === undefined ? current.expiresAt : patch.expiresAt,
+    rateLimit: patch.rateLimit === undefined ? current.rateLimit : (patch.rateLimit ?? DEFAULT_RATE_LIMIT),
+    allowedIPs: patch.allowedIPs === undefined ? current.allowedIPs : (patch.allowedIPs ?? []),
+    allowedOrigins: patch.allowedOrigins === undefined ? current.allowedOrigins : (patch.allowedOrigins ?? []),
+  };
+  assertSettingsWithin(actor, 'update', settings);
+  return settings;
 }
 
 function callingKeyBounds(actor: Actor): ApiKeyBounds | null {

@@ -21,6 +21,8 @@ export const API_KEY_LIMITS = {
   /** Levels of objects and arrays, the metadata object itself the first (MongoDB refuses documents nested over 100). */
   metadataDepth: 20,
   gracePeriodSecondsMax: 86_400,
+  /** Characters of the reason a key is disabled for (disableApiKey). */
+  disabledReasonLength: 500,
 } as const;
 
 /** An origin exactly as a browser sends it: `http(s)://host[:port]`, lowercase, no path, no default port. */

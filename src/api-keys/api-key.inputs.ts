@@ -17,96 +17,92 @@ import {
 import { ArgsType, Field, Int, registerEnumType } from 'type-graphql';
 import { permissions } from '../auth/index.js';
 import { JSONObject } from '../graphql/index.js';
-import { IdArgs, IsIntegerIn, ObjectIdField, PageArgs } from '../shared/index.js';
+import { declaredField, IdArgs, IsIntegerIn, ObjectIdField, PageArgs, type DeclaredField } from '../shared/index.js';
 import { API_KEY_LIMITS, IsFutureDate, IsIpOrCidr, IsOrigin, MaxDepth, MaxJsonBytes, MaxKeys, StorableKeys } from './api-key-limits.js';
 import { ApiKeyStatus, DEFAULT_RATE_LIMIT, type ApiKey } from './api-key.model.js';
 
 const L = API_KEY_LIMITS;
 
 /**
- * `createApiKey` / `POST /api-keys`: the key's settings, flat. Every rule is
- * declared here, once; a refusal is 400 naming each failing field and rule
- * and writes nothing. That no scope exceeds the caller's own permissions,
- * and that a key made with an API key stays within that key's limits
- * (api-key-bounds.ts), are the service's checks (403).
+ * Every rule of a key's settings, declared once (shared/declared-field.ts):
+ * create and update apply the same declarations and differ in presence and,
+ * where create says more (what an omitted setting becomes), description. A
+ * refusal is 400 naming each failing field and rule and writes nothing. That
+ * no scope exceeds the caller's own permissions, and that a key acting stays
+ * within its own limits (api-key-bounds.ts), are the service's checks (403).
  */
+const ApiKeyField = {
+  name: declaredField(() => String, `Descriptive name, 1 to ${L.nameLength} characters.`, IsString(), Length(1, L.nameLength)),
+  description: declaredField(() => String, `Detailed purpose of the key, up to ${L.descriptionLength} characters.`, IsString(), MaxLength(L.descriptionLength)),
+  scopes: declaredField(
+    () => [String],
+    'Permissions of the catalogue (`permissions`), each at most once, all held by you; at least one.',
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(permissions.length),
+    ArrayUnique(),
+    IsIn(permissions, { each: true, message: 'each of $property must be a permission of the catalogue (see permissions)' }),
+  ),
+  allowedOrigins: declaredField(
+    () => [String],
+    `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; none: any.`,
+    IsArray(),
+    ArrayMaxSize(L.allowedOrigins),
+    IsOrigin({ each: true }),
+  ),
+  allowedIPs: declaredField(
+    () => [String],
+    `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; none: any.`,
+    IsArray(),
+    ArrayMaxSize(L.allowedIPs),
+    IsIpOrCidr({ each: true }),
+  ),
+  expiresAt: declaredField(() => Date, 'When the key expires (in the future); none: never.', IsFutureDate()),
+  rateLimit: declaredField(() => Int, `Requests per hour, 1 to ${L.rateLimitMax}.`, IsIntegerIn({ min: 1, max: L.rateLimitMax })),
+  metadata: declaredField(
+    () => JSONObject,
+    `Free-form JSON object: at most ${L.metadataKeys} keys, ${L.metadataBytes} bytes as JSON and ${L.metadataDepth} levels deep.`,
+    IsObject(),
+    MaxKeys(L.metadataKeys),
+    MaxJsonBytes(L.metadataBytes),
+    MaxDepth(L.metadataDepth),
+    StorableKeys(),
+  ),
+} satisfies Record<string, DeclaredField>;
+
+/** `createApiKey` / `POST /api-keys`: the key's settings, flat. */
 @ArgsType()
 export class CreateApiKeyArgs implements Partial<ApiKey> {
-  @Field({ description: `Descriptive name, 1 to ${L.nameLength} characters.` })
-  @IsString()
-  @Length(1, L.nameLength)
-  name!: string;
+  @ApiKeyField.name() name!: string;
+  @ApiKeyField.description('optional') description?: string | null;
+  @ApiKeyField.scopes() scopes!: string[];
 
-  @Field(() => String, { nullable: true, description: `Detailed purpose of the key, up to ${L.descriptionLength} characters.` })
-  @IsOptional()
-  @IsString()
-  @MaxLength(L.descriptionLength)
-  description?: string | null;
-
-  @Field(() => [String], {
-    description: 'Permissions of the catalogue (`permissions`), each at most once, all held by you; at least one.',
-  })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(permissions.length)
-  @ArrayUnique()
-  @IsIn(permissions, { each: true, message: 'each of $property must be a permission of the catalogue (see permissions)' })
-  scopes!: string[];
-
-  @Field(() => [String], {
-    nullable: true,
-    description:
-      `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; none: any. ` +
+  @ApiKeyField.allowedOrigins(
+    'optional',
+    `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; none: any. ` +
       "Called with an API key that lists origins: each one of them; none: that key's.",
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(L.allowedOrigins)
-  @IsOrigin({ each: true })
+  )
   allowedOrigins?: string[];
 
-  @Field(() => [String], {
-    nullable: true,
-    description:
-      `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; none: any. ` +
+  @ApiKeyField.allowedIPs(
+    'optional',
+    `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; none: any. ` +
       "Called with an API key that lists addresses: each within one of its entries; none: that key's.",
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(L.allowedIPs)
-  @IsIpOrCidr({ each: true })
+  )
   allowedIPs?: string[];
 
-  @Field(() => Date, {
-    nullable: true,
-    description: "When the key expires (in the future); none: never. Called with an API key that expires: no later than it; none: when it does.",
-  })
-  @IsOptional()
-  @IsFutureDate()
+  @ApiKeyField.expiresAt('optional', "When the key expires (in the future); none: never. Called with an API key that expires: no later than it; none: when it does.")
   expiresAt?: Date | null;
 
   // No GraphQL default: a caller using an API key gets the default only up to that key's own limit (api-key-bounds.ts). null reads as absent.
-  @Field(() => Int, {
-    nullable: true,
-    description:
-      `Requests per hour, 1 to ${L.rateLimitMax}; none: ${DEFAULT_RATE_LIMIT}. ` +
+  @ApiKeyField.rateLimit(
+    'optional',
+    `Requests per hour, 1 to ${L.rateLimitMax}; none: ${DEFAULT_RATE_LIMIT}. ` +
       "Called with an API key: at most that key's limit, and its limit when lower than the default.",
-  })
-  @IsOptional()
-  @IsIntegerIn({ min: 1, max: L.rateLimitMax })
+  )
   rateLimit?: number;
 
-  @Field(() => JSONObject, {
-    nullable: true,
-    description: `Free-form JSON object: at most ${L.metadataKeys} keys, ${L.metadataBytes} bytes as JSON and ${L.metadataDepth} levels deep.`,
-  })
-  @IsOptional()
-  @IsObject()
-  @MaxKeys(L.metadataKeys)
-  @MaxJsonBytes(L.metadataBytes)
-  @MaxDepth(L.metadataDepth)
-  @StorableKeys()
-  metadata?: Record<string, unknown>;
+  @ApiKeyField.metadata('optional') metadata?: Record<string, unknown>;
 }
 
 /** `apiKeys` / `GET /api-keys`: a page of the keys you may view, optionally by status. */
@@ -231,4 +227,51 @@ export class RateLimitPreviewArgs extends UsageDaysArgs {
   @Field(() => Int, { description: `The proposed requests per hour, 1 to ${L.rateLimitMax}.` })
   @IsIntegerIn({ min: 1, max: L.rateLimitMax })
   rateLimit!: number;
+}
+
+// --- lifecycle (issue 29, L): update, disable, enable ---
+
+/**
+ * `updateApiKey` / `PATCH /api-keys/{id}`: the create's fields, each
+ * declared once above, all partial: a left-out field stays, `null` clears an
+ * optional one (no description, no expiry, any origin or address, the
+ * default rate limit, empty metadata); name and scopes cannot be cleared.
+ * The secret never changes here.
+ */
+@ArgsType()
+export class UpdateApiKeyArgs extends IdArgs {
+  @ApiKeyField.name('unclearable') name?: string;
+  @ApiKeyField.description('optional') description?: string | null;
+  @ApiKeyField.scopes('unclearable') scopes?: string[];
+
+  @ApiKeyField.allowedOrigins(
+    'optional',
+    `Origins (http(s)://host[:port], no path) the key may be used from, up to ${L.allowedOrigins}; null or none: any. Replaces the stored list whole.`,
+  )
+  allowedOrigins?: string[] | null;
+
+  @ApiKeyField.allowedIPs(
+    'optional',
+    `IPv4/IPv6 addresses or CIDR blocks the key may be used from, up to ${L.allowedIPs}; null or none: any. Replaces the stored list whole.`,
+  )
+  allowedIPs?: string[] | null;
+
+  @ApiKeyField.expiresAt('optional', 'When the key expires (in the future); null: never.') expiresAt?: Date | null;
+  @ApiKeyField.rateLimit('optional', `Requests per hour, 1 to ${L.rateLimitMax}; null: ${DEFAULT_RATE_LIMIT}.`) rateLimit?: number | null;
+
+  @ApiKeyField.metadata(
+    'optional',
+    `Free-form JSON object: at most ${L.metadataKeys} keys, ${L.metadataBytes} bytes as JSON and ${L.metadataDepth} levels deep; replaces the stored object whole; null: {}.`,
+  )
+  metadata?: Record<string, unknown> | null;
+}
+
+/** `disableApiKey` / `PATCH /api-keys/{id}/disable`. */
+@ArgsType()
+export class DisableApiKeyArgs extends IdArgs {
+  @Field(() => String, { nullable: true, description: `Why the key is paused, 1 to ${L.disabledReasonLength} characters; answered as disabledReason.` })
+  @IsOptional()
+  @IsString()
+  @Length(1, L.disabledReasonLength)
+  reason?: string | null;
 }

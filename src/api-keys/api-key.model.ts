@@ -17,17 +17,22 @@ export const USAGE_LOGS_IN_RECORD = 100;
 
 /**
  * Where a key stands, computed when read: `revoked` once `revokedAt` is set
- * (for good), else `expired` once `expiresAt` has passed, else `active`.
+ * (for good), else `expired` once `expiresAt` has passed, else `disabled`
+ * while `disabledAt` is set, else `active`. Expired wins over disabled: both
+ * revoked and expired keys cannot be enabled again, so the status says the
+ * one thing that decides what can still be done with the key.
  */
 export enum ApiKeyStatus {
   active = 'active',
   revoked = 'revoked',
   expired = 'expired',
+  disabled = 'disabled',
 }
 
 registerEnumType(ApiKeyStatus, {
   name: 'ApiKeyStatus',
-  description: 'active: usable; revoked: disabled for good; expired: its expiresAt has passed.',
+  description:
+    'active: usable; revoked: disabled for good; expired: its expiresAt has passed; disabled: refused until enabled again (revoked, then expired, win over disabled).',
 });
 
 /** One accepted secret: the current one (no end), or a rolled one until its grace period ends. */
@@ -51,11 +56,12 @@ export class RateWindow {
 }
 
 /** The fields of a stored key `status` is computed from. */
-export type StatusFields = Pick<ApiKey, 'revokedAt' | 'expiresAt'>;
+export type StatusFields = Pick<ApiKey, 'revokedAt' | 'expiresAt'> & Partial<Pick<ApiKey, 'disabledAt'>>;
 
 export function apiKeyStatusAt(key: StatusFields, now: Date): ApiKeyStatus {
   if (key.revokedAt) return ApiKeyStatus.revoked;
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return ApiKeyStatus.expired;
+  if (key.disabledAt) return ApiKeyStatus.disabled;
   return ApiKeyStatus.active;
 }
 
@@ -63,7 +69,10 @@ export function apiKeyStatusAt(key: StatusFields, now: Date): ApiKeyStatus {
 export function statusFilter(status: ApiKeyStatus, now: Date): Record<string, unknown> {
   switch (status) {
     case ApiKeyStatus.active:
-      return liveAt(now);
+      // null also matches a key stored before disabledAt existed.
+      return { ...liveAt(now), disabledAt: null };
+    case ApiKeyStatus.disabled:
+      return { ...liveAt(now), disabledAt: trusted({ $ne: null }) };
     case ApiKeyStatus.revoked:
       return { revokedAt: trusted({ $ne: null }) };
     case ApiKeyStatus.expired:
@@ -181,6 +190,14 @@ export class ApiKey {
   @Field(() => String, { nullable: true, description: 'Id of the user who revoked the key.' })
   @prop({ type: () => String, default: null })
   revokedBy!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the key was disabled (refused until enabled again); null while not disabled.' })
+  @prop({ type: () => Date, default: null })
+  disabledAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the key was disabled, as given to disableApiKey; null while not disabled.' })
+  @prop({ type: () => String, default: null })
+  disabledReason!: string | null;
 
   @CreatedAtField()
   readonly createdAt!: Date;

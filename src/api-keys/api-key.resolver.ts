@@ -10,8 +10,10 @@ import {
   ApiKeysArgs,
   ApiKeyUsageLogsArgs,
   CreateApiKeyArgs,
+  DisableApiKeyArgs,
   RateLimitPreviewArgs,
   RollApiKeyArgs,
+  UpdateApiKeyArgs,
   UsageArgs,
   UsageDaysArgs,
 } from './api-key.inputs.js';
@@ -121,10 +123,46 @@ export class ApiKeyResolver {
   }
 
   @FieldResolver(() => ApiKeyStatus, {
-    description: 'active, revoked (for good) or expired (expiresAt has passed); computed when read.',
+    description: 'active, disabled (paused until enabled), revoked (for good) or expired (expiresAt has passed); computed when read.',
   })
   // Typed by its fields, not the class: type-graphql would copy a class-typed root into a new instance, losing a document's fields.
   status(@Root() key: StatusFields): ApiKeyStatus {
     return apiKeyStatusAt(key, new Date());
+  }
+
+  // --- lifecycle (issue 29, L) ---
+
+  @Authorized()
+  @UseMiddleware(Audited('api-keys.update', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKey, {
+    description:
+      'Change some settings of an API key (left out: kept; null: cleared), never its secret; its creator in person and holders ' +
+      'of api-keys:update may. The same bounds as creating (403 naming each field beyond them). A revoked key is 409. ' +
+      'The change applies from the key\'s next use, on every instance within a second.',
+  })
+  updateApiKey(@Args() args: UpdateApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
+    return this.service.update(actor, args);
+  }
+
+  @Authorized()
+  @UseMiddleware(Audited('api-keys.disable', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKey, {
+    description:
+      'Pause an API key (status disabled) until enableApiKey; its creator and holders of api-keys:revoke may. ' +
+      'Disabling it again answers the same record (the first disabledAt and reason stay). A revoked key is 409.',
+  })
+  disableApiKey(@Args() { id, reason }: DisableApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
+    return this.service.disable(actor, id, reason ?? null);
+  }
+
+  @Authorized()
+  @UseMiddleware(Audited('api-keys.enable', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKey, {
+    description:
+      'End the pause of a disabled API key (status active, disabledAt and disabledReason cleared); as disabling. ' +
+      'A revoked or expired key is 409; an enabled one answers unchanged.',
+  })
+  enableApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
+    return this.service.enable(actor, id);
   }
 }

@@ -2,17 +2,17 @@ import { generateApiKeySecret, assertTenantScope, hasPermission, isUserInPerson,
 import { AppError, errors } from '../errors/index.js';
 import { assertVersion, type Page } from '../shared/index.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
+import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UpdateApiKeyArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
 import { permissionsOfOperation } from '../graphql/index.js';
 import { bucketStart, fillBuckets, refusedByLimit } from './api-key-usage-buckets.js';
-import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret } from './api-key.model.js';
-import { answer, type ApiKeyDocument, type ApiKeyRecords, type Revocation } from './api-key.store.js';
+import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret, type StatusFields } from './api-key.model.js';
+import { answer, type ApiKeyChanges, type ApiKeyDocument, type ApiKeyRecords, type Revocation } from './api-key.store.js';
 import type { ApiKeyScopeReport, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
-import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
+import { assertRollWithin, settingsForCreate, settingsForUpdate } from './api-key-bounds.js';
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
 interface Access {
-  permission: 'api-keys:read' | 'api-keys:revoke';
+  permission: 'api-keys:read' | 'api-keys:revoke' | 'api-keys:update';
   refusal: string;
 }
 
@@ -111,6 +111,8 @@ export class ApiKeyService {
       updatedBy: actor.userId,
       revokedAt: null,
       revokedBy: null,
+      disabledAt: null,
+      disabledReason: null,
       secrets: [{ hash, validUntil: null }],
     });
     // A revoke of the calling key that found its keys before this one was stored would miss it:
@@ -261,6 +263,97 @@ export class ApiKeyService {
     assertMayAccess(actor, key, access);
     return key;
   }
+
+  // --- lifecycle (issue 29, L): update, disable, enable ---
+
+  /**
+   * Changes the given settings of a key (partial; null clears), never its
+   * secret. Its creator in person or a holder of `api-keys:update` may; a
+   * revoked key is 409. The same bounds as creating: no scope the caller
+   * does not hold, and for a caller acting with an API key, the key as it
+   * will be stays within that key (api-key-bounds.ts; 403 naming each field).
+   * Stored through the model, so the key's next use anywhere reads the change
+   * (at once here, within a second elsewhere: GRANT_MAX_AGE_MS).
+   */
+  async update(actor: Actor, { id, ...patch }: UpdateApiKeyArgs): Promise<ApiKeyDocument> {
+    const key = await this.findAllowed(actor, id, UPDATE);
+    assertNotRevoked(key, 'updated');
+    // A user is held to the scopes given; a key acting, to the key's scopes as they will be (as its other settings).
+    assertScopesWithin(actor, patch.scopes ?? (actor.via.kind === 'api-key' ? key.scopes : []));
+    const settings = settingsForUpdate(actor, key, patch);
+    const changes: ApiKeyChanges = { updatedBy: actor.userId };
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.description !== undefined) changes.description = patch.description;
+    if (patch.scopes !== undefined) changes.scopes = patch.scopes;
+    if (patch.metadata !== undefined) changes.metadata = patch.metadata ?? {};
+    for (const field of BOUNDED_SETTINGS) if (patch[field] !== undefined) Object.assign(changes, { [field]: settings[field] });
+    const updated = await this.records.updateUnrevoked(key._id, changes);
+    if (updated) return updated;
+    // Revoked (or removed) between the read and the write.
+    assertNotRevoked(found(await this.records.findById(key._id), id), 'updated');
+    throw notFound(id);
+  }
+
+  /**
+   * Pauses a key (status `disabled`) until enabled again; as revoking needs.
+   * Disabling a disabled key answers it unchanged (its first disabledAt and
+   * reason stay); a revoked key is 409 (it is ended for good).
+   */
+  async disable(actor: Actor, id: string, reason: string | null): Promise<ApiKeyDocument> {
+    const key = await this.findAllowed(actor, id, DISABLE);
+    // A REST If-Match: a stale one is 412 also when nothing is written (already disabled).
+    assertVersion(key.updatedAt);
+    assertNotRevoked(key, 'disabled');
+    if (key.disabledAt) return key;
+    const disabled = await this.records.disableIfEnabled(key._id, reason ?? null, actor.userId);
+    if (disabled) return disabled;
+    const current = found(await this.records.findById(key._id), id);
+    assertNotRevoked(current, 'disabled');
+    return current;
+  }
+
+  /** Ends a pause (status `active` again, disabledAt and disabledReason cleared); as revoking needs. A revoked or expired key is 409; an enabled one answers unchanged. */
+  async enable(actor: Actor, id: string): Promise<ApiKeyDocument> {
+    const key = await this.findAllowed(actor, id, ENABLE);
+    assertVersion(key.updatedAt);
+    assertEnablable(key, new Date());
+    if (!key.disabledAt) return key;
+    const enabled = await this.records.enableIfDisabled(key._id, new Date(), actor.userId);
+    if (enabled) return enabled;
+    const current = found(await this.records.findById(key._id), id);
+    assertEnablable(current, new Date());
+    return current;
+  }
+}
+
+const UPDATE: Access = { permission: 'api-keys:update', refusal: 'You do not have permission to update this API key' };
+const DISABLE: Access = { permission: 'api-keys:revoke', refusal: 'You do not have permission to disable this API key' };
+const ENABLE: Access = { permission: 'api-keys:revoke', refusal: 'You do not have permission to enable this API key' };
+
+/** The settings the calling key's bounds apply to (api-key-bounds.ts). */
+const BOUNDED_SETTINGS = ['expiresAt', 'rateLimit', 'allowedIPs', 'allowedOrigins'] as const;
+
+/** 409 for a revoked key: nothing but reading it is left. */
+function assertNotRevoked(key: Pick<ApiKey, 'revokedAt'>, verb: 'updated' | 'disabled'): void {
+  if (!key.revokedAt) return;
+  const message = `This API key is revoked; a revoked key cannot be ${verb}`;
+  throw new AppError('CONFLICT', message, { errors: [{ field: 'status', rule: ApiKeyStatus.revoked, message }] });
+}
+
+/** 409 for a key enabling cannot make active: a revoked or expired one. */
+function assertEnablable(key: StatusFields, now: Date): void {
+  const status = apiKeyStatusAt(key, now);
+  if (status !== ApiKeyStatus.revoked && status !== ApiKeyStatus.expired) return;
+  const message = `This API key is ${status}; a${status === ApiKeyStatus.expired ? 'n' : ''} ${status} key cannot be enabled`;
+  throw new AppError('CONFLICT', message, { errors: [{ field: 'status', rule: status, message }] });
+}
+
+/** 403 naming `scopes` when the caller (a key: its scopes) lacks one of them: an update gives a key nothing its caller does not hold. */
+function assertScopesWithin(actor: Actor, scopes: readonly string[]): void {
+  const missing = scopes.filter((scope) => !hasPermission(actor, scope));
+  if (missing.length === 0) return;
+  const message = `You cannot give an API key ${missing.length === 1 ? 'the scope' : 'the scopes'} ${missing.map((scope) => `'${scope}'`).join(', ')} you do not hold`;
+  throw errors.forbiddenFields(message, [{ field: 'scopes', rule: 'heldByCaller', message }]);
 }
 
 /** `days` looks back no further than the rollups are kept (USAGE_ROLLUP_RETENTION): 400 naming it. */
@@ -308,7 +401,11 @@ function revocation(actor: Actor): Revocation {
 function assertRollable(key: ApiKeyDocument, now: Date): void {
   const status = apiKeyStatusAt(key, now);
   if (status === ApiKeyStatus.active) return;
-  const message = status === ApiKeyStatus.revoked ? 'This API key is revoked; a revoked key cannot be rolled' : 'This API key has expired; an expired key cannot be rolled';
+  const message = {
+    [ApiKeyStatus.revoked]: 'This API key is revoked; a revoked key cannot be rolled',
+    [ApiKeyStatus.expired]: 'This API key has expired; an expired key cannot be rolled',
+    [ApiKeyStatus.disabled]: 'This API key is disabled; enable it before rolling it',
+  }[status];
   throw new AppError('CONFLICT', message, { errors: [{ field: 'status', rule: status, message }] });
 }
 

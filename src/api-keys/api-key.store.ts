@@ -27,7 +27,7 @@ export interface Revocation {
 export type MadeKey = Pick<StoredKey, '_id' | 'revokedAt'>;
 
 /** GraphQL fields computed from stored ones (`id` comes from `_id`, always read). */
-const STORED_FOR_COMPUTED: Readonly<Record<string, readonly string[]>> = { status: ['revokedAt', 'expiresAt'] };
+const STORED_FOR_COMPUTED: Readonly<Record<string, readonly string[]>> = { status: ['revokedAt', 'expiresAt', 'disabledAt'] };
 
 /** What the permission check reads of a key (ApiKeyService's assertMayAccess). */
 const CHECKED = { createdBy: 1 } as const;
@@ -226,7 +226,37 @@ export class ApiKeyRecords {
   async findScopes(id: string, scope: TenantFilter): Promise<Pick<ApiKey, 'createdBy' | 'scopes'> | null> {
     return this.model.findOne({ _id: toObjectId(id), ...scope }, { createdBy: 1, scopes: 1 }).lean<Pick<ApiKey, 'createdBy' | 'scopes'>>();
   }
+
+  // --- lifecycle (issue 29, L): conditional writes of update, disable and enable ---
+  // Each goes through the model with a filter naming the key's _id, so its plugin ends this
+  // process's grants of the key at once (other instances' within GRANT_MAX_AGE_MS), and each
+  // takes a REST If-Match (versionCondition / orStale: a stale version is 412).
+
+  /** Sets `changes` on the key while it is unrevoked; answers it as updated, or null when it is revoked (or gone). */
+  async updateUnrevoked(id: Types.ObjectId, changes: ApiKeyChanges): Promise<ApiKeyDocument | null> {
+    return this.writeIf({ _id: id, revokedAt: null }, changes);
+  }
+
+  /** Disables the key while it is not disabled nor revoked; answers it as disabled, or null when it already was (or is revoked, or gone). */
+  async disableIfEnabled(id: Types.ObjectId, reason: string | null, updatedBy: string): Promise<ApiKeyDocument | null> {
+    return this.writeIf({ _id: id, revokedAt: null, disabledAt: null }, { disabledAt: new Date(), disabledReason: reason, updatedBy });
+  }
+
+  /** Enables the key while it is disabled and live at `now`; answers it as enabled, or null when it is not (or is gone). */
+  async enableIfDisabled(id: Types.ObjectId, now: Date, updatedBy: string): Promise<ApiKeyDocument | null> {
+    return this.writeIf({ _id: id, ...liveAt(now), disabledAt: trusted({ $ne: null }) }, { disabledAt: null, disabledReason: null, updatedBy });
+  }
+
+  private async writeIf(filter: { _id: Types.ObjectId } & Record<string, unknown>, changes: Record<string, unknown>): Promise<ApiKeyDocument | null> {
+    const written = await this.model.findOneAndUpdate({ ...filter, ...versionCondition() }, { $set: changes }, { returnDocument: 'after' }).exec();
+    return orStale(written, () => storedVersion(this.model.collection, { _id: filter._id }));
+  }
 }
+
+/** What an update sets: the fields given (null where cleared) and who made the change. */
+export type ApiKeyChanges = Partial<
+  Pick<ApiKey, 'name' | 'description' | 'scopes' | 'allowedOrigins' | 'allowedIPs' | 'expiresAt' | 'rateLimit' | 'metadata'>
+> & { updatedBy: string };
 
 /** An hour's counts as the rollups store them. */
 export type StoredRollup = Pick<ApiKeyUsageRollup, 'hour' | UsageOutcome>;

@@ -14,4 +14,8 @@ export const apiKeyRestRoutes = {
   'Query.apiKeyUsage': { method: 'GET', path: '/api-keys/:id/usage', tags },
   'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
   'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
+  // lifecycle (issue 29, L)
+  'Mutation.updateApiKey': { method: 'PATCH', path: '/api-keys/:id', tags },
+  'Mutation.disableApiKey': { method: 'PATCH', path: '/api-keys/:id/disable', tags },
+  'Mutation.enableApiKey': { method: 'PATCH', path: '/api-keys/:id/enable', tags },
 } satisfies RestRoutes;

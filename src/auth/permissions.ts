@@ -5,6 +5,7 @@
 export const permissions = [
   'api-keys:read',
   'api-keys:create',
+  'api-keys:update',
   'api-keys:revoke',
   'users:read',
   'users:create',

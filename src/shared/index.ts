@@ -11,6 +11,7 @@ export { CALENDAR_DATE_PATTERN, IS_CALENDAR_DATE, IsCalendarDate, calendarDayOf,
 export { IsIntegerIn, VALUE_RULE_EXTENSION } from './integer-rule.js';
 export { pathValidator, recordValidator } from './path-validator.js';
 export { nestsDeeperThan } from './json-depth.js';
+export { declaredField, type DeclaredField, type Presence } from './declared-field.js';
 
 // Lists: pages, cursors, the byte budget of an answer, the read time limit.
 export {

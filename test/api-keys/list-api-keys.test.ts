@@ -93,7 +93,7 @@ runCases('listing API keys', client, [
   apiCase({
     name: 'refuses an unknown status (400 naming status)',
     caller: () => listReader,
-    operation: () => op.list({ status: 'disabled' }),
+    operation: () => op.list({ status: 'paused' }),
     expect: { status: 400, fieldErrors: [{ field: 'status', rule: 'type' }] },
   }),
   apiCase({

@@ -268,6 +268,31 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     args: (_who, key: MadeKey) => ({ id: key.id }),
   }),
 
+  // Updating: the key's creator in person (the member) or api-keys:update; an API key also holds
+  // the key's scopes (menus:read here), as the bounds of a key acting ask (contract "managing a key").
+  'Mutation.updateApiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:update', 'menus:read'],
+    fresh: () => makeKey(['menus:read'], users.member),
+    args: (_who, key: MadeKey) => ({ id: key.id, description: unique('matrix update') }),
+  }),
+  // Disabling and enabling need what revoking needs.
+  'Mutation.disableApiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:revoke'],
+    fresh: () => makeKey(['menus:read'], users.member),
+    args: (_who, key: MadeKey) => ({ id: key.id, reason: 'matrix' }),
+  }),
+  'Mutation.enableApiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:revoke'],
+    fresh: () => disabledKey(users.member),
+    args: (_who, key: MadeKey) => ({ id: key.id }),
+  }),
+
   'Query.schemaNames': row({
     allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
     otherTenant: 'allowed',
@@ -317,6 +342,14 @@ async function makeKey(scopes: readonly string[], creator: TestUser = users.tena
   const answer = await app.rest('POST', '/api-keys', { token: creator.token, body: { name: unique('matrix key'), scopes } });
   if (answer.status !== 201) throw new Error(`createApiKey answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return { id: answer.body._id, secret: answer.body.key };
+}
+
+/** A key of tenant A made by `creator` and disabled by them. */
+async function disabledKey(creator: TestUser): Promise<MadeKey> {
+  const key = await makeKey(['menus:read'], creator);
+  const answer = await app.rest('PATCH', `/api-keys/${key.id}/disable`, { token: creator.token });
+  if (answer.status !== 200) throw new Error(`disableApiKey answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return key;
 }
 
 async function makeMenu(): Promise<string> {

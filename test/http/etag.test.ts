@@ -65,6 +65,16 @@ const kinds: Record<string, RecordKind> = {
   },
 };
 
+/** A key paused (disableApiKey) when made: enabling it is the write. Not in `kinds`: its read is the apiKey one. */
+const disabledApiKey: RecordKind = {
+  ...kinds.apiKey,
+  create: async () => {
+    const id = await newKey();
+    expect((await app.rest('PATCH', `/api-keys/${id}/disable`, { token: admin.token, body: { reason: 'paused' } })).status).toBe(200);
+    return id;
+  },
+};
+
 interface Write {
   operation: string;
   kind: RecordKind;
@@ -78,6 +88,9 @@ const writes: Write[] = [
   { operation: 'Mutation.deleteMealMenu', kind: kinds.menu, method: 'DELETE', path: (id) => `/restaurant/meal-menus/${id}` },
   { operation: 'Mutation.updateUser', kind: kinds.user, method: 'PATCH', path: (id) => `/access-control/users/${id}`, body: () => ({ lastName: `L${unique()}`, updatedBy: admin.id }) },
   { operation: 'Mutation.revokeApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/revoke` },
+  { operation: 'Mutation.updateApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}`, body: () => ({ description: `d${unique()}` }) },
+  { operation: 'Mutation.disableApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/disable`, body: () => ({ reason: 'paused' }) },
+  { operation: 'Mutation.enableApiKey', kind: disabledApiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/enable` },
 ];
 
 const read = (kind: RecordKind, id: string, headers: Record<string, string> = {}) => app.rest('GET', kind.read.path(id), { token: admin.token, headers });
