@@ -224,8 +224,10 @@ function placeRefusal(
 ): AppError | undefined {
   const argumentNames = new Set(route.args.map((arg) => arg.name));
   const takesBody = BODY_METHODS.has(route.method);
-  // A password in a query string ends up in access logs and browser history: body methods take none.
-  const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name)) : [];
+  // A password in a query string ends up in access logs and browser history: body methods take none,
+  // but for switches (Boolean arguments such as `?dryRun=true`), which hold no secret.
+  const switches = new Set(route.args.filter((arg) => getNullableType(arg.type) === GraphQLBoolean).map((arg) => arg.name));
+  const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name) && !switches.has(name)) : [];
   if (inQuery.length > 0) {
     const place = (field: string) => (route.pathArgs.has(field) ? 'the path' : 'the JSON body');
     return errors.badInput(

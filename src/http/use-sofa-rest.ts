@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { execute as graphqlExecute, GraphQLSchema } from 'graphql';
+import { visit, type DocumentNode, type execute as graphqlExecute, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
 import { createCompiledExecute, createDocumentGuard, type Execute } from '../graphql/index.js';
@@ -96,8 +96,29 @@ export function createRestExecute(schema: GraphQLSchema): Execute {
   return async (args) => {
     const restVariables = requestScope.getStore()?.restVariables ?? {};
     guard.assertWithinLimits(args.document);
-    return execute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
+    const variableValues = { ...args.variableValues, ...restVariables };
+    const document = variableValues[INCLUDE_TOTAL] === true ? args.document : withoutTotals(args.document);
+    return execute({ ...args, document, variableValues });
   };
+}
+
+/** The list argument asking a REST list for its totalCount (shared/pagination.ts PageArgs). */
+const INCLUDE_TOTAL = 'includeTotal';
+const TOTAL_FIELD = 'totalCount';
+const documentsWithoutTotals = new WeakMap<DocumentNode, DocumentNode>();
+
+/**
+ * A route's document without `totalCount`: SOFA selects every field of a
+ * page, and a list counts only when its answer asks for the total
+ * (includeTotal=true). One per route document, so compiled runs are reused.
+ */
+function withoutTotals(document: DocumentNode): DocumentNode {
+  let stripped = documentsWithoutTotals.get(document);
+  if (!stripped) {
+    stripped = visit(document, { Field: (node) => (node.name.value === TOTAL_FIELD ? null : undefined) });
+    documentsWithoutTotals.set(document, stripped);
+  }
+  return stripped;
 }
 
 type SofaRouter = ReturnType<typeof useSofa>;
