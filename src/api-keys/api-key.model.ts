@@ -198,16 +198,6 @@ export class ApiKey {
   @FilledOnlyUnder('Query.apiKey')
   usageLogs?: ApiKeyUsage[] | null;
 
-  /** Not stored: `revokeApiKey(id, dryRun: true)` fills it. */
-  @Field(() => [ApiKeySummary], {
-    nullable: true,
-    description:
-      'revokeApiKey(id, dryRun: true) only: the keys that revoke would end (this key and every live key it made, and theirs), ' +
-      'the key itself unchanged; else null.',
-  })
-  @FilledOnlyUnder('Mutation.revokeApiKey')
-  wouldRevoke?: ApiKeySummary[] | null;
-
   /** Hashes of the accepted secrets; never answered. */
   @prop({ type: () => [ApiKeySecret], _id: false, default: [], select: false })
   secrets!: ApiKeySecret[];
@@ -218,19 +208,3 @@ export class ApiKey {
 }
 
 export const ApiKeyModel = getModelForClass(ApiKey);
-
-/** A key as a lineage or a dry-run revoke names it. */
-@ObjectType({ description: 'An API key in brief: id, name, status and last use.' })
-export class ApiKeySummary {
-  @Field(() => ID)
-  id!: string;
-
-  @Field()
-  name!: string;
-
-  @Field(() => ApiKeyStatus)
-  status!: ApiKeyStatus;
-
-  @Field(() => Date, { nullable: true })
-  lastUsedAt!: Date | null;
-}

@@ -10,13 +10,20 @@ import {
   type ApiKeySecret,
   ApiKeyStatus,
   apiKeyStatusAt,
-  type ApiKeySummary,
   type StatusFields,
   statusFilter,
   USAGE_LOGS_IN_RECORD,
 } from './api-key.model.js';
 import { answer, type ApiKeyDocument, type ApiKeyRecords, type MadeKey, type Revocation } from './api-key.store.js';
-import type { ApiKeyScopeReport, ApiKeyUsageReport, ApiKeyWithSecret, LineageChild, RateLimitPreview } from './api-key.types.js';
+import type {
+  ApiKeyRevocation,
+  ApiKeyScopeReport,
+  ApiKeySummary,
+  ApiKeyUsageReport,
+  ApiKeyWithSecret,
+  LineageChild,
+  RateLimitPreview,
+} from './api-key.types.js';
 import { assertRollWithin, settingsForCreate } from './api-key-bounds.js';
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
@@ -308,7 +315,7 @@ export class ApiKeyService {
    * while live, and every live key the walk reaches), with the key as it is;
    * as revoking it for who may (404/403), and it changes nothing.
    */
-  async revokeDryRun(actor: Actor, id: string): Promise<ApiKey & { wouldRevoke: ApiKeySummary[] }> {
+  async revokeDryRun(actor: Actor, id: string): Promise<ApiKeyRevocation> {
     const key = await this.findAllowed(actor, id, REVOKE);
     const now = new Date();
     const live = [key, ...(await this.walkMadeBy(key)).levels.flat()].filter((made) => !made.revokedAt);

@@ -34,6 +34,7 @@ export {
   type PageOrder,
   type PageableModel,
 } from './pagination.js';
+export { AnsweredOverRestWhen, REST_SWITCH_EXTENSION } from './rest-switch.js';
 export { AnswerBudget, DEFAULT_PAGE_BYTE_BUDGET, currentAnswerBudget, withAnswerBudget } from './answer-budget.js';
 export { leanDefaults } from './lean-defaults.js';
 export { decodeDocument } from './bson-documents.js';

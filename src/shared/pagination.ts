@@ -2,6 +2,7 @@ import { IsBoolean, IsOptional, ValidateBy, type ValidationOptions } from 'class
 import type { Collection as DriverCollection, Document, Long } from 'mongodb';
 import { trusted, type Model } from 'mongoose';
 import { currentAnswerBudget, type AnswerBudget } from './answer-budget.js';
+import { AnsweredOverRestWhen } from './rest-switch.js';
 import { decodeDocument } from './bson-documents.js';
 import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { IsIntegerIn } from './integer-rule.js';
@@ -91,6 +92,7 @@ export function Paginated<TItem extends object>(
         'How many records the whole list holds (every page, the same filter). Counted only when asked: select it ' +
         '(GraphQL), or send includeTotal=true (REST, where it is left out otherwise).',
     })
+    @AnsweredOverRestWhen('includeTotal')
     totalCount?: PromiseLike<number> | number | null;
   }
   return PageType;
