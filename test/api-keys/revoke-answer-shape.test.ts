@@ -104,3 +104,15 @@ describe('the GraphQL types of API keys', () => {
     expect(response.body.errors[0].message).toMatch(/wouldRevoke.*ApiKey/);
   });
 });
+
+describe('the OpenAPI document of revoking an API key', () => {
+  it('describes ?dryRun=true as a query parameter and the answer as ApiKeyRevocation; ApiKey has no wouldRevoke', async () => {
+    const document = (await app.http('GET', '/api/v1/openapi.json')).body;
+    const revoke = document.paths['/api-keys/{id}/revoke'].patch;
+    expect(revoke.parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'dryRun', required: false, schema: { type: 'boolean' } }));
+    expect(revoke.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ApiKeyRevocation' });
+    const schemas = document.components.schemas;
+    expect(Object.keys(schemas.ApiKeyRevocation.properties).sort()).toEqual([...Object.keys(schemas.ApiKey.properties), 'wouldRevoke'].sort());
+    expect(schemas.ApiKey.properties).not.toHaveProperty('wouldRevoke');
+  });
+});
