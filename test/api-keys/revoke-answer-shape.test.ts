@@ -94,6 +94,12 @@ runCases('reads and lists of API keys', client, [
 ]);
 
 describe('the GraphQL types of API keys', () => {
+  it('a real revoke selecting wouldRevoke answers it null (the key is revoked)', async () => {
+    const key = await makeKey(member);
+    const response = await app.graphql('mutation($id: ID!) { revokeApiKey(id: $id) { _id status wouldRevoke { id } } }', { id: key.id }, { token: member.token });
+    expect(response.body).toEqual({ data: { revokeApiKey: { _id: key.id, status: 'revoked', wouldRevoke: null } } });
+  });
+
   it.each([
     ['a read', 'query($id: ID!) { apiKey(id: $id) { _id wouldRevoke { id } } }'],
     ['a list', 'query { apiKeys { items { _id wouldRevoke { id } } } }'],
