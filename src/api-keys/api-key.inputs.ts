@@ -134,7 +134,20 @@ export class ApiKeyUsageLogsArgs extends PageArgs {
 
 /** `revokeApiKey` / `PATCH /api-keys/{id}/revoke`. */
 @ArgsType()
-export class ApiKeyIdArgs extends IdArgs {}
+export class ApiKeyIdArgs extends IdArgs {
+  // No default: a revoke without it records no `dryRun` among its audit changes.
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'true: revoke nothing, answer the key unchanged with wouldRevoke (REST: ?dryRun=true); no audit record.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  dryRun?: boolean | null;
+}
+
+/** `apiKeyLineage` / `GET /api-keys/{id}/lineage`. */
+@ArgsType()
+export class ApiKeyLineageArgs extends IdArgs {}
 
 /** `rollApiKey` / `POST /api-keys/{id}/roll`. */
 @ArgsType()

@@ -7,6 +7,7 @@ import type { Page } from '../shared/index.js';
 import {
   ApiKeyArgs,
   ApiKeyIdArgs,
+  ApiKeyLineageArgs,
   ApiKeysArgs,
   ApiKeyUsageLogsArgs,
   CreateApiKeyArgs,
@@ -18,10 +19,19 @@ import {
   UsageDaysArgs,
 } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
-import type { ApiKeyService } from './api-key.service.js';
+import type { ApiKeyLineageNode, ApiKeyService } from './api-key.service.js';
 import type { ApiKeyDocument } from './api-key.store.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKeyPage, ApiKeyScopeReport, ApiKeyUsagePage, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
+import {
+  ApiKeyLineage,
+  ApiKeyPage,
+  ApiKeyRevocation,
+  ApiKeyScopeReport,
+  ApiKeyUsagePage,
+  ApiKeyUsageReport,
+  ApiKeyWithSecret,
+  RateLimitPreview,
+} from './api-key.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service (handed in by the composition root, src/service.ts). */
 @Resolver(() => ApiKey)
@@ -67,13 +77,20 @@ export class ApiKeyResolver {
 
   @Authorized()
   // One record per key revoked: the one named, and each key it created that the revoke took with it (reported below).
-  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey' }))
-  @Mutation(() => ApiKey, {
+  // A dry run changes nothing: no record (skip).
+  @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey', skip: (args) => args['dryRun'] === true }))
+  @Mutation(() => ApiKeyRevocation, {
     description:
       'Revoke an API key for good (nothing re-enables it); its creator and holders of api-keys:revoke may. ' +
-      'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record.',
+      'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record. ' +
+      'With dryRun: true nothing changes (no audit record): the key as it is, with wouldRevoke listing what the revoke would end.',
   })
-  async revokeApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyDocument> {
+  async revokeApiKey(
+    @Args() { id, dryRun }: ApiKeyIdArgs,
+    @CurrentActor() actor: Actor,
+    @Ctx() context: AppContext,
+  ): Promise<ApiKeyRevocation | ApiKeyDocument> {
+    if (dryRun) return this.service.revokeDryRun(actor, id);
     const { key, alsoRevoked } = await this.service.revoke(actor, id);
     reportAlsoChanged(context, alsoRevoked);
     return key;
@@ -92,7 +109,7 @@ export class ApiKeyResolver {
     return this.service.roll(actor, id, gracePeriodSeconds);
   }
 
-  // --- usage over time (issue 29, U) ---
+  // Usage over time, from the hourly rollups.
 
   @Authorized()
   @Query(() => ApiKeyUsageReport, {
@@ -120,6 +137,16 @@ export class ApiKeyResolver {
   })
   apiKeyScopeReport(@Args() args: UsageDaysArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyScopeReport> {
     return this.service.scopeReport(actor, args, context.config.apiKeys.usageRollupRetentionSeconds);
+  }
+
+  @Authorized()
+  @Query(() => ApiKeyLineage, {
+    description:
+      'The keys made with this key (createdByKey), and theirs, as a tree; as viewing the key. ' +
+      'At most 10 levels and 500 keys (truncated says the tree was cut).',
+  })
+  apiKeyLineage(@Args() { id }: ApiKeyLineageArgs, @CurrentActor() actor: Actor): Promise<ApiKeyLineageNode> {
+    return this.service.lineage(actor, id);
   }
 
   @FieldResolver(() => ApiKeyStatus, {

@@ -5,9 +5,17 @@ import type { ApiKeyUsage } from './api-key-usage.model.js';
 import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UpdateApiKeyArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
 import { permissionsOfOperation } from '../graphql/index.js';
 import { bucketStart, fillBuckets, refusedByLimit } from './api-key-usage-buckets.js';
-import { ApiKey, ApiKeyStatus, apiKeyStatusAt, statusFilter, USAGE_LOGS_IN_RECORD, type ApiKeySecret, type StatusFields } from './api-key.model.js';
-import { answer, type ApiKeyChanges, type ApiKeyDocument, type ApiKeyRecords, type Revocation } from './api-key.store.js';
-import type { ApiKeyScopeReport, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
+import { ApiKey, type ApiKeySecret, ApiKeyStatus, apiKeyStatusAt, type StatusFields, statusFilter, USAGE_LOGS_IN_RECORD } from './api-key.model.js';
+import { answer, type ApiKeyChanges, type ApiKeyDocument, type ApiKeyRecords, type MadeKey, type Revocation } from './api-key.store.js';
+import type {
+  ApiKeyRevocation,
+  ApiKeyScopeReport,
+  ApiKeySummary,
+  ApiKeyUsageReport,
+  ApiKeyWithSecret,
+  LineageChild,
+  RateLimitPreview,
+} from './api-key.types.js';
 import { assertRollWithin, settingsForCreate, settingsForUpdate } from './api-key-bounds.js';
 
 /** Who may do what to a key besides its creator: the permission, and the refusal for anyone else of the tenant. */
@@ -145,21 +153,16 @@ export class ApiKeyService {
 
   /**
    * Revokes the keys `root` created with its credential, and the keys those
-   * created, level by level (revoked ones are walked too: their keys may be
-   * live after an interrupted revoke). Each key is revoked by an update that
+   * created (walkMadeBy; revoked ones are walked too: their keys may be live
+   * after an interrupted revoke). Each key is revoked by an update that
    * applies only while it is live, so exactly the keys this call revoked are
    * answered. They share the root's tenant and creator: whoever may revoke
    * the root may revoke them.
    */
   private async revokeMadeBy(root: ApiKeyDocument, actor: Actor): Promise<string[]> {
     const revoked: string[] = [];
-    const seen = new Set([root._id.toHexString()]);
-    let makers = [root._id.toHexString()];
-    while (makers.length > 0) {
-      const made = (await this.records.findMadeBy(root.tenant_id, makers)).filter((key) => !seen.has(key._id.toHexString()));
-      for (const key of made) seen.add(key._id.toHexString());
-      makers = made.map((key) => key._id.toHexString());
-      const unrevoked = made.filter((key) => !key.revokedAt).map((key) => key._id);
+    for (const level of (await this.walkMadeBy(root)).levels) {
+      const unrevoked = level.filter((key) => !key.revokedAt).map((key) => key._id);
       revoked.push(...(await this.records.revokeEachUnrevoked(unrevoked, revocation(actor))));
     }
     return revoked;
@@ -211,7 +214,7 @@ export class ApiKeyService {
     throw errors.forbidden('An API key can roll only itself and the keys it made (their secrets must end when it is revoked)');
   }
 
-  // --- usage over time (issue 29, U) ---
+  // Usage over time, from the hourly rollups.
 
   /** Every bucket of [from, to) (the arguments' rules bound it to 1,000), from the hourly rollups; as viewing the key. */
   async usage(actor: Actor, { id, granularity, from, to }: UsageArgs): Promise<ApiKeyUsageReport> {
@@ -255,6 +258,62 @@ export class ApiKeyService {
   /** 404 for a key outside the caller's tenant, 403 for one they may not view. */
   private async assertMayView(actor: Actor, id: string): Promise<void> {
     assertMayAccess(actor, found(await this.records.findCreator(id, tenantScope(actor)), id), VIEW);
+  }
+
+  /**
+   * The keys made with `root`'s credential (`createdByKey`), and theirs, level
+   * by level, each key once. The one walk of a revoke, its dry run and a
+   * lineage; a lineage bounds it (`bounds`), and `truncated` says a bound cut it.
+   */
+  private async walkMadeBy(root: ApiKeyDocument, bounds: LineageBounds = UNBOUNDED): Promise<MadeByWalk> {
+    const levels: MadeKey[][] = [];
+    const seen = new Set([root._id.toHexString()]);
+    let makers = [root._id.toHexString()];
+    while (makers.length > 0) {
+      if (levels.length === bounds.maxDepth) return { levels, truncated: true };
+      const room = bounds.maxKeys - (seen.size - 1);
+      // One more than fits: its presence says the walk was cut.
+      const read = await this.records.findMadeBy(root.tenant_id, makers, Number.isFinite(room) ? room + 1 : 0);
+      const made = read.filter((key) => !seen.has(key._id.toHexString()));
+      const kept = made.slice(0, room);
+      for (const key of kept) seen.add(key._id.toHexString());
+      if (kept.length > 0) levels.push(kept);
+      if (kept.length < made.length) return { levels, truncated: true };
+      makers = kept.map((key) => key._id.toHexString());
+    }
+    return { levels, truncated: false };
+  }
+
+  /**
+   * `apiKeyLineage`: the key and the keys made with it, and theirs, as a
+   * tree; read as viewing the key (404 in another tenant, else 403 without
+   * the right). At most LINEAGE_BOUNDS.maxDepth levels below the key and
+   * LINEAGE_BOUNDS.maxKeys keys; `truncated` on the root says a bound cut it.
+   */
+  async lineage(actor: Actor, id: string): Promise<ApiKeyLineageNode> {
+    const root = await this.findAllowed(actor, id, VIEW);
+    const { levels, truncated } = await this.walkMadeBy(root, LINEAGE_BOUNDS);
+    const now = new Date();
+    const childrenOf = new Map<string, LineageChild[]>([[root._id.toHexString(), []]]);
+    for (const key of levels.flat()) {
+      const children: LineageChild[] = [];
+      const { lastUsedAt, ...summary } = summaryOf(key, now);
+      childrenOf.set(summary.id, children);
+      childrenOf.get(key.createdByKey!)?.push({ ...summary, lastUsedAt: lastUsedAt?.toISOString() ?? null, children });
+    }
+    return { ...summaryOf(root, now), children: childrenOf.get(root._id.toHexString())!, truncated };
+  }
+
+  /**
+   * `revokeApiKey(id, dryRun: true)`: what the revoke would end (the key
+   * while live, and every live key the walk reaches), with the key as it is;
+   * as revoking it for who may (404/403), and it changes nothing.
+   */
+  async revokeDryRun(actor: Actor, id: string): Promise<ApiKeyRevocation> {
+    const key = await this.findAllowed(actor, id, REVOKE);
+    const now = new Date();
+    const live = [key, ...(await this.walkMadeBy(key)).levels.flat()].filter((made) => !made.revokedAt);
+    return answer(key, { wouldRevoke: live.map((made) => summaryOf(made, now)) });
   }
 
   /** The key, when the caller's tenant holds it (else 404) and the caller created it or holds the permission (else 403). */
@@ -421,4 +480,30 @@ function secretsAfterRoll(secrets: readonly ApiKeySecret[], current: ApiKeySecre
     .map((secret) => ({ hash: secret.hash, validUntil: new Date(Math.min(secret.validUntil!.getTime(), graceEnd.getTime())) }));
   const kept = current ? [{ hash: current.hash, validUntil: graceEnd }, ...earlier] : earlier;
   return kept.filter((secret) => secret.validUntil.getTime() > now.getTime());
+}
+
+/** How far a walk of keys made by keys goes: levels below the root, keys in all. */
+interface LineageBounds {
+  maxDepth: number;
+  maxKeys: number;
+}
+
+const UNBOUNDED: LineageBounds = { maxDepth: Infinity, maxKeys: Infinity };
+/** What a lineage shows at most: deeper or larger trees are cut, and say so (`truncated`). */
+export const LINEAGE_BOUNDS: LineageBounds = { maxDepth: 10, maxKeys: 500 };
+
+interface MadeByWalk {
+  /** Each level's keys, the root's own first. */
+  levels: MadeKey[][];
+  /** A bound stopped the walk before its end. */
+  truncated: boolean;
+}
+
+export interface ApiKeyLineageNode extends ApiKeySummary {
+  children: LineageChild[];
+  truncated: boolean;
+}
+
+function summaryOf(key: Pick<MadeKey, '_id' | 'name' | 'lastUsedAt'> & StatusFields, now: Date): ApiKeySummary {
+  return { id: key._id.toHexString(), name: key.name, status: apiKeyStatusAt(key, now), lastUsedAt: key.lastUsedAt ?? null };
 }

@@ -1,12 +1,26 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type SchemaType, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { decodeCursor, encodeCursor, findPage, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
+import {
+  countRecords,
+  decodeCursor,
+  encodeCursor,
+  findPage,
+  lazyTotal,
+  orStale,
+  type Page,
+  storedVersion,
+  toObjectId,
+  versionCondition,
+} from '../shared/index.js';
 import { ApiKeyUsage, ApiKeyUsageModel } from './api-key-usage.model.js';
 import { ApiKey, ApiKeyModel, liveAt, type ApiKeySecret } from './api-key.model.js';
 import { ApiKeyUsageRollupModel, type ApiKeyUsageRollup, type UsageOutcome } from './api-key-usage-rollup.model.js';
 
 export type ApiKeyDocument = DocumentType<ApiKey>;
+
+/** What a walk of keys made by keys leaves out of each key (findMadeBy). */
+const MADE_KEY_PROJECTION = { secrets: 0, rateWindow: 0, metadata: 0 } as const;
 export type ApiKeyUsageDocument = DocumentType<ApiKeyUsage>;
 
 /** A key as read with `lean()`: the stored fields, no mongoose document around them. */
@@ -24,7 +38,7 @@ export interface Revocation {
 }
 
 /** A key met while walking the keys made by keys: its id and whether it is revoked. */
-export type MadeKey = Pick<StoredKey, '_id' | 'revokedAt'>;
+export type MadeKey = Omit<StoredKey, 'secrets' | 'rateWindow' | 'metadata'>;
 
 /** GraphQL fields computed from stored ones (`id` comes from `_id`, always read). */
 const STORED_FOR_COMPUTED: Readonly<Record<string, readonly string[]>> = { status: ['revokedAt', 'expiresAt', 'disabledAt'] };
@@ -56,7 +70,8 @@ export class ApiKeyRecords {
 
   /** One page of the keys `filter` matches, as answered. */
   async page(filter: Record<string, unknown>, args: { limit: number; cursor?: string | null }): Promise<Page<ApiKey>> {
-    const page = await findPage({ find: (pageFilter) => this.model.find(pageFilter).lean<StoredKey[]>() }, filter, args);
+    const keys = { find: (pageFilter: Record<string, unknown>) => this.model.find(pageFilter).lean<StoredKey[]>(), countDocuments: (countFilter: Record<string, unknown>) => this.model.countDocuments(countFilter) };
+    const page = await findPage(keys, filter, args);
     return { ...page, items: page.items.map((key) => this.answered(key)) };
   }
 
@@ -121,9 +136,18 @@ export class ApiKeyRecords {
     return revoked;
   }
 
-  /** The keys of the tenant made with the credential of any of `makers` (ids, hex). */
-  findMadeBy(tenant: string | null, makers: readonly string[]): Promise<MadeKey[]> {
-    return this.model.find({ tenant_id: tenant, createdByKey: trusted({ $in: makers }) }, { _id: 1, revokedAt: 1 }).lean<MadeKey[]>().exec();
+  /**
+   * The keys of the tenant made with the credential of any of `makers` (ids,
+   * hex), in id order, at most `limit`; every answered field but metadata
+   * (the status, name and last use a lineage shows).
+   */
+  findMadeBy(tenant: string | null, makers: readonly string[], limit = 0): Promise<MadeKey[]> {
+    return this.model
+      .find({ tenant_id: tenant, createdByKey: trusted({ $in: makers }) }, MADE_KEY_PROJECTION)
+      .sort({ _id: 1 })
+      .limit(limit)
+      .lean<MadeKey[]>()
+      .exec();
   }
 
   /** The key (by `_id`, hex) whose credential made this one; null when a user made it in person, or it is gone. */
@@ -155,17 +179,18 @@ export class ApiKeyRecords {
    */
   async usagePage(apiKeyId: string, { limit, cursor }: { limit: number; cursor?: string | null }): Promise<Page<ApiKeyUsage>> {
     const filter: Record<string, unknown> = { apiKeyId };
+    const totalCount = lazyTotal(() => countRecords(this.usage, { apiKeyId }));
     const afterId = cursor ? decodeCursor(cursor) : null;
     if (afterId) {
       const last = await this.usage.findOne({ _id: toObjectId(afterId), apiKeyId }, { at: 1 }).lean();
-      if (!last) return { items: [], nextCursor: null };
+      if (!last) return { items: [], nextCursor: null, totalCount };
       filter.$or = [{ at: trusted({ $lt: last.at }) }, { at: last.at, _id: trusted({ $lt: last._id }) }];
     }
     const found = await this.usage.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).lean<StoredUsage[]>();
     // Entries are answered as stored, with the schema's defaults (lean: no documents built).
     const items = found.slice(0, limit).map((entry) => this.usage.applyDefaults(entry) as StoredUsage);
     const lastItem = items.at(-1);
-    return { items, nextCursor: found.length > limit && lastItem ? encodeCursor(lastItem._id) : null };
+    return { items, nextCursor: found.length > limit && lastItem ? encodeCursor(lastItem._id) : null, totalCount };
   }
 
   /**
@@ -207,7 +232,7 @@ export class ApiKeyRecords {
     return Object.fromEntries([...needed].map((field) => [field, 1]));
   }
 
-  // --- usage over time (issue 29, U): the hourly rollups and the log's operations ---
+  // Usage over time: the hourly rollups and the operations the log recorded.
 
   /** A key's hourly rollups whose hour starts in [from, to), oldest first. */
   rollups(apiKeyId: string, from: Date, to: Date): Promise<StoredRollup[]> {

@@ -1,7 +1,8 @@
-import { Field, Int, ObjectType } from 'type-graphql';
-import { Paginated } from '../shared/index.js';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { AnsweredOverRestWhen, Paginated } from '../shared/index.js';
+import { JSONObject } from '../graphql/index.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKey } from './api-key.model.js';
+import { ApiKey, ApiKeyStatus } from './api-key.model.js';
 
 /** What `createApiKey` and `rollApiKey` answer: the record and its new secret, shown this once. */
 @ObjectType({ description: 'An API key with its new secret `key`, shown this once (createApiKey, rollApiKey).' })
@@ -88,4 +89,62 @@ export class ApiKeyScopeReport {
 
   @Field(() => [String], { description: 'The smallest set that would have served every use it served: the needed scopes it holds.' })
   suggestedScopes!: string[];
+}
+
+/** A key as a lineage or a dry-run revoke names it. */
+@ObjectType({ description: 'An API key in brief: id, name, status and last use.' })
+export class ApiKeySummary {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => ApiKeyStatus)
+  status!: ApiKeyStatus;
+
+  @Field(() => Date, { nullable: true })
+  lastUsedAt!: Date | null;
+}
+
+/**
+ * What `revokeApiKey` answers: the key (every field a read answers, so a
+ * revoke client's selection stays valid) and, on a dry run, what the revoke
+ * would end. Its own type, so reads and lists of keys never carry
+ * `wouldRevoke`; REST leaves it out of a real revoke (AnsweredOverRestWhen).
+ */
+@ObjectType({
+  description: 'An API key as revokeApiKey answers it: the key, and on a dry run (dryRun: true) the keys the revoke would end.',
+})
+export class ApiKeyRevocation extends ApiKey {
+  @Field(() => [ApiKeySummary], {
+    nullable: true,
+    description:
+      'With dryRun: true, the keys the revoke would end (this key while live, and every live key it made, and theirs), ' +
+      'the key itself unchanged; null on a real revoke (REST leaves it out unless dryRun=true).',
+  })
+  @AnsweredOverRestWhen('dryRun')
+  wouldRevoke?: ApiKeySummary[] | null;
+}
+
+/** A key below the root of a lineage, as the JSON it is answered as. */
+export interface LineageChild extends Omit<ApiKeySummary, 'lastUsedAt'> {
+  lastUsedAt: string | null;
+  children: LineageChild[];
+}
+
+/** What `apiKeyLineage` answers: a key and the keys made with it, and theirs. */
+@ObjectType({ description: 'An API key and the keys made with its credential (createdByKey), and theirs, as a tree.' })
+export class ApiKeyLineage extends ApiKeySummary {
+  // JSON, not [ApiKeyLineage]: a selection of nested children could follow the tree only as deep as the
+  // query depth limit (6), and SOFA's REST document one level.
+  @Field(() => [JSONObject], {
+    description:
+      'The keys made with this key, oldest first, each {id, name, status, lastUsedAt, children} as JSON ' +
+      '(lastUsedAt an ISO date or null; children the same shape, to the bottom of the tree).',
+  })
+  children!: LineageChild[];
+
+  @Field({ description: 'On the root: a bound (10 levels, 500 keys) cut the tree; the keys past it are not shown.' })
+  truncated!: boolean;
 }

@@ -10,10 +10,11 @@ export const apiKeyRestRoutes = {
   'Mutation.createApiKey': { method: 'POST', path: '/api-keys', responseStatus: 201, tags },
   'Mutation.revokeApiKey': { method: 'PATCH', path: '/api-keys/:id/revoke', tags },
   'Mutation.rollApiKey': { method: 'POST', path: '/api-keys/:id/roll', tags },
-  // usage over time (issue 29, U)
+  // Usage over time, from the hourly rollups.
   'Query.apiKeyUsage': { method: 'GET', path: '/api-keys/:id/usage', tags },
   'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
   'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
+  'Query.apiKeyLineage': { method: 'GET', path: '/api-keys/:id/lineage', tags },
   // lifecycle (issue 29, L)
   'Mutation.updateApiKey': { method: 'PATCH', path: '/api-keys/:id', tags },
   'Mutation.disableApiKey': { method: 'PATCH', path: '/api-keys/:id/disable', tags },

@@ -7,6 +7,8 @@ import type { AuditEventService, NewAuditEvent } from './audit-event.service.js'
 export interface AuditedOptions {
   /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
   targetType: string;
+  /** Calls not recorded at all, by their arguments (e.g. a dry run, which changes nothing). */
+  skip?: (args: Record<string, unknown>) => boolean;
 }
 
 /** What the resolver of the call being recorded reports besides its answer (reportAlsoChanged). */
@@ -74,10 +76,10 @@ export function withAuditTrail<Request extends unknown[]>(
  * after. A record that cannot be written is logged and does not change the
  * answer.
  */
-export function Audited(action: string, { targetType }: AuditedOptions): MiddlewareFn<AuditedContext> {
+export function Audited(action: string, { targetType, skip }: AuditedOptions): MiddlewareFn<AuditedContext> {
   return async ({ args, context }, next) => {
     const { actor } = context;
-    if (!actor) return next();
+    if (!actor || skip?.(args)) return next();
     const base = {
       actor: auditActorOf(actor),
       action,

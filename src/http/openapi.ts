@@ -1,6 +1,6 @@
 import { isInputObjectType, isNonNullType, isObjectType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
 import { buildJsonSchemas, isOpenOperation, type JsonSchema } from '../graphql/index.js';
-import { BODY_METHODS } from './rest-arguments.js';
+import { BODY_METHODS, isSwitchArgument } from './rest-arguments.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';
 
@@ -90,8 +90,16 @@ export function describeRestInputs(
       field.args.filter((arg) => arg.defaultValue !== undefined || !isNonNullType(arg.type)).map((arg) => arg.name),
     );
     const inPath = new Set(operation.parameters?.filter((p) => p.in === 'path').map((p) => p.name));
-    if (operation.parameters && BODY_METHODS.has(method.toUpperCase())) {
-      operation.parameters = operation.parameters.filter((p) => p.in !== 'query');
+    if (BODY_METHODS.has(method.toUpperCase())) {
+      // A body method takes its arguments in the body, and its switches in the query string too (`?dryRun=true`).
+      const switches = field.args.filter(isSwitchArgument).map((arg) => ({
+        in: 'query',
+        name: arg.name,
+        required: false,
+        description: arg.description ?? undefined,
+        schema: { type: 'boolean' },
+      }));
+      operation.parameters = [...(operation.parameters ?? []).filter((p) => p.in !== 'query'), ...switches];
     }
     for (const parameter of operation.parameters ?? []) {
       if (parameter.in === 'query' && optional.has(parameter.name ?? '')) parameter.required = false;

@@ -75,6 +75,11 @@ interface Matched extends RestRouteMatch {
 /** Methods whose arguments come from the path and a JSON body (never the query string). */
 export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
+/** A switch: a Boolean argument (`?dryRun=true`), which a body method may also take in its query string (it holds no secret). */
+export function isSwitchArgument(arg: { type: GraphQLInputType }): boolean {
+  return getNullableType(arg.type) === GraphQLBoolean;
+}
+
 /**
  * The REST side of the request edge. SOFA converts every path, query and
  * body value with the scalar's `serialize` and, when that fails, answers 400
@@ -224,8 +229,10 @@ function placeRefusal(
 ): AppError | undefined {
   const argumentNames = new Set(route.args.map((arg) => arg.name));
   const takesBody = BODY_METHODS.has(route.method);
-  // A password in a query string ends up in access logs and browser history: body methods take none.
-  const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name)) : [];
+  // A password in a query string ends up in access logs and browser history: body methods take none,
+  // but for switches (Boolean arguments such as `?dryRun=true`), which hold no secret.
+  const switches = new Set(route.args.filter(isSwitchArgument).map((arg) => arg.name));
+  const inQuery = takesBody ? Object.keys(query).filter((name) => argumentNames.has(name) && !switches.has(name)) : [];
   if (inQuery.length > 0) {
     const place = (field: string) => (route.pathArgs.has(field) ? 'the path' : 'the JSON body');
     return errors.badInput(

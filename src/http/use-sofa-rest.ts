@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
-import type { execute as graphqlExecute, GraphQLSchema } from 'graphql';
+import { isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type execute as graphqlExecute, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
 import { createCompiledExecute, createDocumentGuard, type Execute } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
+import { REST_SWITCH_EXTENSION } from '../shared/index.js';
 import { describeRestInputs } from './openapi.js';
 import { describeConventions } from './openapi-conventions.js';
 import { currentScope, requestScope } from './request-scope.js';
@@ -93,11 +94,59 @@ export function createRestExecute(schema: GraphQLSchema): Execute {
   // Compiled by graphql-jit where it answers as graphql-js (src/graphql/compiled-execution.ts), on a route
   // document's second run like any other: one graphql-js run per route, and routes never called are never compiled.
   const execute = createCompiledExecute(schema);
+  const switchedFields = createSwitchedFields(schema);
   return async (args) => {
     const restVariables = requestScope.getStore()?.restVariables ?? {};
     guard.assertWithinLimits(args.document);
-    return execute({ ...args, variableValues: { ...args.variableValues, ...restVariables } });
+    const variableValues = { ...args.variableValues, ...restVariables };
+    return execute({ ...args, document: switchedFields(args.document, variableValues), variableValues });
   };
+}
+
+/**
+ * A route's document without the fields its switches leave out
+ * (AnsweredOverRestWhen: `totalCount` unless includeTotal=true, `wouldRevoke`
+ * unless dryRun=true): SOFA selects every field of an answer. One document
+ * per route document and set of switches on, so compiled runs are reused.
+ */
+function createSwitchedFields(schema: GraphQLSchema): (document: DocumentNode, variables: Record<string, unknown>) => DocumentNode {
+  const switches = restSwitchesOf(schema);
+  const documents = new WeakMap<DocumentNode, Map<string, DocumentNode>>();
+  return (document, variables) => {
+    if (switches.size === 0) return document;
+    const on = [...switches].filter((name) => variables[name] === true);
+    const key = on.join(',');
+    let byKey = documents.get(document);
+    if (!byKey) documents.set(document, (byKey = new Map()));
+    let switched = byKey.get(key);
+    if (!switched) {
+      const typeInfo = new TypeInfo(schema);
+      switched = visit(
+        document,
+        visitWithTypeInfo(typeInfo, {
+          Field: () => {
+            const name = typeInfo.getFieldDef()?.extensions?.[REST_SWITCH_EXTENSION];
+            return typeof name === 'string' && !on.includes(name) ? null : undefined;
+          },
+        }),
+      );
+      byKey.set(key, switched);
+    }
+    return switched;
+  };
+}
+
+/** Every argument name some field of the schema is switched by. */
+function restSwitchesOf(schema: GraphQLSchema): Set<string> {
+  const names = new Set<string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const name = field.extensions?.[REST_SWITCH_EXTENSION];
+      if (typeof name === 'string') names.add(name);
+    }
+  }
+  return names;
 }
 
 type SofaRouter = ReturnType<typeof useSofa>;

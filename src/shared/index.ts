@@ -23,9 +23,11 @@ export {
   Paginated,
   IsPageCursor,
   collectionPages,
+  countRecords,
   decodeCursor,
   encodeCursor,
   findPage,
+  lazyTotal,
   listReadTimeLimit,
   setListReadTimeLimit,
   type FindPageOptions,
@@ -33,6 +35,7 @@ export {
   type PageOrder,
   type PageableModel,
 } from './pagination.js';
+export { AnsweredOverRestWhen, REST_SWITCH_EXTENSION } from './rest-switch.js';
 export { AnswerBudget, DEFAULT_PAGE_BYTE_BUDGET, currentAnswerBudget, withAnswerBudget } from './answer-budget.js';
 export { leanDefaults } from './lean-defaults.js';
 export { decodeDocument } from './bson-documents.js';

@@ -1,7 +1,8 @@
-import { IsOptional, ValidateBy, type ValidationOptions } from 'class-validator';
+import { IsBoolean, IsOptional, ValidateBy, type ValidationOptions } from 'class-validator';
 import type { Collection as DriverCollection, Document, Long } from 'mongodb';
 import { trusted, type Model } from 'mongoose';
 import { currentAnswerBudget, type AnswerBudget } from './answer-budget.js';
+import { AnsweredOverRestWhen } from './rest-switch.js';
 import { decodeDocument } from './bson-documents.js';
 import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { IsIntegerIn } from './integer-rule.js';
@@ -25,6 +26,43 @@ export const PAGE_ITEMS_EXTENSION = 'pageItems';
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+  /**
+   * How many records the whole list holds (its filter, every page), counted
+   * only when the answer asks for it: a lazy thenable (lazyTotal) that runs
+   * its count when GraphQL resolves `totalCount`, which it does only when the
+   * field is selected (REST: with includeTotal=true, use-sofa-rest.ts).
+   */
+  totalCount?: PromiseLike<number> | number | null;
+}
+
+/**
+ * A count run the first time something awaits it, and only then: a page
+ * carries one in `totalCount`, and copying the page (`{...page, items}`)
+ * copies the thenable without running it.
+ */
+export function lazyTotal(count: () => PromiseLike<number>): PromiseLike<number> {
+  let counted: PromiseLike<number> | undefined;
+  return {
+    then: (onCounted, onFailed) => (counted ??= count()).then(onCounted, onFailed),
+  };
+}
+
+/**
+ * What counting a list needs of a model: mongoose's countDocuments (a model
+ * is one; collectionPages makes one on the driver).
+ */
+export interface CountableModel {
+  countDocuments(filter: Record<string, unknown>): PromiseLike<number> & { maxTimeMS?(ms: number): PromiseLike<number> };
+}
+
+/**
+ * The records `filter` matches, read within the list read time limit
+ * (LIST_READ_TIME_LIMIT, MaxTimeMSExpired -> 503 as a page's read): a count
+ * reads every record the filter matches, where a page stops at its limit.
+ */
+export function countRecords(model: CountableModel, filter: Record<string, unknown>): Promise<number> {
+  const query = model.countDocuments(filter);
+  return Promise.resolve(query.maxTimeMS ? query.maxTimeMS(listReadTimeLimitMs) : query);
 }
 
 /**
@@ -47,6 +85,15 @@ export function Paginated<TItem extends object>(
       description: 'Pass as `cursor` to read the next page; null on the last page.',
     })
     nextCursor!: string | null;
+
+    @Field(() => Int, {
+      nullable: true,
+      description:
+        'How many records the whole list holds (every page, the same filter). Counted only when asked: select it ' +
+        '(GraphQL), or send includeTotal=true (REST, where it is left out otherwise).',
+    })
+    @AnsweredOverRestWhen('includeTotal')
+    totalCount?: PromiseLike<number> | number | null;
   }
   return PageType;
 }
@@ -94,6 +141,14 @@ export class PageArgs {
   @IsOptional()
   @IsPageCursor()
   cursor?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'REST: add totalCount to the answer (counted only then). GraphQL: selecting totalCount is what counts; this adds nothing.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  includeTotal?: boolean | null;
 }
 
 /**
@@ -101,7 +156,7 @@ export class PageArgs {
  * awaited. A mongoose model is one; `collectionPages` makes one that runs
  * the driver's find command.
  */
-export interface PageableModel<TDoc> {
+export interface PageableModel<TDoc> extends Partial<CountableModel> {
   find(filter: Record<string, unknown>): {
     /** `maxBytes`: a reader that knows record sizes may stop once past it (collectionPages); a mongoose model reads `limit`. */
     sort(sort: { _id: 1 | -1 }): { limit(limit: number, maxBytes?: number): PromiseLike<TDoc[]> & { maxTimeMS?(ms: number): PromiseLike<TDoc[]> } };
@@ -180,6 +235,11 @@ export function collectionPages<TDoc>(model: Pick<Model<unknown>, 'db' | 'collec
   // so a page of large records never reads a whole 16 MiB reply to answer a few of them.
   let largestRead = 0;
   return {
+    // Run when awaited or given its time limit, as a mongoose query is.
+    countDocuments: (filter) => ({
+      then: (onCounted, onFailed) => model.collection.countDocuments(filter).then(onCounted, onFailed),
+      maxTimeMS: (ms) => model.collection.countDocuments(filter, { maxTimeMS: ms }),
+    }),
     find: (filter) => ({
       sort: (sort) => ({
         limit: async (limit, maxBytes = Infinity) => {
@@ -308,7 +368,10 @@ export async function findPage<TDoc extends { _id: { toHexString(): string } }>(
   const found = await (maxTimeMS !== undefined && query.maxTimeMS ? query.maxTimeMS(maxTimeMS) : query);
   const items = takeWithinBudget(found.slice(0, limit), budget);
   const last = items.at(-1);
-  return { items, nextCursor: found.length > items.length && last ? encodeCursor(last._id) : null };
+  // The list's own filter (the caller's tenant and filters), without the cursor: every page answers the same total.
+  const { countDocuments } = model;
+  const totalCount = countDocuments ? lazyTotal(() => countRecords({ countDocuments: countDocuments.bind(model) }, filter)) : null;
+  return { items, nextCursor: found.length > items.length && last ? encodeCursor(last._id) : null, totalCount };
 }
 
 /** The first records whose bytes fit what the budget has left, at least one; spends them. */

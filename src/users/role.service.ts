@@ -1,6 +1,6 @@
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors, isDuplicateKey } from '../errors/index.js';
-import { decodeCursor, encodeCursor, type Page, toObjectId } from '../shared/index.js';
+import { decodeCursor, encodeCursor, lazyTotal, type Page, toObjectId } from '../shared/index.js';
 import type { CreateRoleArgs, RolesArgs } from './role.inputs.js';
 import type { RoleRecords } from './role.store.js';
 
@@ -27,14 +27,15 @@ export class RoleService {
     const builtIns = BUILT_IN_PLACES.filter(({ place }) => after === null || place > after).slice(0, args.limit);
     const items: RoleView[] = builtIns.map(({ role }) => ({ ...role, permissions: [...role.permissions], tenant_id: actor.tenantId }));
     const room = args.limit - items.length;
+    const totalCount = lazyTotal(async () => BUILT_IN_PLACES.length + (await this.roles.count(tenantScope(actor))));
     if (room > 0) {
       // A built-in's cursor lies below every record id, so it reads the custom roles from the first.
       const page = await this.roles.page(tenantScope(actor), { limit: room, cursor: args.cursor });
-      return { items: [...items, ...page.items], nextCursor: page.nextCursor };
+      return { items: [...items, ...page.items], nextCursor: page.nextCursor, totalCount };
     }
     const last = builtIns.at(-1)!.place;
     const more = BUILT_IN_PLACES.some(({ place }) => place > last) || (await this.roles.anyIn(tenantScope(actor)));
-    return { items, nextCursor: more ? encodeCursor(toObjectId(last)) : null };
+    return { items, nextCursor: more ? encodeCursor(toObjectId(last)) : null, totalCount };
   }
 
   async create(actor: Actor, args: CreateRoleArgs): Promise<RoleView> {

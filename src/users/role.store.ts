@@ -1,7 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { findPage, type Page } from '../shared/index.js';
+import { countRecords, findPage, type Page } from '../shared/index.js';
 import type { CreateRoleArgs } from './role.inputs.js';
 import { Role, RoleModel } from './role.model.js';
 
@@ -19,6 +19,11 @@ export class RoleRecords {
   /** A page of the custom roles in `scope`, in id order. */
   page(scope: TenantFilter, args: { limit: number; cursor?: string | null }): Promise<Page<DocumentType<Role>>> {
     return findPage(this.model, { ...scope }, args);
+  }
+
+  /** How many custom roles `scope` holds (a list's totalCount), within the list read time limit. */
+  count(scope: TenantFilter): Promise<number> {
+    return countRecords(this.model, { ...scope });
   }
 
   async anyIn(scope: TenantFilter): Promise<boolean> {

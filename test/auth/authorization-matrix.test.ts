@@ -242,6 +242,13 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['api-keys:read'],
     args: () => ({ id: records.keyId, rateLimit: 10, days: 30 }),
   }),
+  // As viewing the key.
+  'Query.apiKeyLineage': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['api-keys:read'],
+    args: () => ({ id: records.keyId }),
+  }),
   // api-keys:create (members hold it), with scopes the caller holds; no tenant
   // argument: tenant B's admin makes a key of tenant B.
   'Mutation.createApiKey': row({

@@ -44,7 +44,7 @@ describe('the meal menu schema', () => {
     [
       'Query',
       'mealMenus',
-      'mealMenus(limit: Int! = 20, cursor: String, date: String, mealType: MealType, includeDeleted: Boolean! = false): MealMenuPage!',
+      'mealMenus(limit: Int! = 20, cursor: String, includeTotal: Boolean, date: String, mealType: MealType, includeDeleted: Boolean! = false): MealMenuPage!',
     ],
     ['Query', 'mealMenu', 'mealMenu(id: ID!): MealMenu!'],
     ['Mutation', 'updateEstimatedPortions', 'updateEstimatedPortions(id: ID!, portions: Int!): MealMenu!'],
@@ -66,10 +66,12 @@ describe('the meal menu schema', () => {
     expect(enumValues('DeleteMode')).toEqual(['soft', 'hard']);
   });
 
-  it('answers lists as items and nextCursor', () => {
+  it('answers lists as items and nextCursor, and totalCount when asked', () => {
     expect(fieldTypes('MealMenuPage')).toEqual({
       items: '[MealMenu!]!',
       nextCursor: 'String',
+      // Nullable: counted only when selected (REST: includeTotal=true).
+      totalCount: 'Int',
     });
   });
 
