@@ -2,7 +2,7 @@ import { getModelForClass, index, modelOptions, plugin, prop, Severity } from '@
 import mongoose, { trusted, type Types } from 'mongoose';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { FilledOnlyUnder, JSONObject } from '../graphql/index.js';
-import { CreatedAtField, UpdatedAtField } from '../shared/index.js';
+import { AnsweredOverRestWhen, CreatedAtField, UpdatedAtField } from '../shared/index.js';
 import { forgetApiKeyGrantsOnWrite } from './api-key-grants.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
 
@@ -84,6 +84,22 @@ export function statusFilter(status: ApiKeyStatus, now: Date): Record<string, un
 /** Keys that are neither revoked nor expired at `at` (null also matches a missing field). */
 export function liveAt(at: Date): Record<string, unknown> {
   return { revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: trusted({ $gt: at }) }] };
+}
+
+/** A key as a lineage or a dry-run revoke names it. */
+@ObjectType({ description: 'An API key in brief: id, name, status and last use.' })
+export class ApiKeySummary {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => ApiKeyStatus)
+  status!: ApiKeyStatus;
+
+  @Field(() => Date, { nullable: true })
+  lastUsedAt!: Date | null;
 }
 
 /**
@@ -214,6 +230,22 @@ export class ApiKey {
   // Lists and the mutations answer it null: priced there as the null it is.
   @FilledOnlyUnder('Query.apiKey')
   usageLogs?: ApiKeyUsage[] | null;
+
+  /**
+   * Not stored: `revokeApiKey(id, dryRun: true)` fills it. A field of ApiKey
+   * (not of a revoke-only type) so that every selection of a key, fragments
+   * on ApiKey included, stays valid in the revoke's answer; REST answers it
+   * only with ?dryRun=true, so reads, lists and real revokes never carry it.
+   */
+  @Field(() => [ApiKeySummary], {
+    nullable: true,
+    description:
+      'revokeApiKey(id, dryRun: true) only: the keys that revoke would end (this key while live, and every live key it made, and theirs), ' +
+      'the key itself unchanged; null anywhere else (REST leaves it out unless dryRun=true).',
+  })
+  @FilledOnlyUnder('Mutation.revokeApiKey')
+  @AnsweredOverRestWhen('dryRun')
+  wouldRevoke?: ApiKeySummary[] | null;
 
   /** Hashes of the accepted secrets; never answered. */
   @prop({ type: () => [ApiKeySecret], _id: false, default: [], select: false })

@@ -25,7 +25,6 @@ import type { ApiKeyUsage } from './api-key-usage.model.js';
 import {
   ApiKeyLineage,
   ApiKeyPage,
-  ApiKeyRevocation,
   ApiKeyScopeReport,
   ApiKeyUsagePage,
   ApiKeyUsageReport,
@@ -79,7 +78,7 @@ export class ApiKeyResolver {
   // One record per key revoked: the one named, and each key it created that the revoke took with it (reported below).
   // A dry run changes nothing: no record (skip).
   @UseMiddleware(Audited('api-keys.revoke', { targetType: 'ApiKey', skip: (args) => args['dryRun'] === true }))
-  @Mutation(() => ApiKeyRevocation, {
+  @Mutation(() => ApiKey, {
     description:
       'Revoke an API key for good (nothing re-enables it); its creator and holders of api-keys:revoke may. ' +
       'Every key it created (createdByKey), and theirs, is revoked with it. Revoking again answers the same record. ' +
@@ -89,7 +88,7 @@ export class ApiKeyResolver {
     @Args() { id, dryRun }: ApiKeyIdArgs,
     @CurrentActor() actor: Actor,
     @Ctx() context: AppContext,
-  ): Promise<ApiKeyRevocation | ApiKeyDocument> {
+  ): Promise<ApiKey | ApiKeyDocument> {
     if (dryRun) return this.service.revokeDryRun(actor, id);
     const { key, alsoRevoked } = await this.service.revoke(actor, id);
     reportAlsoChanged(context, alsoRevoked);

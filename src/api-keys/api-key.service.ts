@@ -5,12 +5,10 @@ import type { ApiKeyUsage } from './api-key-usage.model.js';
 import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UpdateApiKeyArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
 import { permissionsOfOperation } from '../graphql/index.js';
 import { bucketStart, fillBuckets, refusedByLimit } from './api-key-usage-buckets.js';
-import { ApiKey, type ApiKeySecret, ApiKeyStatus, apiKeyStatusAt, type StatusFields, statusFilter, USAGE_LOGS_IN_RECORD } from './api-key.model.js';
+import { ApiKey, type ApiKeySecret, ApiKeyStatus, type ApiKeySummary, apiKeyStatusAt, type StatusFields, statusFilter, USAGE_LOGS_IN_RECORD } from './api-key.model.js';
 import { answer, type ApiKeyChanges, type ApiKeyDocument, type ApiKeyRecords, type MadeKey, type Revocation } from './api-key.store.js';
 import type {
-  ApiKeyRevocation,
   ApiKeyScopeReport,
-  ApiKeySummary,
   ApiKeyUsageReport,
   ApiKeyWithSecret,
   LineageChild,
@@ -309,7 +307,7 @@ export class ApiKeyService {
    * while live, and every live key the walk reaches), with the key as it is;
    * as revoking it for who may (404/403), and it changes nothing.
    */
-  async revokeDryRun(actor: Actor, id: string): Promise<ApiKeyRevocation> {
+  async revokeDryRun(actor: Actor, id: string): Promise<ApiKey & { wouldRevoke: ApiKeySummary[] }> {
     const key = await this.findAllowed(actor, id, REVOKE);
     const now = new Date();
     const live = [key, ...(await this.walkMadeBy(key)).levels.flat()].filter((made) => !made.revokedAt);

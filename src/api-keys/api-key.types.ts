@@ -1,8 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { AnsweredOverRestWhen, Paginated } from '../shared/index.js';
+import { Paginated } from '../shared/index.js';
 import { JSONObject } from '../graphql/index.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKey, ApiKeyStatus } from './api-key.model.js';
+import { ApiKey, ApiKeyStatus, ApiKeySummary } from './api-key.model.js';
 
 /** What `createApiKey` and `rollApiKey` answer: the record and its new secret, shown this once. */
 @ObjectType({ description: 'An API key with its new secret `key`, shown this once (createApiKey, rollApiKey).' })
@@ -89,42 +89,6 @@ export class ApiKeyScopeReport {
 
   @Field(() => [String], { description: 'The smallest set that would have served every use it served: the needed scopes it holds.' })
   suggestedScopes!: string[];
-}
-
-/** A key as a lineage or a dry-run revoke names it. */
-@ObjectType({ description: 'An API key in brief: id, name, status and last use.' })
-export class ApiKeySummary {
-  @Field(() => ID)
-  id!: string;
-
-  @Field()
-  name!: string;
-
-  @Field(() => ApiKeyStatus)
-  status!: ApiKeyStatus;
-
-  @Field(() => Date, { nullable: true })
-  lastUsedAt!: Date | null;
-}
-
-/**
- * What `revokeApiKey` answers: the key (every field a read answers, so a
- * revoke client's selection stays valid) and, on a dry run, what the revoke
- * would end. Its own type, so reads and lists of keys never carry
- * `wouldRevoke`; REST leaves it out of a real revoke (AnsweredOverRestWhen).
- */
-@ObjectType({
-  description: 'An API key as revokeApiKey answers it: the key, and on a dry run (dryRun: true) the keys the revoke would end.',
-})
-export class ApiKeyRevocation extends ApiKey {
-  @Field(() => [ApiKeySummary], {
-    nullable: true,
-    description:
-      'With dryRun: true, the keys the revoke would end (this key while live, and every live key it made, and theirs), ' +
-      'the key itself unchanged; null on a real revoke (REST leaves it out unless dryRun=true).',
-  })
-  @AnsweredOverRestWhen('dryRun')
-  wouldRevoke?: ApiKeySummary[] | null;
 }
 
 /** A key below the root of a lineage, as the JSON it is answered as. */
