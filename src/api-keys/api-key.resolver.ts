@@ -14,12 +14,21 @@ import {
   RollApiKeyArgs,
   UsageArgs,
   UsageDaysArgs,
+  VerifyApiKeyArgs,
 } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
 import type { ApiKeyService } from './api-key.service.js';
 import type { ApiKeyDocument } from './api-key.store.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import { ApiKeyPage, ApiKeyScopeReport, ApiKeyUsagePage, ApiKeyUsageReport, ApiKeyWithSecret, RateLimitPreview } from './api-key.types.js';
+import {
+  ApiKeyPage,
+  ApiKeyScopeReport,
+  ApiKeyUsagePage,
+  ApiKeyUsageReport,
+  ApiKeyVerification,
+  ApiKeyWithSecret,
+  RateLimitPreview,
+} from './api-key.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service (handed in by the composition root, src/service.ts). */
 @Resolver(() => ApiKey)
@@ -118,6 +127,20 @@ export class ApiKeyResolver {
   })
   apiKeyScopeReport(@Args() args: UsageDaysArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyScopeReport> {
     return this.service.scopeReport(actor, args, context.config.apiKeys.usageRollupRetentionSeconds);
+  }
+
+  // --- verify (issue 29, V) ---
+
+  @Authorized('api-keys:verify')
+  @UseMiddleware(Audited('api-keys.verify', { targetType: 'ApiKey' }))
+  @Mutation(() => ApiKeyVerification, {
+    description:
+      "Check an API key another service received, as a request made with it would be checked: its state, the IP and origin it came " +
+      'from, the scopes it needs, its rate limit. Always answers (code VALID, NOT_FOUND, DISABLED, REVOKED, EXPIRED, FORBIDDEN or ' +
+      "RATE_LIMITED); counts as a use of the key. Only your tenant's keys are found (a platform administrator: any).",
+  })
+  verifyApiKey(@Args() args: VerifyApiKeyArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyVerification> {
+    return this.service.verify(actor, args, context.keyVerification);
   }
 
   @FieldResolver(() => ApiKeyStatus, {

@@ -14,4 +14,6 @@ export const apiKeyRestRoutes = {
   'Query.apiKeyUsage': { method: 'GET', path: '/api-keys/:id/usage', tags },
   'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
   'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
+  // verify (issue 29, V): 200 for every well-formed request, whatever the code
+  'Mutation.verifyApiKey': { method: 'POST', path: '/api-keys/verify', tags },
 } satisfies RestRoutes;
