@@ -132,7 +132,8 @@ export class ApiKeyResolver {
   // --- verify (issue 29, V) ---
 
   @Authorized('api-keys:verify')
-  @UseMiddleware(Audited('api-keys.verify', { targetType: 'ApiKey' }))
+  // A hot path: its audit record is written as the answer leaves (answerFirst), not before it.
+  @UseMiddleware(Audited('api-keys.verify', { targetType: 'ApiKey', answerFirst: true }))
   @Mutation(() => ApiKeyVerification, {
     description:
       "Check an API key another service received, as a request made with it would be checked: its state, the IP and origin it came " +

@@ -304,6 +304,28 @@ describe('a verification is a use of the key', () => {
   }
 });
 
+describe('the audit record of a verification', () => {
+  for (const surface of SURFACES) {
+    it(`names the key verified and the arguments given, never the secret; written as the answer leaves (${surface})`, async () => {
+      const made = await makeKey(member);
+      const requestId = `audit-verify-${surface}-${made.id}`;
+      const outcome = await callOperation(client(), surface, verify({ key: made.key, requiredScopes: ['menus:read'] }), {
+        token: admin.token,
+        headers: { 'x-request-id': requestId },
+      });
+      expect((outcome.data as any).code).toBe('VALID');
+      await eventually(async () => {
+        const records = await app.db.collection('auditevents').find({ requestId }).toArray();
+        expect(records.map((r) => [r.action, r.target.type, r.target.id, r.tenant_id, r.actor.id, r.outcome])).toEqual([
+          ['api-keys.verify', 'ApiKey', made.id, TENANT, admin.id, 'success'],
+        ]);
+        expect([...records[0].changes].sort()).toEqual(['key', 'requiredScopes']);
+        expect(JSON.stringify(records)).not.toContain(made.key.slice(16));
+      });
+    });
+  }
+});
+
 describe('a malformed or mistyped key', () => {
   afterEach(() => vi.restoreAllMocks());
 
