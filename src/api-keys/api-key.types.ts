@@ -35,7 +35,7 @@ export class UsageBucket {
   @Field(() => Int, { description: 'Uses the key was accepted for and not answered 403.' })
   success!: number;
 
-  @Field(() => Int, { description: 'Uses refused 401 after the key was identified (revoked, expired).' })
+  @Field(() => Int, { description: 'Uses refused 401 after the key was identified (revoked, expired, disabled).' })
   unauthorized!: number;
 
   @Field(() => Int, { description: 'Uses refused 403: an IP address or origin the key does not allow, or a permission (scope) it lacks.' })
