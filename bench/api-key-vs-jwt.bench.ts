@@ -10,12 +10,24 @@ import { buildServiceSchema, createService } from '../src/service.js';
 import { UserModel } from '../src/users/index.js';
 import { pairedMedianLatencyUs } from './measure.js';
 
+/** One `POST /api-keys/verify` of `secret` by the JWT's user; anything but VALID stops the bench (it would measure a refusal). */
+function verify(base: string, accessToken: string, secret: string) {
+  const body = JSON.stringify({ key: secret });
+  return async () => {
+    const response = await fetch(`${base}/api-keys/verify`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' }, body });
+    const answer = (await response.json()) as { code?: string };
+    if (response.status !== 200 || answer.code !== 'VALID') throw new Error(`verify answered ${response.status} ${answer.code}`);
+  };
+}
+
 /**
  * (d) A key-authenticated read against the same read with a JWT: the service
  * in-process on the in-memory engine, `GET /restaurant/meal-menus/{id}`
  * sequentially, the two credentials in alternation. The key's extra cost is
  * one atomic update (secret, state and rate window) and no write of its own:
  * its usage is batched. Ratio = JWT time / key time (higher is better).
+ * Then verifyApiKey (the same check of the key, called by a JWT user, audited)
+ * against the same JWT read, alternating: ratio JWT read time / verify time.
  */
 export async function apiKeyVsJwt(iterations = 2000) {
   const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
@@ -40,7 +52,8 @@ export async function apiKeyVsJwt(iterations = 2000) {
       await response.arrayBuffer();
     };
     const [jwtUs, keyUs] = await pairedMedianLatencyUs(read(`Bearer ${accessToken}`), read(`Bearer ${key.key}`), { iterations });
-    return { jwtUs, keyUs, ratio: jwtUs / keyUs };
+    const [jwtReadUs, verifyUs] = await pairedMedianLatencyUs(read(`Bearer ${accessToken}`), verify(base, accessToken, key.key), { iterations });
+    return { jwtUs, keyUs, ratio: jwtUs / keyUs, verify: { jwtUs: jwtReadUs, verifyUs, ratio: jwtReadUs / verifyUs } };
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

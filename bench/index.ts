@@ -26,7 +26,7 @@ import { hasUnexpected, printServiceTable, writeJson } from './service-report.js
  * code 1 (its numbers measure errors).
  * `--only service,memory,a,b,c,d` (or BENCH_ONLY) chooses the parts: a
  * (latency), b (journaled inserts), c (indexed vs unindexed find), d (a read
- * with an API key vs with a JWT, sequential, in-process), e (users search
+ * with an API key vs with a JWT, and verifyApiKey vs that JWT read, sequential, in-process), e (users search
  * at 100k users, opt-in: its seeding takes a while). BENCH_CONFIGS=lmdb,memory
  * chooses the engine configurations and their order (default memory,lmdb,standalone).
  */
@@ -120,6 +120,9 @@ async function main(): Promise<void> {
       { metric: 'GET menu by id with a JWT (median)', values: { 'service (memory)': us(d.jwtUs) } },
       { metric: 'GET menu by id with an API key (median)', values: { 'service (memory)': us(d.keyUs) } },
       { metric: 'JWT time / key time', values: { 'service (memory)': ratio(d.ratio) }, target: '>= 0.8' },
+      { metric: 'GET menu by id with a JWT, beside verify (median)', values: { 'service (memory)': us(d.verify.jwtUs) } },
+      { metric: 'POST api-keys/verify with a JWT (median)', values: { 'service (memory)': us(d.verify.verifyUs) } },
+      { metric: 'JWT read time / verify time', values: { 'service (memory)': ratio(d.verify.ratio) }, target: '>= 0.9' },
     ]);
   }
 }

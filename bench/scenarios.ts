@@ -127,6 +127,16 @@ export function scenarios(context: ScenarioContext): Scenario[] {
       target: { min: 0.8, of: API_KEY_READ_JWT },
     },
     {
+      // verifyApiKey of the seeded key by the admin: the credential's check, a counted use and an audit record.
+      name: 'REST POST api-keys/verify',
+      server: 'service',
+      load: service(
+        [{ method: 'POST', path: '/api/v1/api-keys/verify', headers: { ...jwt, 'content-type': 'application/json' }, body: JSON.stringify({ key: seeded.apiKeySecret }) }],
+        { verifyBody: (body) => body.includes('"code":"VALID"') },
+      ),
+      target: { min: 0.9, of: API_KEY_READ_JWT },
+    },
+    {
       name: 'REST POST access-control/users (Argon2)',
       server: 'service',
       load: service(

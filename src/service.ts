@@ -6,6 +6,7 @@ import {
   authChecker,
   authRestRoutes,
   createActorResolver,
+  createApiKeyCheck,
   createUsageRecorder,
   credentialFirst,
   idempotencyScope,
@@ -139,13 +140,14 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const usage = createUsageRecorder({ keys, logger });
   // Refusals of an identified key go to the same batches: the hourly rollups count them.
   const onRefused = (use: ApiKeyUse) => usage.record(use);
+  // One check of API keys: requests made with a key and verifyApiKey both run it.
+  const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused });
   const resolveActor =
-    options.resolveActor ??
-    createActorResolver([apiKeyStrategy({ keys, accounts: userAccountStore, onRefused }), jwtStrategy(config.jwt, userAccountStore)]);
+    options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore)]);
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
-    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage), auditEvents),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,

@@ -26,6 +26,8 @@ const CREDENTIAL_FIELDS = {
   allowedIPs: 1,
   expiresAt: 1,
   revokedAt: 1,
+  disabledAt: 1,
+  name: 1,
   rateLimit: 1,
   secrets: 1,
   rateWindow: 1,
@@ -47,11 +49,13 @@ export interface ApiKeyStoreHandle extends ApiKeyStore {
 const keys = () => ApiKeyModel.collection;
 const CREDENTIAL_OPTIONS = { returnDocument: 'after', projection: CREDENTIAL_FIELDS } as const;
 
-/** The filter of a key live at `at` that accepts the secret whose hash is `secretHash`. */
+/** The filter of a key live at `at`, not disabled, that accepts the secret whose hash is `secretHash`. */
 function accepting(keyId: string, secretHash: string, at: Date) {
   return {
     keyId,
     ...liveAt(at),
+    // null also matches a key stored before disabledAt existed.
+    disabledAt: null,
     secrets: { $elemMatch: { hash: secretHash, $or: [{ validUntil: null }, { validUntil: { $gt: at } }] } },
   };
 }
@@ -213,6 +217,8 @@ function toCredentialRecord(stored: StoredCredential): ApiKeyCredentialRecord {
     allowedIPs: stored.allowedIPs ?? [],
     expiresAt: stored.expiresAt ?? null,
     revokedAt: stored.revokedAt ?? null,
+    disabledAt: stored.disabledAt ?? null,
+    name: stored.name,
     rateLimit: stored.rateLimit,
     secrets: (stored.secrets ?? []).map((secret) => ({ hash: secret.hash, validUntil: secret.validUntil ?? null })),
   };

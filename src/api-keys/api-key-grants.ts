@@ -358,6 +358,7 @@ function grownSize(used: Grant): number {
 
 /** Whether the key, as stored when the grant was taken, accepts this secret at `at` (the database's check, done here). */
 function accepts(key: ApiKeyCredentialRecord, secretHash: string, at: Date): boolean {
-  if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= at.getTime())) return false;
+  // Disabled as revoked: a grant taken before another instance disabled the key ends within its life (GRANT_MAX_AGE_MS).
+  if (key.revokedAt || key.disabledAt || (key.expiresAt && key.expiresAt.getTime() <= at.getTime())) return false;
   return key.secrets.some((secret) => (secret.validUntil === null || secret.validUntil.getTime() > at.getTime()) && sameHash(secret.hash, secretHash));
 }

@@ -7,6 +7,7 @@ import {
   IsDate,
   IsEnum,
   IsIn,
+  IsIP,
   IsObject,
   IsOptional,
   IsString,
@@ -287,4 +288,44 @@ export class DisableApiKeyArgs extends IdArgs {
   @IsString()
   @Length(1, L.disabledReasonLength)
   reason?: string | null;
+}
+
+// --- verify (issue 29, V) ---
+
+/**
+ * `verifyApiKey` / `POST /api-keys/verify`: a key another service received,
+ * and what that service knows of who presented it. A malformed key is no
+ * 400: it is answered NOT_FOUND, as any key that is not found.
+ */
+@ArgsType()
+export class VerifyApiKeyArgs {
+  @Field({ description: 'The secret to check (ak_<keyId>_<secret>), as it was presented.' })
+  @IsString()
+  key!: string;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Permissions of the catalogue (`permissions`) the key must act with; one it lacks answers FORBIDDEN.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(permissions.length)
+  @IsIn(permissions, { each: true, message: 'each of $property must be a permission of the catalogue (see permissions)' })
+  requiredScopes?: string[] | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "The IP address the key was presented from: checked against the key's allowedIPs (a key that lists any needs it).",
+  })
+  @IsOptional()
+  @IsIP()
+  ip?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "The Origin the key was presented with: checked against the key's allowedOrigins (a key that lists any needs it).",
+  })
+  @IsOptional()
+  @IsOrigin()
+  origin?: string | null;
 }

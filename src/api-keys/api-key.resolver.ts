@@ -17,6 +17,7 @@ import {
   UpdateApiKeyArgs,
   UsageArgs,
   UsageDaysArgs,
+  VerifyApiKeyArgs,
 } from './api-key.inputs.js';
 import { ApiKey, ApiKeyStatus, apiKeyStatusAt, type StatusFields } from './api-key.model.js';
 import type { ApiKeyLineageNode, ApiKeyService } from './api-key.service.js';
@@ -28,6 +29,7 @@ import {
   ApiKeyScopeReport,
   ApiKeyUsagePage,
   ApiKeyUsageReport,
+  ApiKeyVerification,
   ApiKeyWithSecret,
   RateLimitPreview,
 } from './api-key.types.js';
@@ -146,6 +148,20 @@ export class ApiKeyResolver {
   })
   apiKeyLineage(@Args() { id }: ApiKeyLineageArgs, @CurrentActor() actor: Actor): Promise<ApiKeyLineageNode> {
     return this.service.lineage(actor, id);
+  }
+
+  // --- verify (issue 29, V) ---
+
+  @Authorized('api-keys:verify')
+  // Not audited: a verification changes nothing; it is a use of the key, recorded as one (usage log, rollups).
+  @Mutation(() => ApiKeyVerification, {
+    description:
+      "Check an API key another service received, as a request made with it would be checked: its state, the IP and origin it came " +
+      'from, the scopes it needs, its rate limit. Always answers (code VALID, NOT_FOUND, DISABLED, REVOKED, EXPIRED, FORBIDDEN or ' +
+      "RATE_LIMITED); counts as a use of the key. Only your tenant's keys are found (a platform administrator: any).",
+  })
+  verifyApiKey(@Args() args: VerifyApiKeyArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyVerification> {
+    return this.service.verify(actor, args, context.keyVerification);
   }
 
   @FieldResolver(() => ApiKeyStatus, {

@@ -1,18 +1,47 @@
-import { generateApiKeySecret, assertTenantScope, hasPermission, isUserInPerson, tenantScope, type Actor } from '../auth/index.js';
+import {
+  generateApiKeySecret,
+  assertTenantScope,
+  hasPermission,
+  isPlatformAdmin,
+  isUserInPerson,
+  tenantScope,
+  type Actor,
+  type ApiKeyOutcome,
+  type KeyVerification,
+} from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
 import { assertVersion, type Page } from '../shared/index.js';
 import type { ApiKeyUsage } from './api-key-usage.model.js';
-import type { ApiKeysArgs, CreateApiKeyArgs, RateLimitPreviewArgs, UpdateApiKeyArgs, UsageArgs, UsageDaysArgs } from './api-key.inputs.js';
+import type {
+  ApiKeysArgs,
+  CreateApiKeyArgs,
+  RateLimitPreviewArgs,
+  UpdateApiKeyArgs,
+  UsageArgs,
+  UsageDaysArgs,
+  VerifyApiKeyArgs,
+} from './api-key.inputs.js';
 import { permissionsOfOperation } from '../graphql/index.js';
 import { bucketStart, fillBuckets, refusedByLimit } from './api-key-usage-buckets.js';
-import { ApiKey, type ApiKeySecret, ApiKeyStatus, type ApiKeySummary, apiKeyStatusAt, type StatusFields, statusFilter, USAGE_LOGS_IN_RECORD } from './api-key.model.js';
+import {
+  ApiKey,
+  type ApiKeySecret,
+  ApiKeyStatus,
+  apiKeyStatusAt,
+  type ApiKeySummary,
+  type StatusFields,
+  statusFilter,
+  USAGE_LOGS_IN_RECORD,
+} from './api-key.model.js';
 import { answer, type ApiKeyChanges, type ApiKeyDocument, type ApiKeyRecords, type MadeKey, type Revocation } from './api-key.store.js';
-import type {
-  ApiKeyScopeReport,
-  ApiKeyUsageReport,
-  ApiKeyWithSecret,
-  LineageChild,
-  RateLimitPreview,
+import {
+  type ApiKeyScopeReport,
+  type ApiKeyUsageReport,
+  type ApiKeyVerification,
+  ApiKeyVerificationCode,
+  type ApiKeyWithSecret,
+  type LineageChild,
+  type RateLimitPreview,
 } from './api-key.types.js';
 import { assertRollWithin, settingsForCreate, settingsForUpdate } from './api-key-bounds.js';
 
@@ -253,7 +282,29 @@ export class ApiKeyService {
     };
   }
 
-  /** 404 for a key outside the caller's tenant, 403 for one they may not view. */
+  // --- verify (issue 29, V) ---
+
+  /**
+   * Another service checks a key it received: the credential's own check
+   * (a verification is a use of the key: counted, rate-limited, logged as
+   * `verify`), then `requiredScopes` against what the key acts with. Only
+   * keys of the caller's tenant are found (a platform caller's: any); a key
+   * the check does not identify is NOT_FOUND. The answer is the outcome, never an error.
+   */
+  async verify(actor: Actor, args: VerifyApiKeyArgs, verification: KeyVerification | undefined): Promise<ApiKeyVerification> {
+    if (!verification) throw new Error('API key verification is not served here');
+    const within = isPlatformAdmin(actor) ? undefined : { tenantId: actor.tenantId };
+    const outcome = await verification.check(args.key, { ip: args.ip ?? '', origin: args.origin ?? undefined }, within);
+    let code = ApiKeyVerificationCode[outcome.code];
+    if (outcome.actor) {
+      const acting = outcome.actor;
+      // As the auth checker refuses a request for a permission the key lacks (403), after the use was counted.
+      if ((args.requiredScopes ?? []).some((scope) => !hasPermission(acting, scope))) code = ApiKeyVerificationCode.FORBIDDEN;
+      verification.recordUse(outcome, code === ApiKeyVerificationCode.VALID ? 200 : 403);
+    }
+    return verificationAnswer(code, outcome);
+  }
+
   private async assertMayView(actor: Actor, id: string): Promise<void> {
     assertMayAccess(actor, found(await this.records.findCreator(id, tenantScope(actor)), id), VIEW);
   }
@@ -504,4 +555,19 @@ export interface ApiKeyLineageNode extends ApiKeySummary {
 
 function summaryOf(key: Pick<MadeKey, '_id' | 'name' | 'lastUsedAt'> & StatusFields, now: Date): ApiKeySummary {
   return { id: key._id.toHexString(), name: key.name, status: apiKeyStatusAt(key, now), lastUsedAt: key.lastUsedAt ?? null };
+}
+
+/** verifyApiKey's answer: the key's fields once identified, its window once the use was counted. */
+function verificationAnswer(code: ApiKeyVerificationCode, { key, actor, rateLimit }: ApiKeyOutcome): ApiKeyVerification {
+  return {
+    valid: code === ApiKeyVerificationCode.VALID,
+    code,
+    id: key?.id ?? null,
+    keyId: key?.keyId ?? null,
+    tenant_id: key?.tenantId ?? null,
+    name: key?.name ?? null,
+    scopes: actor ? [...actor.permissions] : [...(key?.scopes ?? [])],
+    expiresAt: key?.expiresAt ?? null,
+    ratelimit: rateLimit && { limit: rateLimit.limit, remaining: rateLimit.remaining, reset: rateLimit.resetSeconds },
+  };
 }

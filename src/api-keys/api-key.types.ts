@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Paginated } from '../shared/index.js';
 import { JSONObject } from '../graphql/index.js';
 import { ApiKeyUsage } from './api-key-usage.model.js';
@@ -36,7 +36,7 @@ export class UsageBucket {
   @Field(() => Int, { description: 'Uses the key was accepted for and not answered 403.' })
   success!: number;
 
-  @Field(() => Int, { description: 'Uses refused 401 after the key was identified (revoked, expired).' })
+  @Field(() => Int, { description: 'Uses refused 401 after the key was identified (revoked, expired, disabled).' })
   unauthorized!: number;
 
   @Field(() => Int, { description: 'Uses refused 403: an IP address or origin the key does not allow, or a permission (scope) it lacks.' })
@@ -111,4 +111,69 @@ export class ApiKeyLineage extends ApiKeySummary {
 
   @Field({ description: 'On the root: a bound (10 levels, 500 keys) cut the tree; the keys past it are not shown.' })
   truncated!: boolean;
+}
+
+// --- verify (issue 29, V) ---
+
+/** What verifying a key found (the credential's check, api-key-check.ts); only VALID is valid. */
+export enum ApiKeyVerificationCode {
+  VALID = 'VALID',
+  NOT_FOUND = 'NOT_FOUND',
+  DISABLED = 'DISABLED',
+  REVOKED = 'REVOKED',
+  EXPIRED = 'EXPIRED',
+  FORBIDDEN = 'FORBIDDEN',
+  RATE_LIMITED = 'RATE_LIMITED',
+}
+
+registerEnumType(ApiKeyVerificationCode, {
+  name: 'ApiKeyVerificationCode',
+  description:
+    'VALID: the key may act; NOT_FOUND: no such key (malformed, unknown, wrong secret, or another tenant\'s); REVOKED, EXPIRED, ' +
+    'DISABLED: refused for its state (DISABLED also when its creator is gone or no longer may act); FORBIDDEN: the IP, the ' +
+    'origin or a required scope is not allowed; RATE_LIMITED: past its hourly limit.',
+});
+
+/** The key's hourly window after a verification that counted. */
+@ObjectType({ description: "The key's hourly window after this verification." })
+export class VerificationRateLimit {
+  @Field(() => Int, { description: 'Uses per hour.' })
+  limit!: number;
+
+  @Field(() => Int, { description: 'Uses left in the window.' })
+  remaining!: number;
+
+  @Field(() => Int, { description: 'Seconds until the window resets (as the RateLimit header\'s t).' })
+  reset!: number;
+}
+
+/** What `verifyApiKey` answers: always, for a well-formed request. */
+@ObjectType({ description: 'The result of verifying an API key; valid only with code VALID. The key fields are null when it was not found.' })
+export class ApiKeyVerification {
+  @Field({ description: 'true only with code VALID.' })
+  valid!: boolean;
+
+  @Field(() => ApiKeyVerificationCode)
+  code!: ApiKeyVerificationCode;
+
+  @Field(() => ID, { nullable: true, description: "The key's id (its `_id`)." })
+  id!: string | null;
+
+  @Field(() => String, { nullable: true })
+  keyId!: string | null;
+
+  @Field(() => String, { nullable: true, description: "The key's tenant; null for a platform key, or when not found." })
+  tenant_id!: string | null;
+
+  @Field(() => String, { nullable: true })
+  name!: string | null;
+
+  @Field(() => [String], { description: 'The scopes the key acts with (those its creator still holds; empty when not found).' })
+  scopes!: string[];
+
+  @Field(() => Date, { nullable: true })
+  expiresAt!: Date | null;
+
+  @Field(() => VerificationRateLimit, { nullable: true, description: 'Its window after this use; null when the use was not counted.' })
+  ratelimit!: VerificationRateLimit | null;
 }

@@ -19,4 +19,6 @@ export const apiKeyRestRoutes = {
   'Mutation.updateApiKey': { method: 'PATCH', path: '/api-keys/:id', tags },
   'Mutation.disableApiKey': { method: 'PATCH', path: '/api-keys/:id/disable', tags },
   'Mutation.enableApiKey': { method: 'PATCH', path: '/api-keys/:id/enable', tags },
+  // verify (issue 29, V): 200 for every well-formed request, whatever the code
+  'Mutation.verifyApiKey': { method: 'POST', path: '/api-keys/verify', tags },
 } satisfies RestRoutes;

@@ -1,4 +1,5 @@
 import type { Actor } from './actor.js';
+import type { KeyVerification } from './api-key-check.js';
 import type { AppConfig } from '../config.js';
 import type { AppError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
@@ -22,6 +23,8 @@ export interface AppContext {
    * operations open to anyone (login) still work; protected operations throw it.
    */
   credentialError?: AppError;
+  /** verifyApiKey's way to the API key credential's check and the usage log (absent where keys are not served). */
+  keyVerification?: KeyVerification;
   /** The operations (`Query.mealMenus`) the request reached, as the auth checker met them: an API key's use logs them. */
   operations?: string[];
 }

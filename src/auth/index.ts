@@ -17,6 +17,18 @@ export type {
 export { generateApiKeySecret, hashApiKeySecret, parseApiKeySecret, sameHash, type NewApiKeySecret, type ParsedApiKeySecret } from './api-key-secret.js';
 export { hasPermission, isPlatformAdmin, isUserInPerson, type Actor, type ApiKeyBounds, type RateLimitState } from './actor.js';
 export { apiKeyStrategy, ipAllowList, normalizeIp, RATE_WINDOW_SECONDS, type ApiKeyStrategyOptions } from './api-key.strategy.js';
+export {
+  createApiKeyCheck,
+  type ApiKeyCheck,
+  type ApiKeyCheckCode,
+  type ApiKeyCheckOptions,
+  type ApiKeyOutcome,
+  type CheckWithin,
+  type KeyPresenter,
+  type KeyUseFacts,
+  type KeyVerification,
+  VERIFY_OPERATION,
+} from './api-key-check.js';
 export { createUsageRecorder, type UsageRecorder, type UsageRecorderOptions } from './api-key-usage.recorder.js';
 export { authChecker } from './auth-checker.js';
 export { authRestRoutes } from './auth.routes.js';

@@ -7,6 +7,7 @@ export const permissions = [
   'api-keys:create',
   'api-keys:update',
   'api-keys:revoke',
+  'api-keys:verify',
   'users:read',
   'users:create',
   'users:update',

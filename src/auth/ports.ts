@@ -56,6 +56,10 @@ export interface ApiKeyCredentialRecord {
   allowedIPs: readonly string[];
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** Set while the key is disabled (refused until enabled again); null or absent otherwise. */
+  disabledAt?: Date | null;
+  /** The key's name (verifyApiKey answers it). */
+  name?: string;
   /** Requests per hour. */
   rateLimit: number;
   secrets: readonly ApiKeySecretHash[];
@@ -96,7 +100,7 @@ export interface CountedApiKeyUse {
  */
 export interface ApiKeyStore {
   /**
-   * When the key `keyId` is live at `at` (not revoked, not expired) and
+   * When the key `keyId` is live at `at` (not revoked, not expired, not disabled) and
    * accepts the secret whose hash is `secretHash` (the current secret, or a
    * rolled one within its grace period), count this use in the rate window
    * starting at `windowStart` (a new window starts from 1) and answer the key
@@ -114,7 +118,7 @@ export interface ApiKeyStore {
    * spend the key's hourly quota. No effect once the window has moved on.
    */
   releaseUse(use: CountedApiKeyUse, windowStart: Date): Promise<void>;
-    /** The key, to say why a secret was refused (revoked, expired, unknown). */
+  /** The key, to say why a secret was refused (revoked, expired, disabled, unknown). */
   findByKeyId(keyId: string): Promise<ApiKeyCredentialRecord | null>;
   /** Appends the usage-log entries and raises each key's usageCount and lastUsedAt, in one batch. */
   recordUses(uses: readonly ApiKeyUse[]): Promise<void>;

@@ -4,6 +4,7 @@ import { isAppError } from '../errors/index.js';
 import type { EdgeScope } from '../http/index.js';
 import { pathWithoutCredentials, redactCredentialShapes } from '../shared/index.js';
 import type { UsageRecorder } from './api-key-usage.recorder.js';
+import { keyVerificationOf, type ApiKeyCheck } from './api-key-check.js';
 import type { AppContext } from './context.js';
 import type { ActorResolver } from './credentials.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
@@ -17,7 +18,7 @@ import { rateLimitHeaders } from './rate-limit-headers.js';
  * answer carries its rate-limit fields, and its use is queued for the usage
  * log once the response is done.
  */
-export function createRequestContextFactory(config: AppConfig, resolveActor: ActorResolver, usage?: UsageRecorder) {
+export function createRequestContextFactory(config: AppConfig, resolveActor: ActorResolver, usage?: UsageRecorder, checkApiKey?: ApiKeyCheck) {
   return async (req: Request, edge: EdgeScope): Promise<AppContext> => {
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
     const origin = req.get('origin') ?? undefined;
@@ -25,6 +26,8 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
     // As sent, now: the usage is recorded once the response is done, after the edge ran a HEAD as its GET.
     const method = req.method;
     const context: AppContext = { actor: null, requestId: edge.requestId, ip, origin, logger: edge.logger, config };
+    // verifyApiKey runs the credential's own check; its uses are logged as this request's.
+    if (checkApiKey && usage) context.keyVerification = keyVerificationOf(checkApiKey, (use) => usage.record(use), { method, path: usageLogged(path, null).path });
     try {
       context.actor = await resolveActor((name) => req.headers[name], { ip, origin, method, path });
     } catch (err) {

@@ -60,6 +60,8 @@ describe('the credential store (ApiKeyStore) on the database', () => {
         allowedIPs: ['10.0.0.0/8'],
         expiresAt: null,
         revokedAt: null,
+        disabledAt: null,
+        name: key.record.name,
         rateLimit: 7,
         secrets: [{ hash: key.hash, validUntil: null }],
       },

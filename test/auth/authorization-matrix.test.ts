@@ -274,6 +274,14 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     fresh: () => makeKey(['menus:read'], users.member),
     args: (_who, key: MadeKey) => ({ id: key.id }),
   }),
+  // Contract: the caller needs api-keys:verify (only admin's `*` holds it among the built-in roles). Another
+  // tenant's admin is answered (200), with code NOT_FOUND for a key of tenant A (verify-api-key.test.ts).
+  'Mutation.verifyApiKey': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['api-keys:verify'],
+    args: () => ({ key: 'ak_not-a-key' }),
+  }),
 
   // Updating: the key's creator in person (the member) or api-keys:update; an API key also holds
   // the key's scopes (menus:read here), as the bounds of a key acting ask (contract "managing a key").

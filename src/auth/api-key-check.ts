@@ -1,0 +1,209 @@
+import { errors, type AppError } from '../errors/index.js';
+import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse } from './ports.js';
+import { isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
+import { parseApiKeySecret, sameHash } from './api-key-secret.js';
+import type { RequestFacts } from './credentials.js';
+import { allowedCallerRefusal } from './api-key-callers.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
+import { permissionsOfRoles } from './role-permissions.js';
+
+/** The rate window of every key: `rateLimit` requests per hour. */
+export const RATE_WINDOW_SECONDS = 3600;
+
+/**
+ * What checking a key's secret found, worst first as a key's status orders
+ * them (revoked > expired > disabled). `verifyApiKey` answers these codes;
+ * a request made with the key turns them into its 401 / 403 / 429.
+ */
+export type ApiKeyCheckCode = 'VALID' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'DISABLED' | 'FORBIDDEN' | 'RATE_LIMITED';
+
+/** The request a key is used for; `operation` names it in the usage record (verify's uses: `verify`). */
+export interface KeyUseFacts extends RequestFacts {
+  operation?: string | null;
+}
+
+/** One check of a secret: the code, why (the refusal's words), and what it identified. */
+export interface ApiKeyOutcome {
+  code: ApiKeyCheckCode;
+  /** What a request made with the key is told (its 401 / 403 / 429 message). */
+  message: string;
+  /** When the check ran: the use's instant. */
+  at: Date;
+  /** The key, once identified by one of its secrets (null: NOT_FOUND). */
+  key: ApiKeyCredentialRecord | null;
+  /** The key's window after this use, when the use was counted (VALID, RATE_LIMITED). */
+  rateLimit: RateLimitState | null;
+  /** VALID: the key acting as its creator, with the scopes the creator still holds. */
+  actor: Actor | null;
+  /** The use checked. */
+  use: KeyUseFacts;
+}
+
+/** Only keys of this tenant are found (another tenant's key is NOT_FOUND and spends nothing); absent: any key. */
+export interface CheckWithin {
+  tenantId: string | null;
+}
+
+export type ApiKeyCheck = (secret: string, use: KeyUseFacts, within?: CheckWithin) => Promise<ApiKeyOutcome>;
+
+export interface ApiKeyCheckOptions {
+  keys: ApiKeyStore;
+  accounts: AccountStore;
+  now?: () => Date;
+  /** Told of each use of an identified key that is refused here (the usage rollups count them; usage.record). */
+  onRefused?: (use: ApiKeyUse) => void;
+}
+
+/**
+ * The one check of an API key secret, shared by the credential (a request
+ * made with the key, api-key.strategy.ts) and `verifyApiKey`: the checksum
+ * (a mistyped or truncated key is NOT_FOUND without a database read), the
+ * store's count of the use in the key's hourly window with the key's state
+ * and secret (ApiKeyStore.countUse; a busy key's uses come from grants), the
+ * allowed IPs and origins (a refused caller spends none of the quota), the
+ * limit, then the creator the key acts as. Every refusal of an identified
+ * key is told to `onRefused`, so the rollups count it.
+ */
+export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRefused }: ApiKeyCheckOptions): ApiKeyCheck {
+  return async (secret, use, within) => {
+    const at = now();
+    const outcome = (code: ApiKeyCheckCode, message: string, key: ApiKeyCredentialRecord | null = null, rateLimit: RateLimitState | null = null): ApiKeyOutcome => ({
+      code,
+      message,
+      at,
+      key,
+      rateLimit,
+      actor: null,
+      use,
+    });
+    const parsed = parseApiKeySecret(secret);
+    if (!parsed) return outcome('NOT_FOUND', INVALID);
+    const windowStart = new Date(Math.floor(at.getTime() / (RATE_WINDOW_SECONDS * 1000)) * RATE_WINDOW_SECONDS * 1000);
+    /** A refusal of an identified key, told to onRefused (one call per refusal point below). */
+    const refused = (apiKeyId: string, refusal: NonNullable<ApiKeyUse['refusal']>, status: number) =>
+      onRefused?.({ apiKeyId, at, ip: use.ip, origin: use.origin ?? null, method: use.method, path: use.path, operation: use.operation ?? null, status, refusal });
+
+    const counted = await keys.countUse(parsed.keyId, parsed.hash, at, windowStart);
+    if (!counted) {
+      const why = await whyRefused(keys, parsed.keyId, parsed.hash, at);
+      if (!why.key || !isWithin(why.key, within)) return outcome('NOT_FOUND', INVALID);
+      refused(why.key.id, 'unauthorized', 401);
+      return outcome(why.code, why.message, why.key);
+    }
+    const { key, usedInWindow } = counted;
+    if (!isWithin(key, within)) {
+      // Another tenant's key: as unknown, and the use is given back (it is not the verifier's to spend).
+      await keys.releaseUse(counted, windowStart);
+      return outcome('NOT_FOUND', INVALID);
+    }
+    const callerRefusal = allowedCallerRefusal(key, use);
+    if (callerRefusal) {
+      // A caller the key does not allow spends none of its quota.
+      await keys.releaseUse(counted, windowStart);
+      refused(key.id, 'forbidden', 403);
+      return outcome('FORBIDDEN', callerRefusal, key);
+    }
+    const rateLimit: RateLimitState = {
+      limit: key.rateLimit,
+      remaining: Math.max(0, key.rateLimit - usedInWindow),
+      resetSeconds: Math.max(1, Math.ceil((windowStart.getTime() + RATE_WINDOW_SECONDS * 1000 - at.getTime()) / 1000)),
+      windowSeconds: RATE_WINDOW_SECONDS,
+    };
+    if (usedInWindow > key.rateLimit) {
+      refused(key.id, 'rateLimited', 429);
+      return outcome('RATE_LIMITED', `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, key, rateLimit);
+    }
+    const acting = await actingCreator(accounts, key);
+    // The creator is gone or lost what a platform key needs: the key cannot act (not a refusal counted in the rollups, as before).
+    if (typeof acting === 'string') return outcome('DISABLED', acting, key, rateLimit);
+    const bounds = { expiresAt: key.expiresAt, rateLimit: key.rateLimit, allowedIPs: key.allowedIPs, allowedOrigins: key.allowedOrigins };
+    const actor: Actor = { ...acting, via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit, bounds } };
+    return { ...outcome('VALID', 'valid', key, rateLimit), actor };
+  };
+}
+
+/** A request's refusal for an outcome other than VALID: 401, 403 (IP, origin) or 429 with the window's fields. */
+export function refusalOf(outcome: ApiKeyOutcome): AppError {
+  if (outcome.code === 'FORBIDDEN') return errors.forbidden(outcome.message);
+  if (outcome.code === 'RATE_LIMITED' && outcome.rateLimit) {
+    return errors.rateLimited(outcome.rateLimit.resetSeconds, outcome.message, rateLimitHeaders(outcome.rateLimit));
+  }
+  return errors.unauthenticated(outcome.message);
+}
+
+const INVALID = 'Invalid API key';
+
+function isWithin(key: ApiKeyCredentialRecord, within: CheckWithin | undefined): boolean {
+  return within === undefined || key.tenantId === within.tenantId;
+}
+
+/**
+ * Why a secret was refused. Revoked, expired or disabled (in that order, as
+ * the key's status) is said only to a caller holding one of the key's
+ * secrets (compared in constant time): the key id is public, and a
+ * well-formed secret is easy to build, so anyone else hears only "Invalid API
+ * key". `key`: set when the key was identified (its secret given), so the
+ * refusal is one of its uses.
+ */
+async function whyRefused(
+  keys: ApiKeyStore,
+  keyId: string,
+  hash: string,
+  at: Date,
+): Promise<{ code: ApiKeyCheckCode; message: string; key: ApiKeyCredentialRecord | null }> {
+  const key = await keys.findByKeyId(keyId);
+  if (!key || !key.secrets.some((secret) => sameHash(secret.hash, hash))) return { code: 'NOT_FOUND', message: INVALID, key: null };
+  if (key.revokedAt) return { code: 'REVOKED', message: 'API key revoked', key };
+  if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) return { code: 'EXPIRED', message: 'API key expired', key };
+  if (key.disabledAt) return { code: 'DISABLED', message: 'API key disabled', key };
+  // A rolled secret past its grace period.
+  return { code: 'NOT_FOUND', message: INVALID, key: null };
+}
+
+/** The key's creator, as the actor the key acts for (its permissions narrowed to the key's scopes); else why it cannot act. */
+async function actingCreator(accounts: AccountStore, key: ApiKeyCredentialRecord): Promise<Omit<Actor, 'via'> | string> {
+  const creator = await accounts.findAccount(key.createdBy);
+  if (!creator || creator.tenantId !== key.tenantId) return 'API key creator no longer exists';
+  const held = await permissionsOfRoles(accounts, creator.tenantId, creator.roles);
+  const creatorActor: Actor = { userId: key.createdBy, tenantId: creator.tenantId, roles: creator.roles, permissions: held, via: { kind: 'jwt' } };
+  if (key.tenantId === null && !isPlatformAdmin(creatorActor)) return 'API key creator is no longer a platform administrator';
+  const permissions = new Set(key.scopes.filter((scope) => held.has('*') || held.has(scope)));
+  return { userId: key.createdBy, tenantId: key.tenantId, roles: [], permissions };
+}
+
+/** Who presented the key to the service verifying it: the address and origin it came from (verifyApiKey's `ip`, `origin`). */
+export interface KeyPresenter {
+  ip: string;
+  origin?: string;
+}
+
+/**
+ * A request's way to check a key it was handed (verifyApiKey): the same
+ * check as a request made with the key, its uses named `verify`, and the log
+ * of an accepted use. The request context builds it (request-context.ts).
+ */
+export interface KeyVerification {
+  /** The check of `secret` as a use of it by `presenter`; `within`: only keys of that tenant. */
+  check(secret: string, presenter: KeyPresenter, within?: CheckWithin): Promise<ApiKeyOutcome>;
+  /** Queues the usage-log entry of a use the check counted, with what it was answered (200, or 403 for a scope it lacks). */
+  recordUse(outcome: ApiKeyOutcome, status: number): void;
+}
+
+/** The operation a verification's use is logged as. */
+export const VERIFY_OPERATION = 'verify';
+
+/** One request's KeyVerification: uses as `method path` of that request, operation `verify`. */
+export function keyVerificationOf(
+  check: ApiKeyCheck,
+  record: (use: ApiKeyUse) => void,
+  request: Pick<RequestFacts, 'method' | 'path'>,
+): KeyVerification {
+  return {
+    check: (secret, presenter, within) => check(secret, { ...request, ip: presenter.ip, origin: presenter.origin, operation: VERIFY_OPERATION }, within),
+    recordUse(outcome, status) {
+      if (!outcome.key) return;
+      const { use } = outcome;
+      record({ apiKeyId: outcome.key.id, at: outcome.at, ip: use.ip, origin: use.origin ?? null, method: use.method, path: use.path, operation: VERIFY_OPERATION, status, operations: [] });
+    },
+  };
+}
