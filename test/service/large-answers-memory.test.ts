@@ -114,8 +114,9 @@ describe('bursts of large list answers', () => {
         `heap after a full collection: before ${(heapBefore / 2 ** 20).toFixed(0)} MiB, after x${ratios.heapAfter.toFixed(3)}`,
     );
     expect(statuses.every((status) => status === 200)).toBe(true);
-    // Measured: bounded, x1.4-1.5 at the peak; unbounded, x2.3, of a level itself 1.6 times higher.
-    expect(ratios.peak).toBeLessThan(1.8);
+    // Measured on 2026-11-28: bounded, x1.42-1.56 alone and x1.77 beside the whole suite; unbounded
+    // (PAGE_BYTE_BUDGET=1gb), x2.89 and x3.31, of a level itself 1.5 times higher. The bound sits between.
+    expect(ratios.peak).toBeLessThan(2.2);
     // One answer kept past its request (a page cache, a listener holding its request) is some
     // 17 MB, a tenth or more of this heap.
     expect(ratios.heapAfter).toBeLessThan(1.05);
