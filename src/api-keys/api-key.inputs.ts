@@ -135,7 +135,7 @@ export class ApiKeyUsageLogsArgs extends PageArgs {
 
 /** `revokeApiKey` / `PATCH /api-keys/{id}/revoke`. */
 @ArgsType()
-export class ApiKeyIdArgs extends IdArgs {
+export class RevokeApiKeyArgs extends IdArgs {
   // No default: a revoke without it records no `dryRun` among its audit changes.
   @Field(() => Boolean, {
     nullable: true,

@@ -215,6 +215,20 @@ export class ApiKey {
   @prop({ type: () => String, default: null })
   disabledReason!: string | null;
 
+  /**
+   * Set on the keys a disable reached through the key that made them: a
+   * paused key's secret cannot act, so neither may what it minted, and
+   * enabling that key resumes exactly them.
+   */
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      'The key whose disableApiKey paused this one too (this key was made with its credential, or with a key it made); ' +
+      'enabling that key resumes this one. null while not disabled, or when disabled on its own.',
+  })
+  @prop({ type: () => String, default: null })
+  disabledWith!: string | null;
+
   @CreatedAtField()
   readonly createdAt!: Date;
 

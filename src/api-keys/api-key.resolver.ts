@@ -3,10 +3,10 @@ import { Args, Authorized, Ctx, FieldResolver, Info, Mutation, Query, Resolver, 
 import { Audited, reportAlsoChanged } from '../audit/index.js';
 import { selectedFieldNames } from '../graphql/index.js';
 import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
-import type { Page } from '../shared/index.js';
+import { IdArgs, type Page } from '../shared/index.js';
 import {
   ApiKeyArgs,
-  ApiKeyIdArgs,
+  RevokeApiKeyArgs,
   ApiKeyLineageArgs,
   ApiKeysArgs,
   ApiKeyUsageLogsArgs,
@@ -87,7 +87,7 @@ export class ApiKeyResolver {
       'With dryRun: true nothing changes (no audit record): the key as it is, with wouldRevoke listing what the revoke would end.',
   })
   async revokeApiKey(
-    @Args() { id, dryRun }: ApiKeyIdArgs,
+    @Args() { id, dryRun }: RevokeApiKeyArgs,
     @CurrentActor() actor: Actor,
     @Ctx() context: AppContext,
   ): Promise<ApiKey | ApiKeyDocument> {
@@ -187,24 +187,31 @@ export class ApiKeyResolver {
   }
 
   @Authorized()
+  // One record per key paused: the one named, and each key it made that the disable paused with it.
   @UseMiddleware(Audited('api-keys.disable', { targetType: 'ApiKey' }))
   @Mutation(() => ApiKey, {
     description:
       'Pause an API key (status disabled) until enableApiKey; its creator and holders of api-keys:revoke may. ' +
+      'The keys it made (createdByKey), and theirs, are paused with it (disabledWith names it). ' +
       'Disabling it again answers the same record (the first disabledAt and reason stay). A revoked key is 409.',
   })
-  disableApiKey(@Args() { id, reason }: DisableApiKeyArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
-    return this.service.disable(actor, id, reason ?? null);
+  async disableApiKey(@Args() { id, reason }: DisableApiKeyArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyDocument> {
+    const { key, alsoDisabled } = await this.service.disable(actor, id, reason ?? null);
+    reportAlsoChanged(context, alsoDisabled);
+    return key;
   }
 
   @Authorized()
+  // One record per key resumed: the one named, and each key its disable had paused.
   @UseMiddleware(Audited('api-keys.enable', { targetType: 'ApiKey' }))
   @Mutation(() => ApiKey, {
     description:
-      'End the pause of a disabled API key (status active, disabledAt and disabledReason cleared); as disabling. ' +
-      'A revoked or expired key is 409; an enabled one answers unchanged.',
+      'End the pause of a disabled API key (status active, disabledAt, disabledReason and disabledWith cleared), and of the keys ' +
+      'its disable paused with it; as disabling. A revoked or expired key is 409; an enabled one answers unchanged.',
   })
-  enableApiKey(@Args() { id }: ApiKeyIdArgs, @CurrentActor() actor: Actor): Promise<ApiKeyDocument> {
-    return this.service.enable(actor, id);
+  async enableApiKey(@Args() { id }: IdArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<ApiKeyDocument> {
+    const { key, alsoEnabled } = await this.service.enable(actor, id);
+    reportAlsoChanged(context, alsoEnabled);
+    return key;
   }
 }

@@ -148,13 +148,16 @@ export class ApiKeyService {
       revokedBy: null,
       disabledAt: null,
       disabledReason: null,
+      disabledWith: null,
       secrets: [{ hash, validUntil: null }],
     });
-    // A revoke of the calling key that found its keys before this one was stored would miss it:
-    // the calling key, read after the insert, must still be unrevoked, else the new key goes (its secret was never answered).
-    if (callingKey && !(await this.records.isUnrevoked(callingKey))) {
+    // A revoke or disable of the calling key that found its keys before this one was stored would miss it:
+    // the calling key, read after the insert, must still be unrevoked and enabled, else the new key goes
+    // (its secret was never answered).
+    const maker = callingKey ? await this.records.makerState(callingKey) : 'active';
+    if (maker !== 'active') {
       await this.records.remove(key._id);
-      throw errors.unauthenticated('API key revoked');
+      throw errors.unauthenticated(maker === 'disabled' ? 'API key disabled' : 'API key revoked');
     }
     return answer(key, { key: secret });
   }
@@ -404,33 +407,65 @@ export class ApiKeyService {
 
   /**
    * Pauses a key (status `disabled`) until enabled again; as revoking needs.
-   * Disabling a disabled key answers it unchanged (its first disabledAt and
-   * reason stay); a revoked key is 409 (it is ended for good).
+   * The keys it made with its credential, and theirs, are paused with it
+   * (`disabledWith` names it): a paused secret cannot act, so neither may
+   * what it minted, nor re-enable it. Disabling a disabled key answers it
+   * unchanged (its first disabledAt and reason stay), unless the pause came
+   * through another key: it becomes the key's own. A revoked key is 409.
    */
-  async disable(actor: Actor, id: string, reason: string | null): Promise<ApiKeyDocument> {
+  async disable(actor: Actor, id: string, reason: string | null): Promise<{ key: ApiKeyDocument; alsoDisabled: string[] }> {
     const key = await this.findAllowed(actor, id, DISABLE);
     // A REST If-Match: a stale one is 412 also when nothing is written (already disabled).
     assertVersion(key.updatedAt);
     assertNotRevoked(key, 'disabled');
-    if (key.disabledAt) return key;
-    const disabled = await this.records.disableIfEnabled(key._id, reason ?? null, actor.userId);
-    if (disabled) return disabled;
-    const current = found(await this.records.findById(key._id), id);
-    assertNotRevoked(current, 'disabled');
-    return current;
+    if (key.disabledAt && !key.disabledWith) return { key, alsoDisabled: [] };
+    const disabled = key.disabledWith
+      ? await this.records.ownPause(key._id, key.disabledWith, reason ?? null, actor.userId)
+      : await this.records.disableIfEnabled(key._id, reason ?? null, actor.userId);
+    if (!disabled) {
+      const current = found(await this.records.findById(key._id), id);
+      assertNotRevoked(current, 'disabled');
+      return { key: current, alsoDisabled: [] };
+    }
+    return { key: disabled, alsoDisabled: await this.disableMadeBy(disabled, reason ?? null, actor) };
   }
 
-  /** Ends a pause (status `active` again, disabledAt and disabledReason cleared); as revoking needs. A revoked or expired key is 409; an enabled one answers unchanged. */
-  async enable(actor: Actor, id: string): Promise<ApiKeyDocument> {
+  /**
+   * Ends a pause (status `active` again, disabledAt, disabledReason and
+   * disabledWith cleared), and resumes the keys this key's disable paused;
+   * as revoking needs. A revoked or expired key is 409; an enabled one
+   * answers unchanged.
+   */
+  async enable(actor: Actor, id: string): Promise<{ key: ApiKeyDocument; alsoEnabled: string[] }> {
     const key = await this.findAllowed(actor, id, ENABLE);
     assertVersion(key.updatedAt);
-    assertEnablable(key, new Date());
-    if (!key.disabledAt) return key;
-    const enabled = await this.records.enableIfDisabled(key._id, new Date(), actor.userId);
-    if (enabled) return enabled;
-    const current = found(await this.records.findById(key._id), id);
-    assertEnablable(current, new Date());
-    return current;
+    const now = new Date();
+    assertEnablable(key, now);
+    if (!key.disabledAt) return { key, alsoEnabled: [] };
+    const enabled = await this.records.enableIfDisabled(key._id, now, actor.userId);
+    if (!enabled) {
+      const current = found(await this.records.findById(key._id), id);
+      assertEnablable(current, new Date());
+      return { key: current, alsoEnabled: [] };
+    }
+    const rootId = enabled._id.toHexString();
+    const alsoEnabled: string[] = [];
+    for (const level of (await this.walkMadeBy(enabled)).levels) {
+      const paused = level.filter((made) => made.disabledWith === rootId).map((made) => made._id);
+      alsoEnabled.push(...(await this.records.enableEachPausedWith(paused, rootId, now, actor.userId)));
+    }
+    return { key: enabled, alsoEnabled };
+  }
+
+  /** Pauses the live keys `root` made, and theirs (the revoke's walk), as reached by its disable. */
+  private async disableMadeBy(root: ApiKeyDocument, reason: string | null, actor: Actor): Promise<string[]> {
+    const rootId = root._id.toHexString();
+    const disabled: string[] = [];
+    for (const level of (await this.walkMadeBy(root)).levels) {
+      const enabled = level.filter((made) => !made.revokedAt && !made.disabledAt).map((made) => made._id);
+      disabled.push(...(await this.records.disableEachEnabled(enabled, rootId, reason, actor.userId)));
+    }
+    return disabled;
   }
 }
 

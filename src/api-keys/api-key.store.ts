@@ -118,8 +118,11 @@ export class ApiKeyRecords {
   }
 
   /** Whether the key (by `_id`, hex) exists and is not revoked. */
-  async isUnrevoked(id: string): Promise<boolean> {
-    return (await this.model.exists({ _id: toObjectId(id), revokedAt: null })) !== null;
+  /** Whether a key may still make keys: `active` (unrevoked and enabled), `disabled`, or `revoked` (or gone). */
+  async makerState(id: string): Promise<'active' | 'disabled' | 'revoked'> {
+    const key = await this.model.findOne({ _id: toObjectId(id) }, { revokedAt: 1, disabledAt: 1 }).lean<Pick<ApiKey, 'revokedAt' | 'disabledAt'>>();
+    if (!key || key.revokedAt) return 'revoked';
+    return key.disabledAt ? 'disabled' : 'active';
   }
 
   /** Revokes the key only while it is not revoked; answers it as revoked, or null when it was already (or is gone). */
@@ -264,12 +267,38 @@ export class ApiKeyRecords {
 
   /** Disables the key while it is not disabled nor revoked; answers it as disabled, or null when it already was (or is revoked, or gone). */
   async disableIfEnabled(id: Types.ObjectId, reason: string | null, updatedBy: string): Promise<ApiKeyDocument | null> {
-    return this.writeIf({ _id: id, revokedAt: null, disabledAt: null }, { disabledAt: new Date(), disabledReason: reason, updatedBy });
+    return this.writeIf({ _id: id, revokedAt: null, disabledAt: null }, { disabledAt: new Date(), disabledReason: reason, disabledWith: null, updatedBy });
   }
 
   /** Enables the key while it is disabled and live at `now`; answers it as enabled, or null when it is not (or is gone). */
   async enableIfDisabled(id: Types.ObjectId, now: Date, updatedBy: string): Promise<ApiKeyDocument | null> {
-    return this.writeIf({ _id: id, ...liveAt(now), disabledAt: trusted({ $ne: null }) }, { disabledAt: null, disabledReason: null, updatedBy });
+    return this.writeIf({ _id: id, ...liveAt(now), disabledAt: trusted({ $ne: null }) }, { disabledAt: null, disabledReason: null, disabledWith: null, updatedBy });
+  }
+
+  /**
+   * Makes a pause that reached the key through `pausedWith` its own (a disable
+   * of the key itself): enabling that other key no longer resumes it.
+   */
+  async ownPause(id: Types.ObjectId, pausedWith: string, reason: string | null, updatedBy: string): Promise<ApiKeyDocument | null> {
+    return this.writeIf({ _id: id, revokedAt: null, disabledWith: pausedWith }, { disabledAt: new Date(), disabledReason: reason, disabledWith: null, updatedBy });
+  }
+
+  /**
+   * Pauses each of `ids` still enabled and unrevoked, as reached by the
+   * disable of `pausedWith`; answers the ids it paused. Through the model, so
+   * this process's grants of each end at once (others' within GRANT_MAX_AGE_MS).
+   */
+  async disableEachEnabled(ids: readonly Types.ObjectId[], pausedWith: string, reason: string | null, updatedBy: string): Promise<string[]> {
+    const pause = { disabledAt: new Date(), disabledReason: reason, disabledWith: pausedWith, updatedBy };
+    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, revokedAt: null, disabledAt: null }, { $set: pause }, { projection: { _id: 1 } }).lean());
+    return (await Promise.all(updates)).flatMap((updated) => (updated ? [updated._id.toHexString()] : []));
+  }
+
+  /** Resumes each of `ids` paused by the disable of `pausedWith` (and live at `now`); answers the ids it resumed. */
+  async enableEachPausedWith(ids: readonly Types.ObjectId[], pausedWith: string, now: Date, updatedBy: string): Promise<string[]> {
+    const resume = { disabledAt: null, disabledReason: null, disabledWith: null, updatedBy };
+    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, ...liveAt(now), disabledWith: pausedWith }, { $set: resume }, { projection: { _id: 1 } }).lean());
+    return (await Promise.all(updates)).flatMap((updated) => (updated ? [updated._id.toHexString()] : []));
   }
 
   private async writeIf(filter: { _id: Types.ObjectId } & Record<string, unknown>, changes: Record<string, unknown>): Promise<ApiKeyDocument | null> {

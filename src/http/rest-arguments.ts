@@ -219,7 +219,7 @@ function readRouteValues(
 /**
  * Arguments sent where they do not belong: in the query string of a body
  * method, a body of GET or DELETE, a body field that contradicts the path,
- * unknown fields.
+ * unknown fields and, on a body method, unknown query parameters.
  */
 function placeRefusal(
   route: RouteArguments,
@@ -261,6 +261,15 @@ function placeRefusal(
     return errors.badInput(
       `This route takes no request body: send ${inBody.join(', ')} in the path or query string`,
       inBody.map((field) => ({ field, rule: 'inUrl', message: `${field} belongs in the path or query string` })),
+    );
+  }
+  // A switch the operation does not have (`?dryRun=true` on a route without a dry run) would
+  // otherwise be dropped and the write done for real.
+  const unknownInQuery = takesBody ? Object.keys(query).filter((name) => !argumentNames.has(name)) : [];
+  if (unknownInQuery.length > 0) {
+    return errors.badInput(
+      `Unknown query parameter${unknownInQuery.length > 1 ? 's' : ''}: ${unknownInQuery.join(', ')}`,
+      unknownInQuery.map((field) => ({ field, rule: 'unknown', message: `${field} is not a parameter of this operation` })),
     );
   }
   const unknownFields = Object.keys(body).filter((field) => !argumentNames.has(field));

@@ -47,7 +47,7 @@ export let otherTenantKeyId: string;
 // ---------------------------------------------------------------- operations
 
 export const KEY_FIELDS = `_id id keyId name description status scopes allowedOrigins allowedIPs expiresAt lastUsedAt
-  usageCount rateLimit createdBy createdByKey updatedBy metadata createdAt updatedAt tenant_id revokedAt revokedBy disabledAt disabledReason`;
+  usageCount rateLimit createdBy createdByKey updatedBy metadata createdAt updatedAt tenant_id revokedAt revokedBy disabledAt disabledReason disabledWith`;
 export const USAGE_FIELDS = 'at ip origin method path operation status';
 
 /** The fields of 2.1, every one present in an answer. */

@@ -18,7 +18,7 @@ let key: { id: string; keyId: string };
 let revokedId: string;
 
 const FULL = `_id id keyId name description status scopes allowedOrigins allowedIPs expiresAt lastUsedAt
-  usageCount rateLimit createdBy createdByKey updatedBy metadata createdAt updatedAt tenant_id revokedAt revokedBy disabledAt disabledReason`;
+  usageCount rateLimit createdBy createdByKey updatedBy metadata createdAt updatedAt tenant_id revokedAt revokedBy disabledAt disabledReason disabledWith`;
 const USAGE = 'at ip origin method path operation status';
 
 function uses(apiKeyId: string, count: number): ApiKeyUse[] {
@@ -201,6 +201,7 @@ describe('reading an API key, whatever the selection', () => {
       revokedBy: null,
       disabledAt: null,
       disabledReason: null,
+      disabledWith: null,
       usageLogs: null,
     });
     const partial = (await gql(`query($id: ID!) { apiKey(id: $id) { metadata scopes rateLimit status } }`, { id })).apiKey;
