@@ -2,7 +2,6 @@ import {
   generateApiKeySecret,
   assertTenantScope,
   hasPermission,
-  isPlatformAdmin,
   isUserInPerson,
   tenantScope,
   type Actor,
@@ -296,7 +295,9 @@ export class ApiKeyService {
    */
   async verify(actor: Actor, args: VerifyApiKeyArgs, verification: KeyVerification | undefined): Promise<ApiKeyVerification> {
     if (!verification) throw new Error('API key verification is not served here');
-    const within = isPlatformAdmin(actor) ? undefined : { tenantId: actor.tenantId };
+    // The caller's tenant as every read confines it (a tenantless non-administrator is 403, as elsewhere).
+    const { tenant_id: tenant } = tenantScope(actor);
+    const within = tenant === undefined ? undefined : { tenantId: tenant };
     const outcome = await verification.check(args.key, { ip: args.ip ?? '', origin: args.origin ?? undefined }, within);
     let code = ApiKeyVerificationCode[outcome.code];
     if (outcome.actor) {

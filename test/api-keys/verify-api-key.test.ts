@@ -2,7 +2,7 @@ import { ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiKeyModel } from '../../src/api-keys/index.js';
 import { createApiKeyCheck, generateApiKeySecret, type AccountStore, type ApiKeyStore } from '../../src/auth/index.js';
-import { UserModel } from '../../src/users/index.js';
+import { RoleModel, UserModel } from '../../src/users/index.js';
 import { apiCase, callOperation, runCases, SURFACES, type Operation } from '../support/surfaces.js';
 import {
   admin,
@@ -368,3 +368,16 @@ function dayStart(plusDays = 0): string {
   return new Date(day.getTime() + plusDays * 86_400_000).toISOString();
 }
 
+
+describe('a caller of no tenant who is not a platform administrator', () => {
+  for (const surface of SURFACES) {
+    it(`is refused 403 as on every read, and spends no platform key's quota (${surface})`, async () => {
+      const role = await RoleModel.create({ name: `tenantless-verifier-${surface}`, tenant_id: null, permissions: ['api-keys:verify'] });
+      const tenantless = caller(await app.createUser({ tenantId: null, roles: [String(role._id)] }));
+      const platformKey = await makeKey(platform, { scopes: ['menus:read'] });
+      const outcome = await callOperation(client(), surface, verify({ key: platformKey.key }), tenantless);
+      expect([outcome.status, outcome.code]).toEqual([403, 'FORBIDDEN']);
+      expect(await windowCount(platformKey.id)).toBe(0);
+    });
+  }
+});
