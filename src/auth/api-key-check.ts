@@ -152,11 +152,12 @@ async function whyRefused(
   at: Date,
 ): Promise<{ code: ApiKeyCheckCode; message: string; key: ApiKeyCredentialRecord | null }> {
   const key = await keys.findByKeyId(keyId);
-  if (!key || !key.secrets.some((secret) => sameHash(secret.hash, hash))) return { code: 'NOT_FOUND', message: INVALID, key: null };
+  // A secret rolled out (past its grace period) is no secret of the key any more: its holder learns nothing of the key's state.
+  const held = key?.secrets.some((secret) => (secret.validUntil === null || secret.validUntil.getTime() > at.getTime()) && sameHash(secret.hash, hash));
+  if (!key || !held) return { code: 'NOT_FOUND', message: INVALID, key: null };
   if (key.revokedAt) return { code: 'REVOKED', message: 'API key revoked', key };
   if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) return { code: 'EXPIRED', message: 'API key expired', key };
   if (key.disabledAt) return { code: 'DISABLED', message: 'API key disabled', key };
-  // A rolled secret past its grace period.
   return { code: 'NOT_FOUND', message: INVALID, key: null };
 }
 

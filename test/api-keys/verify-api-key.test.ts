@@ -381,3 +381,25 @@ describe('a caller of no tenant who is not a platform administrator', () => {
     });
   }
 });
+
+describe('a secret rolled out', () => {
+  for (const surface of SURFACES) {
+    it(`tells its holder nothing of the key's state once its grace period is over (${surface})`, async () => {
+      const made = await makeKey(member);
+      const rolled = await app.rest('POST', `/api-keys/${made.id}/roll`, { token: member.token, body: { gracePeriodSeconds: 3600 } });
+      expect(rolled.status).toBe(200);
+      // The grace period over: the old secret stays stored until the next write, but is no secret of the key.
+      await ApiKeyModel.collection.updateOne(
+        { _id: new ObjectId(made.id) },
+        { $set: { 'secrets.$[old].validUntil': new Date(Date.now() - 1000) } },
+        { arrayFilters: [{ 'old.validUntil': { $ne: null } }] },
+      );
+      expect((await app.rest('PATCH', `/api-keys/${made.id}/disable`, { token: member.token })).status).toBe(200);
+      const used = await app.rest('GET', '/restaurant/meal-menus', { token: made.key });
+      expect([used.status, used.body.detail]).toEqual([401, 'Invalid API key']);
+      expect((await app.rest('GET', '/restaurant/meal-menus', { token: rolled.body.key })).body.detail).toBe('API key disabled');
+      const verified = await callOperation(client(), surface, verify({ key: made.key }), admin);
+      expect(verified.data).toEqual(NOT_FOUND_ANSWER);
+    });
+  }
+});
