@@ -243,7 +243,7 @@ export class RateLimitPreviewArgs extends UsageDaysArgs {
   rateLimit!: number;
 }
 
-// --- lifecycle (issue 29, L): update, disable, enable ---
+// Managing a key: update, disable, enable.
 
 /**
  * `updateApiKey` / `PATCH /api-keys/{id}`: the create's fields, each
@@ -290,7 +290,7 @@ export class DisableApiKeyArgs extends IdArgs {
   reason?: string | null;
 }
 
-// --- verify (issue 29, V) ---
+// Verifying a key for another service.
 
 /**
  * `verifyApiKey` / `POST /api-keys/verify`: a key another service received,

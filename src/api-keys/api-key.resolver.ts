@@ -150,7 +150,7 @@ export class ApiKeyResolver {
     return this.service.lineage(actor, id);
   }
 
-  // --- verify (issue 29, V) ---
+  // Verifying a key for another service.
 
   @Authorized('api-keys:verify')
   // Not audited: a verification changes nothing; it is a use of the key, recorded as one (usage log, rollups).
@@ -172,7 +172,7 @@ export class ApiKeyResolver {
     return apiKeyStatusAt(key, new Date());
   }
 
-  // --- lifecycle (issue 29, L) ---
+  // Managing a key: update, disable, enable.
 
   @Authorized()
   @UseMiddleware(Audited('api-keys.update', { targetType: 'ApiKey' }))

@@ -1,3 +1,4 @@
+import type { Types } from 'mongoose';
 import {
   generateApiKeySecret,
   assertTenantScope,
@@ -188,13 +189,25 @@ export class ApiKeyService {
    * answered. They share the root's tenant and creator: whoever may revoke
    * the root may revoke them.
    */
-  private async revokeMadeBy(root: ApiKeyDocument, actor: Actor): Promise<string[]> {
-    const revoked: string[] = [];
+  private revokeMadeBy(root: ApiKeyDocument, actor: Actor): Promise<string[]> {
+    return this.changeMadeBy(
+      root,
+      (key) => !key.revokedAt,
+      (ids) => this.records.revokeEachUnrevoked(ids, revocation(actor)),
+    );
+  }
+
+  /**
+   * The one walk of the keys `root` made, and theirs (walkMadeBy), level by
+   * level: `change` is given the ids of a level's keys that `pick` keeps, and
+   * answers the ids it changed; all of them are answered.
+   */
+  private async changeMadeBy(root: ApiKeyDocument, pick: (key: MadeKey) => boolean, change: (ids: Types.ObjectId[]) => Promise<string[]>): Promise<string[]> {
+    const changed: string[] = [];
     for (const level of (await this.walkMadeBy(root)).levels) {
-      const unrevoked = level.filter((key) => !key.revokedAt).map((key) => key._id);
-      revoked.push(...(await this.records.revokeEachUnrevoked(unrevoked, revocation(actor))));
+      changed.push(...(await change(level.filter(pick).map((key) => key._id))));
     }
-    return revoked;
+    return changed;
   }
 
   /**
@@ -283,8 +296,6 @@ export class ApiKeyService {
       suggestedScopes: sorted([...needed].filter((scope) => held.has(scope))),
     };
   }
-
-  // --- verify (issue 29, V) ---
 
   /**
    * Another service checks a key it received: the credential's own check
@@ -376,8 +387,6 @@ export class ApiKeyService {
     return key;
   }
 
-  // --- lifecycle (issue 29, L): update, disable, enable ---
-
   /**
    * Changes the given settings of a key (partial; null clears), never its
    * secret. Its creator in person or a holder of `api-keys:update` may; a
@@ -450,23 +459,21 @@ export class ApiKeyService {
       return { key: current, alsoEnabled: [] };
     }
     const rootId = enabled._id.toHexString();
-    const alsoEnabled: string[] = [];
-    for (const level of (await this.walkMadeBy(enabled)).levels) {
-      const paused = level.filter((made) => made.disabledWith === rootId).map((made) => made._id);
-      alsoEnabled.push(...(await this.records.enableEachPausedWith(paused, rootId, now, actor.userId)));
-    }
+    const alsoEnabled = await this.changeMadeBy(
+      enabled,
+      (made) => made.disabledWith === rootId,
+      (ids) => this.records.enableEachPausedWith(ids, rootId, now, actor.userId),
+    );
     return { key: enabled, alsoEnabled };
   }
 
   /** Pauses the live keys `root` made, and theirs (the revoke's walk), as reached by its disable. */
-  private async disableMadeBy(root: ApiKeyDocument, reason: string | null, actor: Actor): Promise<string[]> {
-    const rootId = root._id.toHexString();
-    const disabled: string[] = [];
-    for (const level of (await this.walkMadeBy(root)).levels) {
-      const enabled = level.filter((made) => !made.revokedAt && !made.disabledAt).map((made) => made._id);
-      disabled.push(...(await this.records.disableEachEnabled(enabled, rootId, reason, actor.userId)));
-    }
-    return disabled;
+  private disableMadeBy(root: ApiKeyDocument, reason: string | null, actor: Actor): Promise<string[]> {
+    return this.changeMadeBy(
+      root,
+      (made) => !made.revokedAt && !made.disabledAt,
+      (ids) => this.records.disableEachEnabled(ids, root._id.toHexString(), reason, actor.userId),
+    );
   }
 }
 

@@ -117,7 +117,6 @@ export class ApiKeyRecords {
     await this.model.deleteOne({ _id: id });
   }
 
-  /** Whether the key (by `_id`, hex) exists and is not revoked. */
   /** Whether a key may still make keys: `active` (unrevoked and enabled), `disabled`, or `revoked` (or gone). */
   async makerState(id: string): Promise<'active' | 'disabled' | 'revoked'> {
     const key = await this.model.findOne({ _id: toObjectId(id) }, { revokedAt: 1, disabledAt: 1 }).lean<Pick<ApiKey, 'revokedAt' | 'disabledAt'>>();
@@ -127,16 +126,12 @@ export class ApiKeyRecords {
 
   /** Revokes the key only while it is not revoked; answers it as revoked, or null when it was already (or is gone). */
   async revokeIfUnrevoked(id: Types.ObjectId, revocation: Revocation): Promise<ApiKeyDocument | null> {
-    const revoked = await this.model.findOneAndUpdate({ _id: id, revokedAt: null, ...versionCondition() }, { $set: revocation }, { returnDocument: 'after' }).exec();
-    return orStale(revoked, () => storedVersion(this.model.collection, { _id: id }));
+    return this.writeIf({ _id: id, revokedAt: null }, { ...revocation });
   }
 
   /** Revokes each of the keys not yet revoked, each by an update of its own that applies only then; answers the ids it revoked. */
   async revokeEachUnrevoked(ids: readonly Types.ObjectId[], revocation: Revocation): Promise<string[]> {
-    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: revocation }, { projection: { _id: 1 } }).lean());
-    const revoked: string[] = [];
-    for (const updated of await Promise.all(updates)) if (updated) revoked.push(updated._id.toHexString());
-    return revoked;
+    return this.setEachWhile(ids, { revokedAt: null }, { ...revocation });
   }
 
   /**
@@ -255,7 +250,7 @@ export class ApiKeyRecords {
     return this.model.findOne({ _id: toObjectId(id), ...scope }, { createdBy: 1, scopes: 1 }).lean<Pick<ApiKey, 'createdBy' | 'scopes'>>();
   }
 
-  // --- lifecycle (issue 29, L): conditional writes of update, disable and enable ---
+  // Conditional writes of update, disable and enable (a revoke's are above).
   // Each goes through the model with a filter naming the key's _id, so its plugin ends this
   // process's grants of the key at once (other instances' within GRANT_MAX_AGE_MS), and each
   // takes a REST If-Match (versionCondition / orStale: a stale version is 412).
@@ -285,22 +280,29 @@ export class ApiKeyRecords {
 
   /**
    * Pauses each of `ids` still enabled and unrevoked, as reached by the
-   * disable of `pausedWith`; answers the ids it paused. Through the model, so
-   * this process's grants of each end at once (others' within GRANT_MAX_AGE_MS).
+   * disable of `pausedWith`; answers the ids it paused.
    */
   async disableEachEnabled(ids: readonly Types.ObjectId[], pausedWith: string, reason: string | null, updatedBy: string): Promise<string[]> {
-    const pause = { disabledAt: new Date(), disabledReason: reason, disabledWith: pausedWith, updatedBy };
-    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, revokedAt: null, disabledAt: null }, { $set: pause }, { projection: { _id: 1 } }).lean());
-    return (await Promise.all(updates)).flatMap((updated) => (updated ? [updated._id.toHexString()] : []));
+    return this.setEachWhile(ids, { revokedAt: null, disabledAt: null }, { disabledAt: new Date(), disabledReason: reason, disabledWith: pausedWith, updatedBy });
   }
 
   /** Resumes each of `ids` paused by the disable of `pausedWith` (and live at `now`); answers the ids it resumed. */
   async enableEachPausedWith(ids: readonly Types.ObjectId[], pausedWith: string, now: Date, updatedBy: string): Promise<string[]> {
-    const resume = { disabledAt: null, disabledReason: null, disabledWith: null, updatedBy };
-    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, ...liveAt(now), disabledWith: pausedWith }, { $set: resume }, { projection: { _id: 1 } }).lean());
+    return this.setEachWhile(ids, { ...liveAt(now), disabledWith: pausedWith }, { disabledAt: null, disabledReason: null, disabledWith: null, updatedBy });
+  }
+
+  /**
+   * Sets `changes` on each of `ids` by an update of its own that applies only
+   * while the key matches `condition` (so concurrent walks change each key
+   * once); answers the ids it changed. Through the model, so this process's
+   * grants of each end at once (others' within GRANT_MAX_AGE_MS).
+   */
+  private async setEachWhile(ids: readonly Types.ObjectId[], condition: Record<string, unknown>, changes: Record<string, unknown>): Promise<string[]> {
+    const updates = ids.map((id) => this.model.findOneAndUpdate({ _id: id, ...condition }, { $set: changes }, { projection: { _id: 1 } }).lean());
     return (await Promise.all(updates)).flatMap((updated) => (updated ? [updated._id.toHexString()] : []));
   }
 
+  /** Sets `changes` on the key while it matches `filter` and a REST If-Match (if any) holds; a stale version is 412 (orStale). */
   private async writeIf(filter: { _id: Types.ObjectId } & Record<string, unknown>, changes: Record<string, unknown>): Promise<ApiKeyDocument | null> {
     const written = await this.model.findOneAndUpdate({ ...filter, ...versionCondition() }, { $set: changes }, { returnDocument: 'after' }).exec();
     return orStale(written, () => storedVersion(this.model.collection, { _id: filter._id }));

@@ -113,7 +113,7 @@ export class ApiKeyLineage extends ApiKeySummary {
   truncated!: boolean;
 }
 
-// --- verify (issue 29, V) ---
+// Verifying a key for another service.
 
 /** What verifying a key found (the credential's check, api-key-check.ts); only VALID is valid. */
 export enum ApiKeyVerificationCode {

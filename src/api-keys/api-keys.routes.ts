@@ -15,10 +15,10 @@ export const apiKeyRestRoutes = {
   'Query.apiKeyScopeReport': { method: 'GET', path: '/api-keys/:id/scope-report', tags },
   'Query.apiKeyRateLimitPreview': { method: 'GET', path: '/api-keys/:id/rate-limit-preview', tags },
   'Query.apiKeyLineage': { method: 'GET', path: '/api-keys/:id/lineage', tags },
-  // lifecycle (issue 29, L)
+  // managing a key
   'Mutation.updateApiKey': { method: 'PATCH', path: '/api-keys/:id', tags },
   'Mutation.disableApiKey': { method: 'PATCH', path: '/api-keys/:id/disable', tags },
   'Mutation.enableApiKey': { method: 'PATCH', path: '/api-keys/:id/enable', tags },
-  // verify (issue 29, V): 200 for every well-formed request, whatever the code
+  // verify: 200 for every well-formed request, whatever the code
   'Mutation.verifyApiKey': { method: 'POST', path: '/api-keys/verify', tags },
 } satisfies RestRoutes;
