@@ -8,10 +8,10 @@ export const REDACTED = '[redacted]';
 
 /**
  * A field, header or parameter name that may hold a secret, in any case:
- * passwords and their hashes, tokens, keys and key hashes, Authorization,
- * cookies, credentials. `keyId` is the public part of an API key.
+ * passwords and their hashes, tokens, keys and key hashes, password tickets,
+ * Authorization, cookies, credentials. `keyId` is the public part of an API key.
  */
-const SECRET_NAME = /pass|secret|token|auth|cookie|credential|key|signature/i;
+const SECRET_NAME = /pass|secret|token|ticket|auth|cookie|credential|key|signature/i;
 const PUBLIC_NAMES = new Set(['keyid']);
 
 export function isSecretName(name: string): boolean {

@@ -28,6 +28,9 @@ import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService 
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import {
   accessControlRestRoutes,
+  PasswordTicketRecords,
+  PasswordTicketResolver,
+  PasswordTicketService,
   PermissionResolver,
   RoleRecords,
   RoleResolver,
@@ -36,6 +39,7 @@ import {
   UserResolver,
   UserService,
   userAccountStore,
+  userReplayedResults,
 } from './users/index.js';
 
 /**
@@ -68,24 +72,27 @@ export interface Services {
   /** The audit trail: the `Audited` middleware writes to it (through the request context), its resolver reads it. */
   auditEvents: AuditEventService;
   apiKeys: ApiKeyService;
+  passwordTickets: PasswordTicketService;
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
 export function createServices(): Services {
   const roles = new RoleService(new RoleRecords());
+  const userRecords = new UserRecords();
   return {
     login: new LoginService(userAccountStore),
-    users: new UserService(new UserRecords(), roles),
+    users: new UserService(userRecords, roles),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
     auditEvents: new AuditEventService(new AuditEventRecords()),
     apiKeys: new ApiKeyService(new ApiKeyRecords()),
+    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), userRecords, roles),
   };
 }
 
 export function buildServiceSchema(services: Services = createServices()): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
-    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver],
+    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver, PasswordTicketResolver],
     authChecker,
     instances: [
       new LoginResolver(services.login),
@@ -94,6 +101,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new MealMenuResolver(services.menus),
       new AuditEventResolver(services.auditEvents),
       new ApiKeyResolver(services.apiKeys),
+      new PasswordTicketResolver(services.passwordTickets),
     ],
   });
 }
@@ -151,8 +159,13 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
-    // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret.
-    idempotency: { creates: createOperations, scopeOf: idempotencyScope, replayed: apiKeyReplayedResults, records: new IdempotencyRecords() },
+    // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret, a replayed createPasswordTicket no ticket.
+    idempotency: {
+      creates: createOperations,
+      scopeOf: idempotencyScope,
+      replayed: { ...apiKeyReplayedResults, ...userReplayedResults },
+      records: new IdempotencyRecords(),
+    },
     logger,
   });
   return {

@@ -158,3 +158,11 @@ async function write(context: AuditedContext, event: NewAuditEvent): Promise<voi
     );
   }
 }
+
+/**
+ * Records an event the middleware cannot: one of a call without a caller
+ * (redeeming a password ticket names the ticket's user). Like the
+ * middleware's own records, one that cannot be written is logged and does
+ * not change the answer.
+ */
+export const recordAuditEvent: (context: AuditedContext, event: NewAuditEvent) => Promise<void> = write;

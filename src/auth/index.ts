@@ -33,6 +33,7 @@ export { createUsageRecorder, type UsageRecorder, type UsageRecorderOptions } fr
 export { authChecker } from './auth-checker.js';
 export { authRestRoutes } from './auth.routes.js';
 export type { AppContext } from './context.js';
+export type { SignInAttempt } from './login-throttle.js';
 export { credentialFirst } from './credential-first.js';
 export { idempotencyScope } from './idempotency-scope.js';
 export { API_KEY_PREFIX, createActorResolver, type ActorResolver, type CredentialStrategy } from './credentials.js';
@@ -41,7 +42,7 @@ export { signAccessToken, verifyAccessToken, type JwtSettings } from './jwt.js';
 export { jwtStrategy } from './jwt.strategy.js';
 export { LoginResolver } from './login.resolver.js';
 export { LoginService, type LoginSettings } from './login.service.js';
-export { accountThrottleKey, FIRST_WAIT_SECONDS, ipThrottleKey, MAX_WAIT_SECONDS, type LoginThrottleSettings } from './login-throttle.js';
+export { accountThrottleKey, admitFromAddress, FIRST_WAIT_SECONDS, ipThrottleKey, MAX_WAIT_SECONDS, type LoginThrottleSettings } from './login-throttle.js';
 export { LOGIN_THROTTLE_COLLECTION } from './login-throttle.model.js';
 export { hashPassword, limitPasswordWork, verifyPassword, type PasswordWorkLimits } from './password.js';
 export { ALL_PERMISSIONS, builtInRole, builtInRoles, isPermission, permissions, type Permission } from './permissions.js';

@@ -79,6 +79,20 @@ export async function admitSignIn(settings: LoginThrottleSettings, email: string
   };
 }
 
+/**
+ * Lets one attempt with a one-time secret that names no account (a password
+ * ticket) through, counting it on the IP's counter, the one sign-in uses: a
+ * guesser's failures at either make both wait. 429 (Retry-After) while the IP
+ * must wait. `succeeded` gives the attempt back, as a sign-in's does.
+ */
+export async function admitFromAddress(settings: LoginThrottleSettings, ip: string): Promise<SignInAttempt> {
+  const address: Counter = { key: ipThrottleKey(ip), freeFailures: settings.ipFailures, windowSeconds: settings.windowSeconds };
+  const wait = await letThrough(address, randomUUID());
+  if (wait !== true) throw refusal(wait);
+  const giveItBack = () => giveBack(address);
+  return { succeeded: giveItBack, unchecked: giveItBack };
+}
+
 function refusal(seconds: number) {
   return errors.rateLimited(seconds, `Too many failed sign-in attempts; try again in ${seconds} s`);
 }

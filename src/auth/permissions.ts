@@ -14,6 +14,8 @@ export const permissions = [
   'users:assign-roles',
   'roles:read',
   'roles:create',
+  'roles:update',
+  'roles:delete',
   'menus:read',
   'menus:write',
   'menus:delete',

@@ -19,6 +19,14 @@ export const API_KEY_CHECKSUM_LENGTH = 6;
  */
 const API_KEY_SHAPE = new RegExp(`${API_KEY_PREFIX}([0-9A-Za-z]{${API_KEY_ID_LENGTH}})_[0-9A-Za-z]+`, 'g');
 
+/**
+ * A one-time password ticket (users area): `pt_` and 43 base64url characters
+ * (256 random bits, shared/opaque-secret.ts). Redacted from any run of 16 or
+ * more such characters after a `pt_` that starts a word, so a truncated one goes too.
+ */
+export const PASSWORD_TICKET_PREFIX = 'pt_';
+const PASSWORD_TICKET_SHAPE = /(?<![0-9A-Za-z])pt_[\w-]{16,}/g;
+
 /** A JWT's header is base64url JSON, so it starts with `eyJ` (`{"`). */
 const JWT_HEADER_START = 'eyJ';
 
@@ -27,12 +35,13 @@ const BASE64URL_DOTTED_RUN = /[\w.-]+/g;
 
 /**
  * `text` with every API key secret (its key id kept: it is public, and says
- * which key leaked) and every JWT (`eyJ…` header, payload and signature)
+ * which key leaked), every password ticket and every JWT (`eyJ…` header, payload and signature)
  * replaced by `replacement`. Linear in the text's length.
  */
 export function redactCredentialShapes(text: string, replacement: string): string {
   let redacted = text;
   if (redacted.includes(API_KEY_PREFIX)) redacted = redacted.replace(API_KEY_SHAPE, (_secret, keyId: string) => `${API_KEY_PREFIX}${keyId}_${replacement}`);
+  if (redacted.includes(PASSWORD_TICKET_PREFIX)) redacted = redacted.replace(PASSWORD_TICKET_SHAPE, `${PASSWORD_TICKET_PREFIX}${replacement}`);
   if (redacted.includes(JWT_HEADER_START)) redacted = redacted.replace(BASE64URL_DOTTED_RUN, (run) => redactJwtsInRun(run, replacement));
   return redacted;
 }

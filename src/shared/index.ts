@@ -61,11 +61,13 @@ export {
   API_KEY_ID_LENGTH,
   API_KEY_PREFIX,
   API_KEY_SECRET_LENGTH,
+  PASSWORD_TICKET_PREFIX,
   holdsCredentialShape,
   pathWithoutCredentials,
   redactCredentialShapes,
   unescapeUnreserved,
 } from './credential-shapes.js';
+export { hashOpaqueSecret, newOpaqueSecret, type OpaqueSecret } from './opaque-secret.js';
 
 // The database's state as the service last saw it.
 export { databaseReadOnlyReason, markDatabaseReadOnly } from './database-state.js';

@@ -11,3 +11,8 @@ export { DEFAULT_USER_COLOR, emailCollation, IdentificationType, SocialLinks, Us
 export { UserService } from './user.service.js';
 export { UserRecords } from './user.store.js';
 export { accessControlRestRoutes } from './users.routes.js';
+export { PasswordTicketModel, PASSWORD_TICKET_COLLECTION } from './password-ticket.model.js';
+export { PasswordTicketResolver } from './password-ticket.resolver.js';
+export { PasswordTicketService } from './password-ticket.service.js';
+export { PasswordTicketRecords } from './password-ticket.store.js';
+export { REPLAYED_WITHOUT_TICKET, userReplayedResults } from './password-ticket-replay.js';

@@ -30,6 +30,11 @@ export class Role {
   @Field(() => String, { nullable: true })
   @prop({ type: () => String, default: null })
   tenant_id!: string | null;
+
+  /** Set by mongoose's timestamps on every write; the version an If-Match names (none for a built-in role). */
+  @Field(() => Date, { nullable: true, description: 'When the custom role last changed (the version its ETag carries); null for a built-in role.' })
+  @prop({ type: () => Date })
+  updatedAt?: Date | null;
 }
 
 export const RoleModel = getModelForClass(Role);

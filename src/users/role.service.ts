@@ -1,8 +1,8 @@
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
 import { errors, isDuplicateKey } from '../errors/index.js';
 import { decodeCursor, encodeCursor, lazyTotal, type Page, toObjectId } from '../shared/index.js';
-import type { CreateRoleArgs, RolesArgs } from './role.inputs.js';
-import type { RoleRecords } from './role.store.js';
+import type { CreateRoleArgs, RolesArgs, UpdateRoleArgs } from './role.inputs.js';
+import type { RoleRecords, StoredRole } from './role.store.js';
 
 /** A role as answered: a custom role's record, or a built-in role shown in the caller's tenant. */
 export interface RoleView {
@@ -42,10 +42,7 @@ export class RoleService {
     const tenantId = tenantForCreate(actor, args.tenant_id);
     // In any letter case: a custom "Admin" beside the built-in admin would pass for it in every list.
     if (builtInRole(args.name.toLowerCase())) throw errors.conflict('name', `'${args.name}' is the name of a built-in role`);
-    const missing = args.permissions.filter((permission) => !hasPermission(actor, permission));
-    if (missing.length > 0) {
-      throw errors.forbidden(`You cannot grant permissions you do not hold: ${missing.map((p) => `'${p}'`).join(', ')}`);
-    }
+    assertMayGrant(actor, args.permissions);
     try {
       return await this.roles.create({ name: args.name, description: args.description ?? null, permissions: args.permissions, tenant_id: tenantId });
     } catch (err) {
@@ -79,6 +76,19 @@ export class RoleService {
     return notHeld(actor, (await this.grantsOf(tenantId, roleIds)).grants);
   }
 
+  /**
+   * Some changes to another user (their password, email or roles) are allowed
+   * only when the caller already holds every permission the user's current
+   * roles grant (see UserService): 403 naming `what` was refused, `why`, and
+   * the permissions the caller lacks.
+   */
+  async assertHoldsWhatTheyHold(actor: Actor, tenantId: string | null, roleIds: readonly string[], what: string, why: string): Promise<void> {
+    const lacking = await this.permissionsNotHeld(actor, tenantId, roleIds);
+    if (lacking.length > 0) {
+      throw errors.forbidden(`Changing the ${what} of a user who holds permissions you do not hold is not allowed (${why}): ${lacking.join(', ')}`);
+    }
+  }
+
   /** Each permission `roleIds` grant in `tenantId`, with the role (by name) granting it; ids of no such role apart. */
   private async grantsOf(tenantId: string | null, roleIds: readonly string[]): Promise<{ grants: Grant[]; unknown: string[] }> {
     const customIds = roleIds.filter((id) => !builtInRole(id));
@@ -90,6 +100,84 @@ export class RoleService {
     ];
     return { grants, unknown };
   }
+
+  // Reading, changing and deleting one role (updateRole, deleteRole).
+
+  /** A role of the caller's tenant: a built-in one as every tenant has it, or a custom role (else 404). */
+  async get(actor: Actor, id: string): Promise<RoleView> {
+    const builtIn = builtInRole(id);
+    if (builtIn) return { ...builtIn, permissions: [...builtIn.permissions], tenant_id: actor.tenantId };
+    const role = await this.roles.find(tenantScope(actor), id);
+    if (!role) throw roleNotFound(id);
+    return answered(role);
+  }
+
+  /**
+   * Partial. Never a built-in role (403); never a role granting what the
+   * caller does not hold, before or after (403: they could take access away
+   * from its holders, or hand them more than they have). The write is
+   * conditional on the permissions the caller was checked against: a change
+   * landing in between is a 409, to be read and tried again.
+   */
+  async update(actor: Actor, args: UpdateRoleArgs): Promise<RoleView> {
+    const { id, name, description, permissions } = args;
+    const current = await this.changeable(actor, id, 'changed');
+    if (name !== undefined && builtInRole(name.toLowerCase())) throw errors.conflict('name', `'${name}' is the name of a built-in role`);
+    if (permissions !== undefined) assertMayGrant(actor, permissions);
+    const set: Record<string, unknown> = {};
+    if (name !== undefined) set.name = name;
+    if (description !== undefined) set.description = description;
+    if (permissions !== undefined) set.permissions = permissions;
+    let updated;
+    try {
+      updated = await this.roles.update(tenantScope(actor), current, set);
+    } catch (err) {
+      if (isDuplicateKey(err)) throw errors.conflict('name', `A role named '${name}' already exists in this tenant`);
+      throw err;
+    }
+    if (updated) return answered(updated);
+    if (await this.roles.find(tenantScope(actor), id)) {
+      throw errors.conflict('permissions', 'The role changed while this request was checked against it; read it again and retry');
+    }
+    throw roleNotFound(id);
+  }
+
+  /**
+   * Deletes a custom role nobody holds (409 naming how many users do). A user
+   * given the role while it is being deleted: when that assignment is stored
+   * before the delete's second count, the role is put back and the delete is
+   * 409; one stored after it names a role that no longer exists, which grants
+   * nothing (role-permissions.ts) and is dropped by the user's next roles update.
+   */
+  async remove(actor: Actor, id: string): Promise<RoleView> {
+    const current = await this.changeable(actor, id, 'deleted');
+    const tenantId = current.tenant_id;
+    await this.assertHeldByNobody(tenantId, id);
+    const removed = await this.roles.remove(tenantScope(actor), id);
+    if (!removed) throw roleNotFound(id);
+    const holders = await this.roles.countHolders(tenantId, id);
+    if (holders > 0) {
+      await this.roles.restore(removed);
+      throw heldBy(holders);
+    }
+    return answered(removed);
+  }
+
+  /** The custom role to change or delete: 403 for a built-in one or one granting what the caller lacks, 404 when there is none in the scope. */
+  private async changeable(actor: Actor, id: string, how: 'changed' | 'deleted'): Promise<StoredRole> {
+    if (builtInRole(id)) throw errors.forbidden(`The built-in role '${id}' cannot be ${how}`);
+    const current = await this.roles.find(tenantScope(actor), id);
+    if (!current) throw roleNotFound(id);
+    const lacking = notHeld(actor, current.permissions.map((permission) => ({ role: current.name, permission })));
+    if (lacking.length > 0) throw errors.forbidden(`A role granting permissions you do not hold cannot be ${how} by you: ${lacking.join(', ')}`);
+    return current;
+  }
+
+  private async assertHeldByNobody(tenantId: string | null, id: string): Promise<void> {
+    const holders = await this.roles.countHolders(tenantId, id);
+    if (holders > 0) throw heldBy(holders);
+  }
+
 }
 
 /**
@@ -112,4 +200,23 @@ interface Grant {
 function notHeld(actor: Actor, grants: readonly Grant[]): string[] {
   const refused = grants.filter(({ permission }) => permission === '*' ? !actor.permissions.has('*') : !hasPermission(actor, permission));
   return [...new Set(refused.map(({ role, permission }) => `'${permission}' (role ${role})`))];
+}
+
+/** Refuses permissions the caller does not hold: nobody grants more than they have (createRole, updateRole). */
+function assertMayGrant(actor: Actor, permissions: readonly string[]): void {
+  const missing = permissions.filter((permission) => !hasPermission(actor, permission));
+  if (missing.length > 0) {
+    throw errors.forbidden(`You cannot grant permissions you do not hold: ${missing.map((p) => `'${p}'`).join(', ')}`);
+  }
+}
+
+const roleNotFound = (id: string) => errors.notFound('Role', id);
+
+function heldBy(holders: number) {
+  return errors.conflict('id', `The role is held by ${holders} user${holders === 1 ? '' : 's'}; take it from them first`);
+}
+
+/** A stored custom role (lean) as answered. */
+function answered({ _id, ...fields }: StoredRole): RoleView {
+  return { ...fields, id: String(_id) };
 }

@@ -1,9 +1,11 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { trusted } from 'mongoose';
+import { trusted, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { countRecords, findPage, type Page } from '../shared/index.js';
+import { countRecords, findPage, orStale, storedVersion, toObjectId, type Page, versionCondition } from '../shared/index.js';
+import { forgetCachedAccounts } from './account-cache.js';
 import type { CreateRoleArgs } from './role.inputs.js';
 import { Role, RoleModel } from './role.model.js';
+import { UserModel } from './user.model.js';
 
 /** A custom role as read for its grants: lean, only what the permission tests need. */
 export interface StoredRoleGrants {
@@ -41,4 +43,50 @@ export class RoleRecords {
     const roles = await this.model.find({ _id: trusted({ $in: ids }), tenant_id: tenantId }).lean();
     return roles.map((role) => ({ id: String(role._id), name: role.name, permissions: role.permissions }));
   }
+
+  /** The custom role `id` of the scope, lean; null when there is none. */
+  async find(scope: TenantFilter, id: string): Promise<StoredRole | null> {
+    return (await this.model.findOne({ _id: toObjectId(id), ...scope }).lean()) as StoredRole | null;
+  }
+
+  /**
+   * Sets `set` on the role read as `current`, on the condition that its
+   * permissions are still the ones the caller was checked against (and, under
+   * an If-Match, its version): null when not (412 for a stale version). Through
+   * the model, so this instance's role cache forgets at once (account-cache.ts).
+   */
+  async update(scope: TenantFilter, current: StoredRole, set: Record<string, unknown>): Promise<StoredRole | null> {
+    const filter = { _id: current._id, ...scope, permissions: current.permissions, ...versionCondition() };
+    return orStale(
+      (await this.model.findOneAndUpdate(filter, { $set: set }, { returnDocument: 'after', runValidators: true }).lean()) as StoredRole | null,
+      () => storedVersion(this.model.collection, { _id: current._id, ...scope }),
+    );
+  }
+
+  /** Deletes the role (under an If-Match, of that version: else 412); null when it is gone. */
+  async remove(scope: TenantFilter, id: string): Promise<StoredRole | null> {
+    const filter = { _id: toObjectId(id), ...scope, ...versionCondition() };
+    return orStale(
+      (await this.model.findOneAndDelete(filter).lean()) as StoredRole | null,
+      () => storedVersion(this.model.collection, { _id: toObjectId(id), ...scope }),
+    );
+  }
+
+  /** Puts a deleted role back as it was (same id): a user was given it while it was being deleted. */
+  async restore(role: StoredRole): Promise<void> {
+    await this.model.collection.insertOne(role as never);
+    forgetCachedAccounts();
+  }
+
+  /**
+   * How many users of the tenant hold the role, deleted users (status
+   * `deleted`, when the users area keeps them) left out. On the collection:
+   * the filter names `status` whether or not the model declares it yet.
+   */
+  countHolders(tenantId: string | null, roleId: string): Promise<number> {
+    return UserModel.collection.countDocuments({ tenant_id: tenantId, roles: roleId, status: { $ne: 'deleted' } });
+  }
 }
+
+/** A custom role as stored, read before it is changed or deleted. */
+export type StoredRole = Role & { _id: Types.ObjectId; updatedAt?: Date | null };

@@ -19,7 +19,7 @@ import { IdentificationType, type SocialLinks } from './user.model.js';
 
 const MOBILE = /^\+?\d{7,15}$/;
 /** A role id: a built-in role's name or a custom role's record id. */
-const ROLE_ID = /^(admin|member|[0-9a-f]{24})$/;
+export const ROLE_ID = /^(admin|member|[0-9a-f]{24})$/;
 const COLOR = /^[A-Za-z0-9#_-]+$/;
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
 

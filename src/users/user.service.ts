@@ -123,10 +123,7 @@ export class UserService {
    * scopes.
    */
   private async assertHoldsWhatTheyHold(actor: Actor, tenantId: string | null, roleIds: readonly string[], what: string, why: string): Promise<void> {
-    const notHeld = await this.roles.permissionsNotHeld(actor, tenantId, roleIds);
-    if (notHeld.length > 0) {
-      throw errors.forbidden(`Changing the ${what} of a user who holds permissions you do not hold is not allowed (${why}): ${notHeld.join(', ')}`);
-    }
+    await this.roles.assertHoldsWhatTheyHold(actor, tenantId, roleIds, what, why);
   }
 
   /** Assigning roles needs `users:assign-roles` and grants nothing the caller lacks. */

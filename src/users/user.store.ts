@@ -3,6 +3,7 @@ import { trusted } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
 import { createdBetween, findPage, listReadTimeLimit, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import type { UsersArgs } from './user.inputs.js';
+import { forgetCachedAccounts } from './account-cache.js';
 import { User, UserModel } from './user.model.js';
 import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
 
@@ -80,6 +81,30 @@ export class UserRecords {
     await this.model.updateOne({ _id: updated._id, ...asSeen }, { $set: { searchKeys: keys } }, { timestamps: false });
     updated.searchKeys = keys;
   }
+
+  /**
+   * Sets the password of a user who may still sign in (not disabled or
+   * deleted: a record without `status` is active) and raises `tokenVersion` in
+   * the same write, which ends every token and session issued before it. Null
+   * when there is no such user. On the collection, so the filter names `status`
+   * whether or not the model declares it yet; this instance's account cache is
+   * told at once, as a write through the model does.
+   */
+  async setPasswordEndingSessions(id: string, passwordHash: string): Promise<SignInOf | null> {
+    const updated = await this.model.collection.findOneAndUpdate(
+      { _id: toObjectId(id), status: { $nin: ['disabled', 'deleted'] } },
+      { $set: { passwordHash, updatedBy: id, updatedAt: new Date() }, $inc: { tokenVersion: 1 } },
+      { returnDocument: 'after', projection: { email: 1, tenant_id: 1 } },
+    );
+    forgetCachedAccounts();
+    return updated ? { email: updated.email as string, tenant_id: (updated.tenant_id as string | null) ?? null } : null;
+  }
+}
+
+/** A user's sign-in as a redeemed password ticket answers it. */
+export interface SignInOf {
+  email: string;
+  tenant_id: string | null;
 }
 
 /** The same ids or keys, in any order (a stored list holds each once, as the input rule does). */

@@ -1,0 +1,47 @@
+import { Args, Authorized, Ctx, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import { Audited, AuditActorType, AuditOutcome, recordAuditEvent, type AuditedContext } from '../audit/index.js';
+import { CurrentActor, type Actor } from '../auth/index.js';
+import { OncePerRequest } from '../graphql/index.js';
+import { CreatePasswordTicketArgs, RedeemPasswordTicketArgs } from './password-ticket.inputs.js';
+import type { IssuedTicket, PasswordTicketService } from './password-ticket.service.js';
+import { IssuedPasswordTicket, RedeemedPasswordTicket } from './password-ticket.types.js';
+
+/** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
+@Resolver()
+export class PasswordTicketResolver {
+  constructor(private readonly service: PasswordTicketService) {}
+
+  @Authorized('users:update')
+  @OncePerRequest()
+  @UseMiddleware(Audited('users.password-ticket', { targetType: 'User' }))
+  @Mutation(() => IssuedPasswordTicket, {
+    description:
+      'A one-time ticket that sets the password of a user of your tenant (redeemPasswordTicket), shown once; only its hash is stored. ' +
+      'Needs users:update and every permission the user holds (its holder can sign in as them); an API key never makes one for the user it acts for.',
+  })
+  createPasswordTicket(@Args() { id, ttlSeconds }: CreatePasswordTicketArgs, @CurrentActor() actor: Actor): Promise<IssuedTicket> {
+    return this.service.create(actor, id, ttlSeconds ?? undefined);
+  }
+
+  @OncePerRequest()
+  @Mutation(() => RedeemedPasswordTicket, {
+    description:
+      'Sets a new password with a password ticket; open to anyone (the ticket is the proof). Ends every session and token of the user and spends ' +
+      'the ticket: a second use, an expired or an unknown ticket is the same 401. Throttled as sign-in is (429 with Retry-After).',
+  })
+  async redeemPasswordTicket(@Args() { ticket, newPassword }: RedeemPasswordTicketArgs, @Ctx() context: AuditedContext): Promise<RedeemedPasswordTicket> {
+    const redeemed = await this.service.redeem(context.config.loginThrottle, context.ip, ticket, newPassword);
+    // No caller to record by the Audited middleware: the record names the ticket's user.
+    await recordAuditEvent(context, {
+      actor: { type: AuditActorType.user, id: redeemed.userId },
+      action: 'auth.password-ticket-redeem',
+      target: { type: 'User', id: redeemed.userId },
+      tenant_id: redeemed.tenantId,
+      changes: ['password'],
+      outcome: AuditOutcome.success,
+      requestId: context.requestId,
+      ip: context.ip,
+    });
+    return { email: redeemed.email, tenantId: redeemed.tenantId };
+  }
+}
