@@ -75,7 +75,7 @@ const row = <F = undefined>(r: MatrixRow<F>): MatrixRow<F> => r;
  * made by tenant A's member, a user other than every caller, and the account
  * login signs in with.
  */
-const records = { menuId: '', keyId: '', userId: '', loginUser: undefined as unknown as TestUser };
+const records = { menuId: '', keyId: '', userId: '', roleId: '', loginUser: undefined as unknown as TestUser };
 let serial = 0;
 const unique = (prefix: string) => `${prefix}-${(serial += 1)}`;
 
@@ -157,6 +157,43 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     otherTenant: 403,
     keyScopes: ['roles:create', 'menus:read'],
     args: () => ({ name: unique('matrix-role'), permissions: ['menus:read'], tenant_id: TENANT }),
+  }),
+  // Contract "Users: disabling, deleting, sessions" (roles). One role: roles:read, as the list.
+  'Query.role': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['roles:read'],
+    args: () => ({ id: records.roleId }),
+  }),
+  // roles:update, and holding what the role grants (menus:read).
+  'Mutation.updateRole': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['roles:update', 'menus:read'],
+    args: () => ({ id: records.roleId, description: unique('matrix description') }),
+  }),
+  'Mutation.deleteRole': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['roles:delete', 'menus:read'],
+    fresh: () => makeRole(),
+    args: (_who, id: string) => ({ id }),
+  }),
+  // users:update and every permission the user holds (a member here): its holder can sign in as them.
+  'Mutation.createPasswordTicket': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:update', 'users:read', 'roles:read', 'menus:read', 'schemas:read', 'api-keys:create'],
+    args: () => ({ id: records.userId }),
+  }),
+  // Open, as login: the ticket is the proof; a credential sent along is not looked at.
+  'Mutation.redeemPasswordTicket': row({
+    open: true,
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole', 'keyWithScope', 'keyWithoutScope', 'revokedKey', 'expiredToken', 'staleToken', 'none'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    fresh: () => makeTicket(),
+    args: (_who, ticket: string) => ({ ticket, newPassword: 'Matrix-Passw0rd!' }),
   }),
 
   'Query.mealMenus': row({
@@ -376,6 +413,21 @@ async function makeMenu(): Promise<string> {
   return answer.body.id;
 }
 
+/** A custom role of tenant A granting menus:read, made through the API. */
+async function makeRole(): Promise<string> {
+  const answer = await app.rest('POST', '/access-control/roles', { token: users.tenantAdmin.token, body: { name: unique('matrix-role'), permissions: ['menus:read'] } });
+  if (answer.status !== 201) throw new Error(`createRole answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.id;
+}
+
+/** A password ticket of a fresh member of tenant A (redeeming spends every ticket of its user), made through the API. */
+async function makeTicket(): Promise<string> {
+  const user = await app.createUser({ tenantId: TENANT, roles: ['member'] });
+  const answer = await app.rest('POST', `/access-control/users/${user.id}/password-ticket`, { token: users.tenantAdmin.token });
+  if (answer.status !== 201) throw new Error(`createPasswordTicket answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.ticket;
+}
+
 /**
  * The records that rows with `fresh` use up, one per cell and surface, made
  * side by side in beforeAll rather than one by one in the cells.
@@ -458,6 +510,7 @@ beforeAll(async () => {
   ]);
   [...sets.keys()].forEach((set, index) => keySecrets.set(set, made[index].secret));
   records.menuId = menuId;
+  records.roleId = await makeRole();
   records.keyId = targetKey.id;
   revokedSecret = revoked.secret;
   await freshRecords.fill();

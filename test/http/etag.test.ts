@@ -35,6 +35,7 @@ const newMenu = () => created('/restaurant/meal-menus', { name: `menu ${unique()
 const newUser = () =>
   created('/access-control/users', { email: `e${unique()}@example.test`, firstName: 'Ada', password: 'Passw0rd!', createdBy: admin.id, updatedBy: admin.id });
 const newKey = () => created('/api-keys', { name: `key ${unique()}`, scopes: ['menus:read'] });
+const newRole = () => created('/access-control/roles', { name: `role-${unique()}`, permissions: ['menus:read'] });
 
 interface RecordKind {
   collection: string;
@@ -62,6 +63,12 @@ const kinds: Record<string, RecordKind> = {
     create: newKey,
     read: { operation: 'Query.apiKey', path: (id) => `/api-keys/${id}` },
     touch: async (id) => void (await app.db.collection('apikeys').updateOne({ _id: new ObjectId(id) }, { $set: { description: unique(), updatedAt: new Date() } })),
+  },
+  role: {
+    collection: 'roles',
+    create: newRole,
+    read: { operation: 'Query.role', path: (id) => `/access-control/roles/${id}` },
+    touch: async (id) => void (await app.rest('PATCH', `/access-control/roles/${id}`, { token: admin.token, body: { description: `d${unique()}` } })),
   },
 };
 
@@ -91,6 +98,8 @@ const writes: Write[] = [
   { operation: 'Mutation.updateApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}`, body: () => ({ description: `d${unique()}` }) },
   { operation: 'Mutation.disableApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/disable`, body: () => ({ reason: 'paused' }) },
   { operation: 'Mutation.enableApiKey', kind: disabledApiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/enable` },
+  { operation: 'Mutation.updateRole', kind: kinds.role, method: 'PATCH', path: (id) => `/access-control/roles/${id}`, body: () => ({ description: `d${unique()}` }) },
+  { operation: 'Mutation.deleteRole', kind: kinds.role, method: 'DELETE', path: (id) => `/access-control/roles/${id}` },
 ];
 
 const read = (kind: RecordKind, id: string, headers: Record<string, string> = {}) => app.rest('GET', kind.read.path(id), { token: admin.token, headers });
