@@ -396,3 +396,16 @@ describe('If-Match on a role', () => {
     await unchanged(role);
   });
 });
+
+describe('the audit trail', () => {
+  it.each(SURFACES)('records roles.update and roles.delete with the role and the names of what changed (%s)', async (surface) => {
+    const role = await freshRole();
+    expect((await callOperation(client(), surface, op.update(role.id, { description: 'audited' }), admin)).status).toBe(200);
+    expect((await callOperation(client(), surface, op.remove(role.id), admin)).status).toBe(200);
+    const records = await app.db.collection('auditevents').find({ 'target.id': role.id }).sort({ _id: 1 }).toArray();
+    expect(records).toEqual([
+      expect.objectContaining({ action: 'roles.update', outcome: 'success', actor: { type: 'user', id: admin.id }, target: { type: 'Role', id: role.id }, tenant_id: TENANT, changes: ['description'] }),
+      expect.objectContaining({ action: 'roles.delete', outcome: 'success', target: { type: 'Role', id: role.id }, tenant_id: TENANT }),
+    ]);
+  });
+});
