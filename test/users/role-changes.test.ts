@@ -331,6 +331,28 @@ describe('a user given the role while it is being deleted', () => {
   });
 });
 
+describe('a role changed between the check and the write', () => {
+  it('is 409 naming permissions, and the change made meanwhile stands', async () => {
+    const role = await freshRole(['menus:read']);
+    // Another request widens the role right after this one read it (and was checked against menus:read alone).
+    const original = RoleModel.findOne.bind(RoleModel);
+    const widen = () => roles().updateOne({ _id: new ObjectId(role.id) }, { $set: { permissions: ['menus:read', 'users:update'] } });
+    const spy = ((...args: Parameters<typeof RoleModel.findOne>) => {
+      RoleModel.findOne = original;
+      return { lean: () => original(...args).lean().then(async (read) => (await widen(), read)) };
+    }) as unknown as typeof RoleModel.findOne;
+    RoleModel.findOne = spy;
+    try {
+      const answer = await app.rest('PATCH', `/access-control/roles/${role.id}`, { token: editor.token, body: { description: 'stale check' } });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(409);
+      expect(answer.body.errors).toEqual([expect.objectContaining({ field: 'permissions' })]);
+    } finally {
+      RoleModel.findOne = original;
+    }
+    expect(await storedRole(role.id)).toMatchObject({ description: 'as made', permissions: ['menus:read', 'users:update'] });
+  });
+});
+
 // ---------------------------------------------------------------- the role cache
 
 describe('a permission taken from a role', () => {
