@@ -78,15 +78,14 @@ export interface Services {
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
 export function createServices(): Services {
   const roles = new RoleService(new RoleRecords());
-  const userRecords = new UserRecords();
   return {
     login: new LoginService(userAccountStore),
-    users: new UserService(userRecords, roles),
+    users: new UserService(new UserRecords(), roles),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
     auditEvents: new AuditEventService(new AuditEventRecords()),
     apiKeys: new ApiKeyService(new ApiKeyRecords()),
-    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), userRecords, roles),
+    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles),
   };
 }
 

@@ -8,13 +8,14 @@ export const accessControlRestRoutes = {
   'Query.user': { method: 'GET', path: '/access-control/users/:id', tags },
   'Mutation.createUser': { method: 'POST', path: '/access-control/users', responseStatus: 201, tags },
   'Mutation.updateUser': { method: 'PATCH', path: '/access-control/users/:id', tags },
-  'Mutation.createPasswordTicket': { method: 'POST', path: '/access-control/users/:id/password-ticket', responseStatus: 201, tags },
-  'Mutation.redeemPasswordTicket': { method: 'POST', path: '/auth/password-ticket', tags: ['auth'] },
   'Query.roles': { method: 'GET', path: '/access-control/roles', tags },
   'Mutation.createRole': { method: 'POST', path: '/access-control/roles', responseStatus: 201, tags },
+  'Query.me': { method: 'GET', path: '/auth/me', tags: ['auth'] },
+  'Query.permissions': { method: 'GET', path: '/access-control/permissions', tags },
+  // Password tickets, and one role read, changed and deleted.
+  'Mutation.createPasswordTicket': { method: 'POST', path: '/access-control/users/:id/password-ticket', responseStatus: 201, tags },
+  'Mutation.redeemPasswordTicket': { method: 'POST', path: '/auth/password-ticket', tags: ['auth'] },
   'Query.role': { method: 'GET', path: '/access-control/roles/:id', tags },
   'Mutation.updateRole': { method: 'PATCH', path: '/access-control/roles/:id', tags },
   'Mutation.deleteRole': { method: 'DELETE', path: '/access-control/roles/:id', tags },
-  'Query.me': { method: 'GET', path: '/auth/me', tags: ['auth'] },
-  'Query.permissions': { method: 'GET', path: '/access-control/permissions', tags },
 } satisfies RestRoutes;
