@@ -1,5 +1,5 @@
 import { builtInRole, builtInRoles, hasPermission, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
-import { errors, isDuplicateKey } from '../errors/index.js';
+import { AppError, errors, isDuplicateKey } from '../errors/index.js';
 import { decodeCursor, encodeCursor, lazyTotal, type Page, toObjectId } from '../shared/index.js';
 import type { CreateRoleArgs, RolesArgs, UpdateRoleArgs } from './role.inputs.js';
 import type { RoleRecords, StoredRole } from './role.store.js';
@@ -137,7 +137,8 @@ export class RoleService {
     }
     if (updated) return answered(updated);
     if (await this.roles.find(tenantScope(actor), id)) {
-      throw errors.conflict('permissions', 'The role changed while this request was checked against it; read it again and retry');
+      const message = 'The role changed while this request was checked against it; read it again and retry';
+      throw new AppError('CONFLICT', message, { errors: [{ field: 'permissions', rule: 'concurrentChange', message }] });
     }
     throw roleNotFound(id);
   }
@@ -177,7 +178,6 @@ export class RoleService {
     const holders = await this.roles.countHolders(tenantId, id);
     if (holders > 0) throw heldBy(holders);
   }
-
 }
 
 /**
@@ -212,8 +212,10 @@ function assertMayGrant(actor: Actor, permissions: readonly string[]): void {
 
 const roleNotFound = (id: string) => errors.notFound('Role', id);
 
-function heldBy(holders: number) {
-  return errors.conflict('id', `The role is held by ${holders} user${holders === 1 ? '' : 's'}; take it from them first`);
+/** 409 naming how many users hold the role (rule `heldByUsers`). */
+function heldBy(holders: number): AppError {
+  const message = `The role is held by ${holders} user${holders === 1 ? '' : 's'}; take it from them first`;
+  return new AppError('CONFLICT', message, { errors: [{ field: 'id', rule: 'heldByUsers', message }] });
 }
 
 /** A stored custom role (lean) as answered. */

@@ -253,6 +253,7 @@ runCases('deleting a role (DELETE /access-control/roles/{id}, deleteRole)', clie
     expect: {
       status: 409,
       code: 'CONFLICT',
+      fieldErrors: [{ field: 'id', rule: 'heldByUsers' }],
       db: async (fixture, outcome) => {
         expect(outcome.message).toBe('The role is held by 2 users; take it from them first');
         await unchanged(fixture);
@@ -345,7 +346,7 @@ describe('a role changed between the check and the write', () => {
     try {
       const answer = await app.rest('PATCH', `/access-control/roles/${role.id}`, { token: editor.token, body: { description: 'stale check' } });
       expect(answer.status, JSON.stringify(answer.body)).toBe(409);
-      expect(answer.body.errors).toEqual([expect.objectContaining({ field: 'permissions' })]);
+      expect(answer.body.errors).toEqual([expect.objectContaining({ field: 'permissions', rule: 'concurrentChange' })]);
     } finally {
       RoleModel.findOne = original;
     }
