@@ -75,6 +75,16 @@ const disabledApiKey: RecordKind = {
   },
 };
 
+/** A user disabled (disableUser) when made: enabling them is the write. Not in `kinds`: its read is the user one. */
+const disabledUser: RecordKind = {
+  ...kinds.user,
+  create: async () => {
+    const id = await newUser();
+    expect((await app.rest('PATCH', `/access-control/users/${id}/disable`, { token: admin.token })).status).toBe(200);
+    return id;
+  },
+};
+
 interface Write {
   operation: string;
   kind: RecordKind;
@@ -91,6 +101,9 @@ const writes: Write[] = [
   { operation: 'Mutation.updateApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}`, body: () => ({ description: `d${unique()}` }) },
   { operation: 'Mutation.disableApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/disable`, body: () => ({ reason: 'paused' }) },
   { operation: 'Mutation.enableApiKey', kind: disabledApiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/enable` },
+  { operation: 'Mutation.disableUser', kind: kinds.user, method: 'PATCH', path: (id) => `/access-control/users/${id}/disable`, body: () => ({ reason: 'paused' }) },
+  { operation: 'Mutation.enableUser', kind: disabledUser, method: 'PATCH', path: (id) => `/access-control/users/${id}/enable` },
+  { operation: 'Mutation.deleteUser', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}` },
 ];
 
 const read = (kind: RecordKind, id: string, headers: Record<string, string> = {}) => app.rest('GET', kind.read.path(id), { token: admin.token, headers });
