@@ -63,7 +63,7 @@ export const userAccountStore: AccountStore = {
   },
 };
 
-/** A live user's stored status as the account port says it (absent, from before the field: active). */
+/** A user's stored status as the account port says it: absent (a record from before the field) is active; anything else but active acts as disabled. */
 function accountStatus(status: UserStatus | undefined): 'active' | 'disabled' {
-  return status === UserStatus.disabled ? 'disabled' : 'active';
+  return status === undefined || status === UserStatus.active ? 'active' : 'disabled';
 }
