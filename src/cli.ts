@@ -8,7 +8,7 @@ import { isDuplicateKey } from './errors/index.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
-import { createPlatformAdmin, emailCollation, UserModel } from './users/index.js';
+import { createPlatformAdmin, emailCollation, migrateUserEmailIndex, UserModel } from './users/index.js';
 
 const usage = `Usage:
   printf '%s\\n' "$PASSWORD" | npm run cli -- create-admin --email <email> --password-stdin
@@ -62,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
   warnings.forEach((warning) => logger.warn(warning));
   const database = await openDatabase(config, logger);
   try {
+    await migrateUserEmailIndex(logger);
     if (command === 'create-admin') {
       // Idempotent, as first start is: a second run (a retried script) leaves the administrator as it is.
       const existing = await platformUser(values.email);
@@ -80,7 +81,8 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    const filter = { email: values.email, ...(values.tenant ? { tenant_id: values.tenant } : {}) };
+    // A deleted user gets no token (as it cannot sign in).
+    const filter = { email: values.email, deletedAt: null, ...(values.tenant ? { tenant_id: values.tenant } : {}) };
     const users = await UserModel.find(filter, { _id: 1, tenant_id: 1, roles: 1, tokenVersion: 1 }).collation(emailCollation).limit(2).lean();
     if (users.length !== 1) {
       console.error(users.length === 0 ? 'No such user' : 'Several users have this email: name one with --tenant');
@@ -104,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
 
 /** The platform user (no tenant) with this email, as create-admin prints one; null when there is none. */
 async function platformUser(email: string): Promise<{ id: string; email: string } | null> {
-  const user = await UserModel.findOne({ email, tenant_id: null }, { email: 1 }).collation(emailCollation).lean();
+  const user = await UserModel.findOne({ email, tenant_id: null, deletedAt: null }, { email: 1 }).collation(emailCollation).lean();
   return user ? { id: String(user._id), email: user.email } : null;
 }
 

@@ -7,7 +7,7 @@ import { createHttpServer, GRAPHQL_PATH, REST_BASE_PATH } from './http/index.js'
 import { createLogger } from './logger.js';
 import { buildServiceSchema, createService, createServices } from './service.js';
 import { markDatabaseReadOnly } from './shared/index.js';
-import { backfillUserSearchKeys, bootstrapAdmin } from './users/index.js';
+import { backfillUserSearchKeys, bootstrapAdmin, migrateUserEmailIndex } from './users/index.js';
 
 /**
  * Start-up only: config -> database (embedded engine unless MONGODB_URI) ->
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   warnings.forEach((warning) => logger.warn(warning));
 
   const database = await openDatabase(config, logger);
+  await migrateUserEmailIndex(logger);
   await bootstrapAdmin(config, logger);
   await backfillUserSearchKeys(logger);
   // One set of services: the schema's resolvers read the audit trail the requests write and stop() drains.

@@ -40,6 +40,7 @@ import {
   UserService,
   userAccountStore,
   userReplayedResults,
+  type UserApiKeys,
 } from './users/index.js';
 
 /**
@@ -78,14 +79,22 @@ export interface Services {
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
 export function createServices(): Services {
   const roles = new RoleService(new RoleRecords());
+  const apiKeys = new ApiKeyService(new ApiKeyRecords());
   return {
     login: new LoginService(userAccountStore),
-    users: new UserService(new UserRecords(), roles),
+    users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
     auditEvents: new AuditEventService(new AuditEventRecords()),
-    apiKeys: new ApiKeyService(new ApiKeyRecords()),
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles),
+    apiKeys,
+  };
+}
+
+/** The users area's port to API keys: deleteUser revokes the deleted user's keys. */
+function userApiKeysOf(apiKeys: ApiKeyService): UserApiKeys {
+  return {
+    revokeKeysOf: async (tenantId, userId, revokedBy) => (await apiKeys.revokeEveryKeyOf(tenantId, userId, revokedBy)).length,
   };
 }
 

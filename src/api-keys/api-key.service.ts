@@ -182,6 +182,18 @@ export class ApiKeyService {
   }
 
   /**
+   * Revokes every key the user `userId` of `tenantId` created, in person or
+   * through a key (a key made with a key has the same creator, so this holds
+   * every key of a lineage the user started), each only while unrevoked:
+   * deleteUser's cascade (the users area's UserApiKeys port, wired in
+   * src/service.ts). Answers the ids this call revoked.
+   */
+  async revokeEveryKeyOf(tenantId: string | null, userId: string, revokedBy: string): Promise<string[]> {
+    const ids = await this.records.findUnrevokedOfCreator(tenantId, userId);
+    return this.records.revokeEachUnrevoked(ids, { revokedAt: new Date(), revokedBy, updatedBy: revokedBy });
+  }
+
+  /**
    * Revokes the keys `root` created with its credential, and the keys those
    * created (walkMadeBy; revoked ones are walked too: their keys may be live
    * after an interrupted revoke). Each key is revoked by an update that

@@ -134,6 +134,12 @@ export class ApiKeyRecords {
     return this.setEachWhile(ids, { revokedAt: null }, { ...revocation });
   }
 
+  /** Ids of the keys of the tenant created by the user `createdBy` (in person or through one of their keys) not yet revoked. */
+  async findUnrevokedOfCreator(tenant: string | null, createdBy: string): Promise<Types.ObjectId[]> {
+    const keys = await this.model.find({ tenant_id: tenant, createdBy, revokedAt: null }, { _id: 1 }).lean<Array<{ _id: Types.ObjectId }>>().exec();
+    return keys.map((key) => key._id);
+  }
+
   /**
    * The keys of the tenant made with the credential of any of `makers` (ids,
    * hex), in id order, at most `limit`; every answered field but metadata

@@ -6,6 +6,7 @@ import type { RequestFacts } from './credentials.js';
 import { allowedCallerRefusal } from './api-key-callers.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import { permissionsOfRoles } from './role-permissions.js';
+import { isAccountActive, KEY_CREATOR_DISABLED } from './account-status.js';
 
 /** The rate window of every key: `rateLimit` requests per hour. */
 export const RATE_WINDOW_SECONDS = 3600;
@@ -114,7 +115,7 @@ export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRe
       return outcome('RATE_LIMITED', `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, key, rateLimit);
     }
     const acting = await actingCreator(accounts, key);
-    // The creator is gone or lost what a platform key needs: the key cannot act (not a refusal counted in the rollups, as before).
+    // The creator is gone, disabled, or lost what a platform key needs: the key cannot act (not a refusal counted in the rollups, as before).
     if (typeof acting === 'string') return outcome('DISABLED', acting, key, rateLimit);
     const bounds = { expiresAt: key.expiresAt, rateLimit: key.rateLimit, allowedIPs: key.allowedIPs, allowedOrigins: key.allowedOrigins };
     const actor: Actor = { ...acting, via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit, bounds } };
@@ -165,6 +166,7 @@ async function whyRefused(
 async function actingCreator(accounts: AccountStore, key: ApiKeyCredentialRecord): Promise<Omit<Actor, 'via'> | string> {
   const creator = await accounts.findAccount(key.createdBy);
   if (!creator || creator.tenantId !== key.tenantId) return 'API key creator no longer exists';
+  if (!isAccountActive(creator)) return KEY_CREATOR_DISABLED;
   const held = await permissionsOfRoles(accounts, creator.tenantId, creator.roles);
   const creatorActor: Actor = { userId: key.createdBy, tenantId: creator.tenantId, roles: creator.roles, permissions: held, via: { kind: 'jwt' } };
   if (key.tenantId === null && !isPlatformAdmin(creatorActor)) return 'API key creator is no longer a platform administrator';

@@ -6,6 +6,7 @@
  */
 export type {
   Account,
+  AccountStatus,
   AccountStore,
   ApiKeyCredentialRecord,
   ApiKeySecretHash,
@@ -30,6 +31,7 @@ export {
   VERIFY_OPERATION,
 } from './api-key-check.js';
 export { createUsageRecorder, type UsageRecorder, type UsageRecorderOptions } from './api-key-usage.recorder.js';
+export { ACCOUNT_DISABLED, isAccountActive, KEY_CREATOR_DISABLED } from './account-status.js';
 export { authChecker } from './auth-checker.js';
 export { authRestRoutes } from './auth.routes.js';
 export type { AppContext } from './context.js';

@@ -4,12 +4,14 @@ import { API_KEY_PREFIX, type CredentialStrategy } from './credentials.js';
 import { verifyAccessToken, type JwtSettings } from './jwt.js';
 import { permissionsOfRoles } from './role-permissions.js';
 import { errors } from '../errors/index.js';
+import { ACCOUNT_DISABLED, isAccountActive } from './account-status.js';
 
 /**
  * Bearer access tokens. The token proves who the user is; the user record
  * (still existing, same tenant) and its current roles decide what they may
  * do, so a role change applies at once rather than at token expiry, and a
- * password change (a new token version) ends every token issued before it.
+ * password change (a new token version) ends every token issued before it;
+ * a disabled account's tokens are refused.
  */
 export function jwtStrategy(settings: JwtSettings, accounts: AccountStore): CredentialStrategy {
   return {
@@ -21,6 +23,8 @@ export function jwtStrategy(settings: JwtSettings, accounts: AccountStore): Cred
       if (!account || account.tenantId !== claims.tenant) {
         throw errors.unauthenticated('Invalid access token: unknown user');
       }
+      // Before the version: a disable raises it too, and the holder is told why.
+      if (!isAccountActive(account)) throw errors.unauthenticated(ACCOUNT_DISABLED);
       if (account.tokenVersion !== claims.ver) {
         // Issued before the latest password change (which raises the version).
         throw errors.unauthenticated('Access token revoked: the password changed');

@@ -15,7 +15,7 @@ export class LoginResolver {
     description:
       'Signs in with email and password; open to anyone. Without tenantId it signs in the platform account of the email, ' +
       'else its only tenant account: an account of a tenant whose email exists in several tenants must send tenantId. ' +
-      'Any failure is the same 401 "Invalid email or password". Repeated failures for one email or from one IP ' +
+      'Any failure is the same 401 "Invalid email or password" (a disabled account, only after its right password: 401 "Account disabled"). Repeated failures for one email or from one IP ' +
       'must then wait, growing with each failure: an attempt before its wait is over is refused with 429 (Retry-After).',
   })
   login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<AccessToken> {

@@ -3,6 +3,7 @@ import { dummyPasswordHash, verifyPassword } from './password.js';
 import { errors } from '../errors/index.js';
 import type { AccountStore } from './ports.js';
 import { admitSignIn, type LoginThrottleSettings } from './login-throttle.js';
+import { ACCOUNT_DISABLED, isAccountActive } from './account-status.js';
 
 export interface LoginInput {
   email: string;
@@ -46,6 +47,8 @@ export class LoginService {
     });
     // A failure stays counted: admitSignIn counted it already.
     if (!candidate || !matches) throw errors.unauthenticated('Invalid email or password');
+    // Said only after the right password, so the state does not leak; not a success, so the failure stays counted.
+    if (!isAccountActive(candidate)) throw errors.unauthenticated(ACCOUNT_DISABLED);
     await attempt.succeeded();
     return signAccessToken(settings.jwt, {
       sub: candidate.id,

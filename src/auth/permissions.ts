@@ -12,6 +12,8 @@ export const permissions = [
   'users:create',
   'users:update',
   'users:assign-roles',
+  'users:disable',
+  'users:delete',
   'roles:read',
   'roles:create',
   'roles:update',

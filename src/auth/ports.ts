@@ -11,14 +11,19 @@ export interface Account {
   roles: readonly string[];
   /** Raised by every password change: tokens issued under an older version are refused. */
   tokenVersion: number;
+  /** Only an active account signs in or acts (account-status.ts); a deleted one is no account at all (null). */
+  status: AccountStatus;
 }
+
+/** Where an account is in its life; a record stored before the field existed is active. */
+export type AccountStatus = 'active' | 'disabled';
 
 export interface LoginCandidate extends Account {
   passwordHash: string;
 }
 
 export interface AccountStore {
-  /** The account an access token names, or null when it is gone. */
+  /** The account an access token names, or null when it is gone (or deleted). */
   findAccount(id: string): Promise<Account | null>;
   /**
    * The one account a sign-in with this email (case-insensitively) checks the
@@ -27,6 +32,7 @@ export interface AccountStore {
    * - `tenant` null: the platform account (no tenant);
    * - `tenant` undefined (not named): the platform account when there is one,
    *   else the only tenant account with the email when exactly one exists.
+   * Deleted accounts are not candidates, nor counted as holding the email.
    * Reads a bounded number of records, whatever exists.
    */
   findLoginCandidate(email: string, tenant: string | null | undefined): Promise<LoginCandidate | null>;

@@ -3,9 +3,9 @@ import type { AccountStore } from '../auth/index.js';
 import { isObjectIdString } from '../shared/index.js';
 import { cachedAccounts, cachedRolePermissions } from './account-cache.js';
 import { RoleModel } from './role.model.js';
-import { emailCollation, UserModel } from './user.model.js';
+import { emailCollation, LIVE_USER, UserModel, UserStatus } from './user.model.js';
 
-const CANDIDATE_FIELDS = { _id: 1, tenant_id: 1, roles: 1, passwordHash: 1, tokenVersion: 1 } as const;
+const CANDIDATE_FIELDS = { _id: 1, tenant_id: 1, roles: 1, passwordHash: 1, tokenVersion: 1, status: 1 } as const;
 
 /** The users area's side of auth's port: the reads sign-in and credentials need. */
 /** How many letter-case spellings of a named tenant holding one email a sign-in reads to find the exact one. */
@@ -16,8 +16,9 @@ export const userAccountStore: AccountStore = {
   async findAccount(id) {
     if (!isObjectIdString(id)) return null;
     return cachedAccounts.get(id, async () => {
-      const user = await UserModel.findById(id, { roles: 1, tenant_id: 1, tokenVersion: 1 }).lean();
-      return user ? { id, tenantId: user.tenant_id ?? null, roles: user.roles ?? [], tokenVersion: user.tokenVersion ?? 0 } : null;
+      // A deleted user is no account: its credentials are refused as a removed user's were.
+      const user = await UserModel.findOne({ _id: id, ...LIVE_USER }, { roles: 1, tenant_id: 1, tokenVersion: 1, status: 1 }).lean();
+      return user ? { id, tenantId: user.tenant_id ?? null, roles: user.roles ?? [], tokenVersion: user.tokenVersion ?? 0, status: accountStatus(user.status) } : null;
     });
   },
 
@@ -31,7 +32,8 @@ export const userAccountStore: AccountStore = {
     // platform account comes first when there is one; else a second record
     // means the email is in several tenants and no account is chosen.
     const named = tenant !== undefined;
-    const users = await UserModel.find(named ? { email, tenant_id: tenant } : { email }, CANDIDATE_FIELDS)
+    // Deleted users are skipped: their email is free, and neither a candidate nor a second tenant holding it.
+    const users = await UserModel.find(named ? { email, tenant_id: tenant, ...LIVE_USER } : { email, ...LIVE_USER }, CANDIDATE_FIELDS)
       .collation(emailCollation)
       .sort({ tenant_id: 1 })
       .limit(named ? NAMED_TENANT_SPELLINGS : 2)
@@ -45,6 +47,7 @@ export const userAccountStore: AccountStore = {
       tenantId: first.tenant_id ?? null,
       roles: first.roles ?? [],
       tokenVersion: first.tokenVersion ?? 0,
+      status: accountStatus(first.status),
       passwordHash: first.passwordHash,
     };
   },
@@ -59,3 +62,8 @@ export const userAccountStore: AccountStore = {
     });
   },
 };
+
+/** A user's stored status as the account port says it: absent (a record from before the field) is active; anything else but active acts as disabled. */
+function accountStatus(status: UserStatus | undefined): 'active' | 'disabled' {
+  return status === undefined || status === UserStatus.active ? 'active' : 'disabled';
+}

@@ -22,6 +22,8 @@ const MOBILE = /^\+?\d{7,15}$/;
 export const ROLE_ID = /^(admin|member|[0-9a-f]{24})$/;
 const COLOR = /^[A-Za-z0-9#_-]+$/;
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
+/** The longest reason a disable takes (as an API key's disable). */
+export const DISABLED_REASON_MAX_LENGTH = 500;
 
 /** The social links a client sends: only these keys; each an http(s) URL. */
 @InputType({ description: 'Social media links, each an http or https URL; only these keys exist.' })
@@ -67,4 +69,6 @@ export const UserField = {
   createdBy: declaredField(() => String, 'Id of the user who created the record: your own user id (any letter case).', IsObjectId()),
   updatedBy: declaredField(() => String, 'Id of the user who last updated the record: your own user id (any letter case).', IsObjectId()),
   tenant_id: declaredField(() => String, `The tenant; required when a platform administrator creates a user, else your own. It ${TENANT_ID_RULE}.`, IsTenantId()),
+  /** disableUser's `reason`, answered as disabledReason. */
+  disabledReason: declaredField(() => String, `Why the user is disabled, 1 to ${DISABLED_REASON_MAX_LENGTH} characters; answered as disabledReason.`, IsString(), Length(1, DISABLED_REASON_MAX_LENGTH)),
 } satisfies Record<string, DeclaredField>;

@@ -94,3 +94,9 @@ export class UserIdArgs {
   id!: string;
 }
 
+
+/** `disableUser` / `PATCH /access-control/users/{id}/disable`. */
+@ArgsType()
+export class DisableUserArgs extends UserIdArgs {
+  @UserField.disabledReason('optional') reason?: string | null;
+}

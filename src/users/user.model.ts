@@ -9,6 +9,10 @@ export const emailCollation = EMAIL_COLLATION;
 
 export const DEFAULT_USER_COLOR = 'bg-blue-500';
 
+/** The name of the unique (tenant, email) index among users not deleted; the one before it, without deletedAt, was `tenant_id_1_email_1`. */
+export const USER_EMAIL_INDEX = 'tenant_id_1_email_1_deletedAt_1';
+export const OLD_USER_EMAIL_INDEX = 'tenant_id_1_email_1';
+
 /** Kinds of identification document (service description 2.2). */
 export enum IdentificationType {
   CC = 'CC',
@@ -17,6 +21,21 @@ export enum IdentificationType {
   TI = 'TI',
   NIT = 'NIT',
 }
+
+/** Where a user is in its life (contract "Users: disabling, deleting"); a record stored without it is active. */
+export enum UserStatus {
+  active = 'active',
+  disabled = 'disabled',
+  deleted = 'deleted',
+}
+
+registerEnumType(UserStatus, {
+  name: 'UserStatus',
+  description: 'active: signs in and acts; disabled: refused everywhere until enabled again; deleted: gone from every read, kept for the audit trail.',
+});
+
+/** A user that exists for reads and sign-in: not deleted (null also matches a record stored before deletedAt existed). */
+export const LIVE_USER = { deletedAt: null } as const;
 
 registerEnumType(IdentificationType, {
   name: 'IdentificationType',
@@ -47,8 +66,12 @@ export class SocialLinks {
  * inputs (user.inputs.ts), declared once in user.fields.ts.
  */
 @ObjectType({ description: 'A user of the service; never carries the password or its hash' })
-// One email per tenant, compared case-insensitively; the same email may exist in another tenant.
-@index({ tenant_id: 1, email: 1 }, { unique: true, collation: emailCollation })
+// One email per tenant among users not deleted, compared case-insensitively; the same email may exist in another tenant.
+// deletedAt is part of the key: every live user (deletedAt null or absent, as older records are) shares the key null, so
+// two live users of an email collide, while a deleted one (its own instant) collides with nobody and so frees its email.
+// A partial index cannot say "not deleted" on every MongoDB version for records without the field ($exists: false,
+// $ne, $in are refused there), and this needs no backfill; migrateUserEmailIndex drops the older index without deletedAt.
+@index({ tenant_id: 1, email: 1, deletedAt: 1 }, { unique: true, collation: emailCollation, name: USER_EMAIL_INDEX })
 // Sign-in without a tenant looks an email up across tenants.
 @index({ email: 1, tenant_id: 1 }, { collation: emailCollation })
 // Lists page a tenant's users by _id: this index gives that order (no sort, the read stops after a page).
@@ -144,6 +167,23 @@ export class User {
   /** Lowercased word prefixes of email and names, what `search` looks up (user-search.ts); never answered. */
   @prop({ type: () => [String], default: undefined })
   searchKeys?: string[];
+
+  // Status (disableUser, enableUser, deleteUser). `status` is answered by UserResolver (absent: active).
+
+  @prop({ type: () => String, enum: UserStatus, default: UserStatus.active })
+  status?: UserStatus;
+
+  @Field(() => Date, { nullable: true, description: 'When the user was disabled (null: not disabled).' })
+  @prop({ type: () => Date, default: null })
+  disabledAt?: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the user was disabled, as the administrator said (null: not disabled or no reason).' })
+  @prop({ type: () => String, default: null })
+  disabledReason?: string | null;
+
+  /** Set by deleteUser: the record stays for the audit trail and answers no read (never answered). */
+  @prop({ type: () => Date, default: null })
+  deletedAt?: Date | null;
 
   @CreatedAtField()
   readonly createdAt!: Date;

@@ -1,12 +1,12 @@
-import { Args, Authorized, Mutation, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { Args, Authorized, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
 import { OncePerRequest, ScanFilters } from '../graphql/index.js';
 import type { Page } from '../shared/index.js';
-import { CreateUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
-import { User } from './user.model.js';
+import { CreateUserArgs, DisableUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
+import { User, UserStatus } from './user.model.js';
 import type { UserDocument, UserService } from './user.service.js';
-import { UserPage } from './user.types.js';
+import { DeletedUser, UserPage } from './user.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
 @Resolver(() => User)
@@ -58,5 +58,47 @@ export class UserResolver {
   })
   updateUser(@Args() args: UpdateUserArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
     return this.service.update(actor, args);
+  }
+
+  // Status: disable, enable, delete.
+
+  // Typed by its field, not the class: type-graphql would copy a class-typed root into a new instance, losing a document's fields.
+  @FieldResolver(() => UserStatus, { description: 'active, disabled or deleted (a deleted user answers no read, so reads answer active or disabled).' })
+  status(@Root() user: Pick<User, 'status'>): UserStatus {
+    // A record stored before the field existed is active.
+    return user.status ?? UserStatus.active;
+  }
+
+  @Authorized('users:disable')
+  @UseMiddleware(Audited('users.disable', { targetType: 'User' }))
+  @Mutation(() => User, {
+    description:
+      'Disable a user: they cannot sign in, and their access tokens, sessions and API keys are refused from the next request ' +
+      '(on every instance within a second). Disabling again answers the record unchanged (the first disabledAt and reason stay). ' +
+      'Never yourself or a user holding permissions you lack (403); never the last active platform administrator (409).',
+  })
+  disableUser(@Args() { id, reason }: DisableUserArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
+    return this.service.disable(actor, id, reason ?? null);
+  }
+
+  @Authorized('users:disable')
+  @UseMiddleware(Audited('users.enable', { targetType: 'User' }))
+  @Mutation(() => User, {
+    description: 'Let a disabled user sign in again (status active); tokens and sessions ended by the disable stay ended. An active user is answered unchanged.',
+  })
+  enableUser(@Args() { id }: UserIdArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
+    return this.service.enable(actor, id);
+  }
+
+  @Authorized('users:delete')
+  @UseMiddleware(Audited('users.delete', { targetType: 'User' }))
+  @Mutation(() => DeletedUser, {
+    description:
+      'Delete a user: the record is kept for the audit trail but answers no read or list (404), its email is free for a new user, ' +
+      'its tokens and sessions end, and every API key it created (and the keys those made) is revoked. ' +
+      'The same refusals as disableUser; a deleted user is 404.',
+  })
+  deleteUser(@Args() { id }: UserIdArgs, @CurrentActor() actor: Actor): Promise<DeletedUser> {
+    return this.service.delete(actor, id);
   }
 }

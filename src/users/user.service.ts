@@ -1,10 +1,12 @@
 import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
-import { errors } from '../errors/index.js';
-import type { Page } from '../shared/index.js';
+import { AppError, errors } from '../errors/index.js';
+import { assertVersion, type Page } from '../shared/index.js';
 import type { RoleService } from './role.service.js';
 import type { CreateUserArgs, UpdateUserArgs, UsersArgs } from './user.inputs.js';
-import { DEFAULT_USER_COLOR } from './user.model.js';
-import { sameMembers, type UserDocument, type UserRecords } from './user.store.js';
+import type { UserApiKeys } from './user-api-keys.port.js';
+import { DEFAULT_USER_COLOR, UserStatus } from './user.model.js';
+import { sameMembers, type StoredUser, type UserDocument, type UserRecords } from './user.store.js';
+import type { DeletedUser } from './user.types.js';
 
 export type { UserDocument } from './user.store.js';
 
@@ -24,6 +26,7 @@ export class UserService {
   constructor(
     private readonly users: UserRecords,
     private readonly roles: RoleService,
+    private readonly apiKeys: UserApiKeys,
   ) {}
 
   list(actor: Actor, args: UsersArgs): Promise<Page<UserDocument>> {
@@ -113,6 +116,94 @@ export class UserService {
     return updated;
   }
 
+  // Status: disable, enable, delete (contract "Users: disabling, deleting, sessions").
+
+  /**
+   * Disables a user (status disabled, disabledAt, disabledReason) and ends
+   * every token and session they hold (the token version is raised in the
+   * same write): their tokens, sessions and API keys are refused from the
+   * next request. Disabling again answers the record unchanged (the first
+   * disabledAt and reason stay). Never oneself (403), never a user holding
+   * permissions the caller lacks (403: it would lock them out), never the
+   * last active platform administrator (409).
+   */
+  async disable(actor: Actor, id: string, reason: string | null): Promise<UserDocument> {
+    const current = await this.statusTarget(actor, id, 'disable');
+    if (current.disabledAt) return this.unchanged(actor, current);
+    await this.assertNotLastPlatformAdmin(current, 'disabled');
+    const disabled = await this.users.disable(tenantScope(actor), current._id, reason, actor.userId);
+    // Disabled (or deleted) meanwhile by another call: answered as it now is.
+    if (!disabled) return this.unchanged(actor, current);
+    await this.assertPlatformAdminLeft(current, disabled, 'disabled');
+    return disabled;
+  }
+
+  /**
+   * Lets a disabled user sign in again (status active, disabledAt and
+   * disabledReason cleared). Tokens and sessions ended by the disable stay
+   * ended. An active user is answered unchanged.
+   */
+  async enable(actor: Actor, id: string): Promise<UserDocument> {
+    const current = await this.users.read(tenantScope(actor), id);
+    if (!current) throw notFound(id);
+    if (current.status !== UserStatus.disabled) return this.unchanged(actor, current);
+    const enabled = await this.users.enable(tenantScope(actor), current._id, actor.userId);
+    return enabled ?? this.unchanged(actor, current);
+  }
+
+  /**
+   * Deletes a user: the record stays (for the audit trail) with deletedAt and
+   * status deleted, answers no read and no sign-in, its email is free, every
+   * token and session ends (token version), and every API key it created is
+   * revoked (and so the keys those made). The same refusals as disable; a
+   * deleted user is 404.
+   */
+  async delete(actor: Actor, id: string): Promise<DeletedUser> {
+    const current = await this.statusTarget(actor, id, 'delete');
+    await this.assertNotLastPlatformAdmin(current, 'deleted');
+    const deleted = await this.users.markDeleted(tenantScope(actor), current._id, actor.userId);
+    if (!deleted) throw notFound(id);
+    await this.assertPlatformAdminLeft(current, deleted, 'deleted');
+    const revokedKeys = await this.apiKeys.revokeKeysOf(current.tenant_id ?? null, id, actor.userId);
+    return { id: String(current._id), deletedAt: deleted.deletedAt!, revokedKeys, tenant_id: current.tenant_id ?? null };
+  }
+
+  /** The user a disable or delete acts on: of the caller's scope (else 404), not the caller, not holding more than the caller. */
+  private async statusTarget(actor: Actor, id: string, verb: 'disable' | 'delete'): Promise<StoredUser> {
+    const current = await this.users.read(tenantScope(actor), id);
+    if (!current) throw notFound(id);
+    if (id === actor.userId) throw errors.forbidden(`You cannot ${verb} yourself; another administrator can`);
+    await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], 'status', 'it would lock them out');
+    return current;
+  }
+
+  /** A status call that changes nothing: the record as it is (a REST If-Match still holds it to the version read: 412). */
+  private async unchanged(actor: Actor, current: StoredUser): Promise<UserDocument> {
+    assertVersion(current.updatedAt);
+    const user = await this.users.find(tenantScope(actor), String(current._id));
+    if (!user) throw notFound(String(current._id));
+    return user;
+  }
+
+  /** 409 when `user` is an active platform administrator and no other is active. */
+  private async assertNotLastPlatformAdmin(user: StoredUser, becoming: 'disabled' | 'deleted'): Promise<void> {
+    if (!isActivePlatformAdmin(user)) return;
+    if ((await this.users.countActivePlatformAdmins(user._id)) === 0) throw lastPlatformAdmin(becoming);
+  }
+
+  /**
+   * After the write: two calls disabling (or deleting) the last two platform
+   * administrators at once each saw the other still active. Whichever finds
+   * none left undoes its own change and answers 409, so at least one stays
+   * (both may refuse; a retry then succeeds for one).
+   */
+  private async assertPlatformAdminLeft(before: StoredUser, changed: UserDocument, becoming: 'disabled' | 'deleted'): Promise<void> {
+    if (!isActivePlatformAdmin(before)) return;
+    if ((await this.users.countActivePlatformAdmins()) > 0) return;
+    await this.users.restoreStatus(before, changed);
+    throw lastPlatformAdmin(becoming);
+  }
+
   /**
    * Some changes to another user are allowed only when the caller already
    * holds every permission the user's current roles grant (the test
@@ -159,6 +250,16 @@ function assertOwnSignInInPerson(actor: Actor, fields: readonly string[]): void 
     `An API key cannot change the ${fields.join(' or ')} of the user it acts for: only that user, in person, can`,
     fields.map((field) => ({ field, rule: 'inPersonOnly', message: message(field) })),
   );
+}
+
+/** A platform administrator (no tenant, the built-in admin role) neither disabled nor deleted. */
+function isActivePlatformAdmin(user: StoredUser): boolean {
+  return (user.tenant_id ?? null) === null && (user.roles ?? []).includes('admin') && !user.disabledAt && !user.deletedAt;
+}
+
+function lastPlatformAdmin(becoming: 'disabled' | 'deleted'): AppError {
+  const message = `The last active platform administrator cannot be ${becoming}: make another one first`;
+  return new AppError('CONFLICT', message, { errors: [{ field: 'id', rule: 'lastPlatformAdmin', message }] });
 }
 
 function withoutNulls<T extends object>(fields: T): Partial<T> {

@@ -1,10 +1,10 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
-import { trusted } from 'mongoose';
+import { trusted, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
 import { createdBetween, findPage, listReadTimeLimit, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import type { UsersArgs } from './user.inputs.js';
 import { forgetCachedAccounts } from './account-cache.js';
-import { User, UserModel } from './user.model.js';
+import { LIVE_USER, User, UserModel, UserStatus } from './user.model.js';
 import { escapeRegExp, searchConditions, searchKeysOf } from './user-search.js';
 
 export type UserDocument = DocumentType<User>;
@@ -24,7 +24,7 @@ export class UserRecords {
   constructor(private readonly model: ReturnModelType<typeof User> = UserModel) {}
 
   list(scope: TenantFilter, args: UsersArgs): Promise<Page<UserDocument>> {
-    const filter: Record<string, unknown> = { ...scope };
+    const filter: Record<string, unknown> = { ...scope, ...LIVE_USER };
     if (args.email) filter.email = trusted({ $regex: `^${escapeRegExp(args.email)}$`, $options: 'i' });
     if (args.role) filter.roles = args.role;
     // Every condition must hold; a search's first word bounds the read through its index (user-search.ts).
@@ -36,12 +36,12 @@ export class UserRecords {
   }
 
   async find(scope: TenantFilter, id: string): Promise<UserDocument | null> {
-    return this.model.findOne({ _id: toObjectId(id), ...scope });
+    return this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER });
   }
 
   /** The stored fields alone (no document): what an update decides on. */
   read(scope: TenantFilter, id: string) {
-    return this.model.findOne({ _id: toObjectId(id), ...scope }).lean();
+    return this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }).lean();
   }
 
   /** A duplicate email in the tenant is the unique index's 11000 (409 naming `email`). */
@@ -59,11 +59,79 @@ export class UserRecords {
     const update: Record<string, unknown> = { $set: set };
     if (endTokens) update.$inc = { tokenVersion: 1 };
     const updated = await orStale(
-      await this.model.findOneAndUpdate({ _id: current._id, ...scope, ...versionCondition() }, update, { returnDocument: 'after', runValidators: true }),
+      await this.model.findOneAndUpdate({ _id: current._id, ...scope, ...LIVE_USER, ...versionCondition() }, update, { returnDocument: 'after', runValidators: true }),
       () => storedVersion(this.model.collection, { _id: current._id, ...scope }),
     );
     if (updated && set.searchKeys !== undefined) await this.keepSearchKeysInStep(updated);
     return updated;
+  }
+
+  // Status: disable, enable, delete (UserService.disable, .enable, .delete).
+
+  /**
+   * Disables the live user while it is not disabled (and a REST If-Match
+   * holds), raising `tokenVersion` in the same write: every token and session
+   * issued before ends. Null when it is disabled already, or gone.
+   */
+  disable(scope: TenantFilter, id: Types.ObjectId, reason: string | null, updatedBy: string): Promise<UserDocument | null> {
+    return this.writeStatus(
+      { _id: id, ...scope, ...LIVE_USER, disabledAt: null },
+      { $set: { status: UserStatus.disabled, disabledAt: new Date(), disabledReason: reason, updatedBy }, $inc: { tokenVersion: 1 } },
+    );
+  }
+
+  /** Enables the live user while it is disabled; tokens stay ended (the version is not lowered). Null when it is not disabled, or gone. */
+  enable(scope: TenantFilter, id: Types.ObjectId, updatedBy: string): Promise<UserDocument | null> {
+    return this.writeStatus(
+      { _id: id, ...scope, ...LIVE_USER, status: UserStatus.disabled },
+      { $set: { status: UserStatus.active, disabledAt: null, disabledReason: null, updatedBy } },
+    );
+  }
+
+  /** Marks the live user deleted (the record stays), raising `tokenVersion`. Null when it is deleted already, or gone. */
+  markDeleted(scope: TenantFilter, id: Types.ObjectId, updatedBy: string): Promise<UserDocument | null> {
+    return this.writeStatus(
+      { _id: id, ...scope, ...LIVE_USER },
+      { $set: { status: UserStatus.deleted, deletedAt: new Date(), updatedBy }, $inc: { tokenVersion: 1 } },
+    );
+  }
+
+  /**
+   * Puts back the status fields a disable or delete of `before` changed, and
+   * the token version it raised (no token can have been issued under the
+   * raised one: the account was refused meanwhile), while the record is as
+   * `changed` left it: the undoing of a change that left no active platform
+   * administrator (UserService.assertPlatformAdminLeft).
+   */
+  async restoreStatus(before: StoredUser, changed: UserDocument): Promise<void> {
+    await this.model.updateOne(
+      { _id: before._id, tokenVersion: changed.tokenVersion, status: changed.status },
+      {
+        $set: {
+          status: before.status ?? UserStatus.active,
+          disabledAt: before.disabledAt ?? null,
+          disabledReason: before.disabledReason ?? null,
+          deletedAt: before.deletedAt ?? null,
+          updatedBy: before.updatedBy ?? null,
+        },
+        $inc: { tokenVersion: -1 },
+      },
+    );
+  }
+
+  /** How many platform administrators (no tenant, built-in admin) are active (neither disabled nor deleted), `except` one. */
+  countActivePlatformAdmins(except?: Types.ObjectId): Promise<number> {
+    const filter: Record<string, unknown> = { tenant_id: null, roles: 'admin', ...LIVE_USER, disabledAt: null };
+    if (except) filter._id = trusted({ $ne: except });
+    return this.model.countDocuments(filter).exec();
+  }
+
+  /** A status write: conditional, through the model (this process's account cache forgets at once), under a REST If-Match. */
+  private async writeStatus(filter: { _id: Types.ObjectId } & Record<string, unknown>, update: Record<string, unknown>): Promise<UserDocument | null> {
+    return orStale(
+      await this.model.findOneAndUpdate({ ...filter, ...versionCondition() }, update, { returnDocument: 'after' }),
+      () => storedVersion(this.model.collection, { _id: filter._id, ...LIVE_USER }),
+    );
   }
 
   /**

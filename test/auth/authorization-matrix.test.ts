@@ -76,6 +76,8 @@ const row = <F = undefined>(r: MatrixRow<F>): MatrixRow<F> => r;
  * login signs in with.
  */
 const records = { menuId: '', keyId: '', userId: '', roleId: '', loginUser: undefined as unknown as TestUser };
+/** The built-in member's permissions: disabling or deleting a member needs them held (it would lock them out). */
+const MEMBER_PERMISSIONS = ['users:read', 'roles:read', 'menus:read', 'schemas:read', 'api-keys:create'];
 let serial = 0;
 const unique = (prefix: string) => `${prefix}-${(serial += 1)}`;
 
@@ -144,6 +146,29 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     otherTenant: 404,
     keyScopes: ['users:update'],
     args: (who) => ({ id: records.userId, firstName: 'Renamed', updatedBy: who.userId }),
+  }),
+  // Contract "Users: disabling, deleting": users:disable / users:delete, on a fresh member of A each call.
+  // A key also carries the member's permissions: whoever disables or deletes a user holds what they hold.
+  'Mutation.disableUser': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:disable', ...MEMBER_PERMISSIONS],
+    fresh: () => plainMember(),
+    args: (_who, user: { id: string }) => ({ id: user.id, reason: 'matrix' }),
+  }),
+  'Mutation.enableUser': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:disable'],
+    fresh: () => disabledUser(),
+    args: (_who, user: { id: string }) => ({ id: user.id }),
+  }),
+  'Mutation.deleteUser': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:delete', ...MEMBER_PERMISSIONS],
+    fresh: () => plainMember(),
+    args: (_who, user: { id: string }) => ({ id: user.id }),
   }),
   'Query.roles': row({
     allowed: ['platformAdmin', 'tenantAdmin', 'member', 'keyWithScope'],
@@ -402,6 +427,20 @@ async function disabledKey(creator: TestUser): Promise<MadeKey> {
   const answer = await app.rest('PATCH', `/api-keys/${key.id}/disable`, { token: creator.token });
   if (answer.status !== 200) throw new Error(`disableApiKey answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return key;
+}
+
+/** A member of tenant A that never signs in (stored directly: no password hashing for the dozens of fresh ones). */
+async function plainMember(): Promise<{ id: string }> {
+  const user = await UserModel.create({ email: `${unique('target')}@example.test`, passwordHash: 'never-signs-in', firstName: 'Target', roles: ['member'], tenant_id: TENANT });
+  return { id: String(user._id) };
+}
+
+/** A member of tenant A disabled by its admin. */
+async function disabledUser(): Promise<{ id: string }> {
+  const user = await plainMember();
+  const answer = await app.rest('PATCH', `/access-control/users/${user.id}/disable`, { token: users.tenantAdmin.token });
+  if (answer.status !== 200) throw new Error(`disableUser answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return user;
 }
 
 async function makeMenu(): Promise<string> {

@@ -82,6 +82,16 @@ const disabledApiKey: RecordKind = {
   },
 };
 
+/** A user disabled (disableUser) when made: enabling them is the write. Not in `kinds`: its read is the user one. */
+const disabledUser: RecordKind = {
+  ...kinds.user,
+  create: async () => {
+    const id = await newUser();
+    expect((await app.rest('PATCH', `/access-control/users/${id}/disable`, { token: admin.token })).status).toBe(200);
+    return id;
+  },
+};
+
 interface Write {
   operation: string;
   kind: RecordKind;
@@ -100,6 +110,9 @@ const writes: Write[] = [
   { operation: 'Mutation.enableApiKey', kind: disabledApiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/enable` },
   { operation: 'Mutation.updateRole', kind: kinds.role, method: 'PATCH', path: (id) => `/access-control/roles/${id}`, body: () => ({ description: `d${unique()}` }) },
   { operation: 'Mutation.deleteRole', kind: kinds.role, method: 'DELETE', path: (id) => `/access-control/roles/${id}` },
+  { operation: 'Mutation.disableUser', kind: kinds.user, method: 'PATCH', path: (id) => `/access-control/users/${id}/disable`, body: () => ({ reason: 'paused' }) },
+  { operation: 'Mutation.enableUser', kind: disabledUser, method: 'PATCH', path: (id) => `/access-control/users/${id}/enable` },
+  { operation: 'Mutation.deleteUser', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}` },
 ];
 
 const read = (kind: RecordKind, id: string, headers: Record<string, string> = {}) => app.rest('GET', kind.read.path(id), { token: admin.token, headers });

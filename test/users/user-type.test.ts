@@ -25,8 +25,9 @@ describe('the User type', () => {
     expect(UserModel.schema.path('passwordHash').options.select).toBe(false);
   });
 
-  it('keeps emails unique per tenant, case-insensitively', () => {
-    const emailIndex = UserModel.schema.indexes().find(([keys]: [Record<string, unknown>, unknown]) => Object.keys(keys).join() === 'tenant_id,email');
-    expect(emailIndex).toEqual([{ tenant_id: 1, email: 1 }, expect.objectContaining({ unique: true, collation: { locale: 'en', strength: 2 } })]);
+  it('keeps emails unique per tenant among users not deleted, case-insensitively', () => {
+    // deletedAt in the key: live users share null, a deleted one its own instant (user.model.ts).
+    const emailIndex = UserModel.schema.indexes().find(([keys]: [Record<string, unknown>, unknown]) => Object.keys(keys).join() === 'tenant_id,email,deletedAt');
+    expect(emailIndex).toEqual([{ tenant_id: 1, email: 1, deletedAt: 1 }, expect.objectContaining({ unique: true, collation: { locale: 'en', strength: 2 } })]);
   });
 });
