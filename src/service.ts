@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
-import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
+import { AuditActorType, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -15,9 +15,13 @@ import {
   limitPasswordWork,
   LoginResolver,
   LoginService,
+  RefreshResolver,
+  RefreshService,
+  SessionRecords,
   type ActorResolver,
   type ApiKeyUse,
   type AppContext,
+  type RefreshReuseListener,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
 import { setListReadTimeLimit } from './shared/index.js';
@@ -32,6 +36,9 @@ import {
   RoleRecords,
   RoleResolver,
   RoleService,
+  SessionResolver,
+  SessionService,
+  UserCredentialRecords,
   UserRecords,
   UserResolver,
   UserService,
@@ -68,24 +75,58 @@ export interface Services {
   /** The audit trail: the `Audited` middleware writes to it (through the request context), its resolver reads it. */
   auditEvents: AuditEventService;
   apiKeys: ApiKeyService;
+  /** Refresh tokens: rotation and reuse detection. */
+  refresh: RefreshService;
+  /** Sessions as users and administrators see them, and the password changed in person. */
+  sessions: SessionService;
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
 export function createServices(): Services {
   const roles = new RoleService(new RoleRecords());
+  const auditEvents = new AuditEventService(new AuditEventRecords());
+  const sessions = new SessionRecords();
   return {
-    login: new LoginService(userAccountStore),
+    login: new LoginService(userAccountStore, sessions),
     users: new UserService(new UserRecords(), roles),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
-    auditEvents: new AuditEventService(new AuditEventRecords()),
+    auditEvents,
     apiKeys: new ApiKeyService(new ApiKeyRecords()),
+    refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
+    sessions: new SessionService(sessions, new UserCredentialRecords()),
   };
+}
+
+/** A spent refresh token presented again is no caller's mutation: its session's user is the actor of the record. */
+function auditRefreshReuse(trail: Pick<AuditEventService, 'record'>): RefreshReuseListener {
+  return (session, client) =>
+    trail.record({
+      actor: { type: AuditActorType.user, id: session.userId },
+      action: 'auth.refresh-reuse',
+      target: { type: 'Session', id: session.id },
+      tenant_id: session.tenantId,
+      changes: [],
+      requestId: client.requestId,
+      ip: client.ip,
+      outcome: AuditOutcome.failure,
+    });
 }
 
 export function buildServiceSchema(services: Services = createServices()): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
-    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver],
+    resolvers: [
+      LoginResolver,
+      UserResolver,
+      RoleResolver,
+      PermissionResolver,
+      MealMenuResolver,
+      AuditEventResolver,
+      ApiKeyResolver,
+      SchemaResolver,
+      RefreshResolver,
+      SessionResolver,
+    ],
     authChecker,
     instances: [
       new LoginResolver(services.login),
@@ -94,6 +135,8 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new MealMenuResolver(services.menus),
       new AuditEventResolver(services.auditEvents),
       new ApiKeyResolver(services.apiKeys),
+      new RefreshResolver(services.refresh),
+      new SessionResolver(services.sessions),
     ],
   });
 }
@@ -143,7 +186,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   // One check of API keys: requests made with a key and verifyApiKey both run it.
   const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused });
   const resolveActor =
-    options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore)]);
+    options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,

@@ -64,6 +64,7 @@ export {
   holdsCredentialShape,
   pathWithoutCredentials,
   redactCredentialShapes,
+  REFRESH_TOKEN_PREFIX,
   unescapeUnreserved,
 } from './credential-shapes.js';
 

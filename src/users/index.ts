@@ -11,3 +11,6 @@ export { DEFAULT_USER_COLOR, emailCollation, IdentificationType, SocialLinks, Us
 export { UserService } from './user.service.js';
 export { UserRecords } from './user.store.js';
 export { accessControlRestRoutes } from './users.routes.js';
+export { SessionResolver } from './session.resolver.js';
+export { SessionService } from './session.service.js';
+export { UserCredentialRecords } from './user.store.js';

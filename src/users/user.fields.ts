@@ -67,4 +67,5 @@ export const UserField = {
   createdBy: declaredField(() => String, 'Id of the user who created the record: your own user id (any letter case).', IsObjectId()),
   updatedBy: declaredField(() => String, 'Id of the user who last updated the record: your own user id (any letter case).', IsObjectId()),
   tenant_id: declaredField(() => String, `The tenant; required when a platform administrator creates a user, else your own. It ${TENANT_ID_RULE}.`, IsTenantId()),
+  currentPassword: declaredField(() => String, 'Your current password (format password): the proof that you are changing your own credentials in person. Wrong: 403; counted as a failed sign-in.', IsString(), MaxLength(1024)),
 } satisfies Record<string, DeclaredField>;

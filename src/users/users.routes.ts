@@ -12,4 +12,12 @@ export const accessControlRestRoutes = {
   'Mutation.createRole': { method: 'POST', path: '/access-control/roles', responseStatus: 201, tags },
   'Query.me': { method: 'GET', path: '/auth/me', tags: ['auth'] },
   'Query.permissions': { method: 'GET', path: '/access-control/permissions', tags },
+  // Sessions and credentials in person (session.resolver.ts).
+  'Query.mySessions': { method: 'GET', path: '/auth/sessions', tags: ['auth'] },
+  'Query.session': { method: 'GET', path: '/auth/sessions/:id', tags: ['auth'] },
+  'Mutation.endSession': { method: 'DELETE', path: '/auth/sessions/:id', tags: ['auth'] },
+  'Mutation.logout': { method: 'POST', path: '/auth/logout', tags: ['auth'] },
+  'Mutation.changePassword': { method: 'POST', path: '/auth/password', tags: ['auth'] },
+  'Query.userSessions': { method: 'GET', path: '/access-control/users/:id/sessions', tags },
+  'Mutation.endUserSessions': { method: 'DELETE', path: '/access-control/users/:id/sessions', tags },
 } satisfies RestRoutes;
