@@ -35,6 +35,15 @@ const newMenu = () => created('/restaurant/meal-menus', { name: `menu ${unique()
 const newUser = () =>
   created('/access-control/users', { email: `e${unique()}@example.test`, firstName: 'Ada', password: 'Passw0rd!', createdBy: admin.id, updatedBy: admin.id });
 const newKey = () => created('/api-keys', { name: `key ${unique()}`, scopes: ['menus:read'] });
+/** The current refresh token of each session newSession made. */
+const refreshTokens = new Map<string, string>();
+async function newSession(): Promise<string> {
+  const answer = await app.rest('POST', '/auth/login', { body: { email: admin.email, password: admin.password, tenantId: TENANT } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const sid = JSON.parse(Buffer.from(answer.body.accessToken.split('.')[1], 'base64url').toString()).sid as string;
+  refreshTokens.set(sid, answer.body.refreshToken);
+  return sid;
+}
 
 interface RecordKind {
   collection: string;
@@ -62,6 +71,17 @@ const kinds: Record<string, RecordKind> = {
     create: newKey,
     read: { operation: 'Query.apiKey', path: (id) => `/api-keys/${id}` },
     touch: async (id) => void (await app.db.collection('apikeys').updateOne({ _id: new ObjectId(id) }, { $set: { description: unique(), updatedAt: new Date() } })),
+  },
+  // A sign-in session of the admin (read and ended by the admin, in person); a refresh changes it.
+  session: {
+    collection: 'sessions',
+    create: newSession,
+    read: { operation: 'Query.session', path: (id) => `/auth/sessions/${id}` },
+    touch: async (id) => {
+      const answer = await app.rest('POST', '/auth/refresh', { body: { refreshToken: refreshTokens.get(id) } });
+      expect(answer.status).toBe(200);
+      refreshTokens.set(id, answer.body.refreshToken);
+    },
   },
 };
 
@@ -91,6 +111,8 @@ const writes: Write[] = [
   { operation: 'Mutation.updateApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}`, body: () => ({ description: `d${unique()}` }) },
   { operation: 'Mutation.disableApiKey', kind: kinds.apiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/disable`, body: () => ({ reason: 'paused' }) },
   { operation: 'Mutation.enableApiKey', kind: disabledApiKey, method: 'PATCH', path: (id) => `/api-keys/${id}/enable` },
+  { operation: 'Mutation.endSession', kind: kinds.session, method: 'DELETE', path: (id) => `/auth/sessions/${id}` },
+  { operation: 'Mutation.endUserSessions', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}/sessions` },
 ];
 
 const read = (kind: RecordKind, id: string, headers: Record<string, string> = {}) => app.rest('GET', kind.read.path(id), { token: admin.token, headers });
