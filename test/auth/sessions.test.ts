@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { SessionModel } from '../../src/auth/session.model.js';
 import { UserModel } from '../../src/users/index.js';
 import { apiCase, runCases } from '../support/surfaces.js';
 import type { TestUser } from '../support/test-app.js';
@@ -387,6 +388,21 @@ describe('the cached session state', () => {
     }
     expect(refusedAt).not.toBeNull();
     asAnotherInstanceWouldSoon();
+  });
+
+  it('costs no database read on most requests: twenty requests with one session token within a second read its state at most twice', async () => {
+    const signedIn = await signIn(member);
+    asAnotherInstanceWouldSoon();
+    const reads = vi.spyOn(SessionModel, 'findById');
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 20; i += 1) expect(await tokenWorks(signedIn.accessToken)).toBe(true);
+      // Twenty requests within a second read the state once; spanning one boundary, twice.
+      if (Date.now() - started < 1000) expect(reads.mock.calls.length).toBeLessThanOrEqual(2);
+      expect(reads.mock.calls.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('a token without sid keeps working as before (no session consulted)', async () => {
