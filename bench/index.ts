@@ -4,6 +4,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEngine, type StartEngineOptions } from '../src/engine/index.js';
 import { apiKeyVsJwt } from './api-key-vs-jwt.bench.js';
+import { sessionsVsJwt } from './sessions.bench.js';
 import { indexedVsScan } from './indexed-find.bench.js';
 import { journaledInserts } from './journaled-insert.bench.js';
 import { pingVsFindOne } from './ping-vs-find.bench.js';
@@ -26,7 +27,8 @@ import { hasUnexpected, printServiceTable, writeJson } from './service-report.js
  * code 1 (its numbers measure errors).
  * `--only service,memory,a,b,c,d` (or BENCH_ONLY) chooses the parts: a
  * (latency), b (journaled inserts), c (indexed vs unindexed find), d (a read
- * with an API key vs with a JWT, and verifyApiKey vs that JWT read, sequential, in-process), e (users search
+ * with an API key vs with a JWT, verifyApiKey vs that JWT read, a read with a session's token vs one of no
+ * session and a refresh vs that read; sequential, in-process), e (users search
  * at 100k users, opt-in: its seeding takes a while). BENCH_CONFIGS=lmdb,memory
  * chooses the engine configurations and their order (default memory,lmdb,standalone).
  */
@@ -123,6 +125,17 @@ async function main(): Promise<void> {
       { metric: 'GET menu by id with a JWT, beside verify (median)', values: { 'service (memory)': us(d.verify.jwtUs) } },
       { metric: 'POST api-keys/verify with a JWT (median)', values: { 'service (memory)': us(d.verify.verifyUs) } },
       { metric: 'JWT read time / verify time', values: { 'service (memory)': ratio(d.verify.ratio) }, target: '>= 0.9' },
+    ]);
+    process.stderr.write('bench: service, sessions vs JWT...\n');
+    const s = await sessionsVsJwt();
+    console.log('');
+    printTable(['service (memory)'], [
+      { metric: 'GET menu by id with a token of no session (median)', values: { 'service (memory)': us(s.read.plainUs) } },
+      { metric: 'GET menu by id with a session token, sid (median)', values: { 'service (memory)': us(s.read.sessionUs) } },
+      { metric: 'session read time / plain read time', values: { 'service (memory)': ratio(s.read.ratio) }, target: '<= 1.05' },
+      { metric: 'GET menu by id with a JWT, beside refresh (median)', values: { 'service (memory)': us(s.refresh.plainUs) } },
+      { metric: 'POST auth/refresh (median)', values: { 'service (memory)': us(s.refresh.refreshUs) } },
+      { metric: 'JWT read time / refresh time', values: { 'service (memory)': ratio(s.refresh.ratio) } },
     ]);
   }
 }

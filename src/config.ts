@@ -25,6 +25,11 @@ export interface AppConfig {
     /** Access token lifetime in seconds. */
     readonly expiresInSeconds: number;
   };
+  /** Sign-in sessions (login's refresh tokens). */
+  readonly sessions: {
+    /** A session unused (no refresh) for this many seconds is over: SESSION_TTL, default 30 days. */
+    readonly ttlSeconds: number;
+  };
   /** First-start administrator; null unless both ADMIN_EMAIL and ADMIN_PASSWORD are set. */
   readonly admin: { readonly email: string; readonly password: string } | null;
   readonly logLevel: string;
@@ -96,12 +101,15 @@ const MIN_SECRET_LENGTH = 32;
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 /**
- * The longest access token lifetime. A token cannot be called back before it
- * expires (only a password change ends it early), and there is no refresh
- * token: a day covers a working session with one sign-in, and caps how long a
- * leaked token stays useful.
+ * The longest access token lifetime. A token without a session (the CLI's)
+ * cannot be called back before it expires (only a password change ends it
+ * early); a day caps how long a leaked token stays useful. Signed-in clients
+ * keep short tokens and refresh them (SESSION_TTL).
  */
 export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
+/** SESSION_TTL: 30 days unless set; a year at most. */
+export const DEFAULT_SESSION_TTL_SECONDS = 30 * 24 * 3600;
+export const MAX_SESSION_TTL_SECONDS = 365 * 24 * 3600;
 
 /** Reads a value: trimmed, empty counts as absent. */
 function read(env: Env, name: string): string | undefined {
@@ -137,6 +145,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const server = readServer(env, nodeEnv, problems);
   const database = readDatabase(env, problems);
   const jwt = readJwt(env, nodeEnv, problems, warnings);
+  const sessions = readSessions(env, problems);
   const admin = readAdmin(env, problems);
   const logLevel = readLogLevel(env, nodeEnv, problems);
   const corsOrigins = readCorsOrigins(env, problems);
@@ -155,6 +164,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     ...server,
     ...database,
     jwt,
+    sessions,
     admin,
     logLevel,
     corsOrigins,
@@ -237,6 +247,18 @@ function readJwt(env: Env, nodeEnv: NodeEnv, problems: string[], warnings: strin
     audience: read(env, 'JWT_AUDIENCE') ?? 'admin-gateway',
     expiresInSeconds: expiresInSeconds ?? 3600,
   };
+}
+
+/** SESSION_TTL: how long a sign-in session lives unused (default 30d, at most 365d). */
+function readSessions(env: Env, problems: string[]): AppConfig['sessions'] {
+  const ttlText = read(env, 'SESSION_TTL') ?? '30d';
+  const ttlSeconds = parseDurationSeconds(ttlText);
+  if (ttlSeconds === null) {
+    problems.push(`SESSION_TTL must be a positive duration like 3600, 12h, 30d (got "${ttlText}")`);
+  } else if (ttlSeconds > MAX_SESSION_TTL_SECONDS) {
+    problems.push(`SESSION_TTL must be at most 365d (31536000 seconds): a refresh token carries its session on until then (got "${ttlText}")`);
+  }
+  return { ttlSeconds: ttlSeconds !== null && ttlSeconds <= MAX_SESSION_TTL_SECONDS ? ttlSeconds : DEFAULT_SESSION_TTL_SECONDS };
 }
 
 /** ADMIN_EMAIL and ADMIN_PASSWORD: both or neither. */

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
-import { AuditEventRecords, AuditEventResolver, AuditEventService, auditRestRoutes, withAuditTrail } from './audit/index.js';
+import { AuditActorType, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -15,9 +15,13 @@ import {
   limitPasswordWork,
   LoginResolver,
   LoginService,
+  RefreshResolver,
+  RefreshService,
+  SessionRecords,
   type ActorResolver,
   type ApiKeyUse,
   type AppContext,
+  type RefreshReuseListener,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
 import { setListReadTimeLimit } from './shared/index.js';
@@ -35,6 +39,9 @@ import {
   RoleRecords,
   RoleResolver,
   RoleService,
+  SessionResolver,
+  SessionService,
+  UserCredentialRecords,
   UserRecords,
   UserResolver,
   UserService,
@@ -74,20 +81,28 @@ export interface Services {
   auditEvents: AuditEventService;
   apiKeys: ApiKeyService;
   passwordTickets: PasswordTicketService;
+  /** Refresh tokens: rotation and reuse detection. */
+  refresh: RefreshService;
+  /** Sessions as users and administrators see them, and the password changed in person. */
+  sessions: SessionService;
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
 export function createServices(): Services {
   const roles = new RoleService(new RoleRecords());
   const apiKeys = new ApiKeyService(new ApiKeyRecords());
+  const auditEvents = new AuditEventService(new AuditEventRecords());
+  const sessions = new SessionRecords();
   return {
-    login: new LoginService(userAccountStore),
+    login: new LoginService(userAccountStore, sessions),
     users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
-    auditEvents: new AuditEventService(new AuditEventRecords()),
-    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles),
+    auditEvents,
     apiKeys,
+    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles),
+    refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
+    sessions: new SessionService(sessions, new UserCredentialRecords()),
   };
 }
 
@@ -98,9 +113,36 @@ function userApiKeysOf(apiKeys: ApiKeyService): UserApiKeys {
   };
 }
 
+/** A spent refresh token presented again is no caller's mutation: its session's user is the actor of the record. */
+function auditRefreshReuse(trail: Pick<AuditEventService, 'record'>): RefreshReuseListener {
+  return (session, client) =>
+    trail.record({
+      actor: { type: AuditActorType.user, id: session.userId },
+      action: 'auth.refresh-reuse',
+      target: { type: 'Session', id: session.id },
+      tenant_id: session.tenantId,
+      changes: [],
+      requestId: client.requestId,
+      ip: client.ip,
+      outcome: AuditOutcome.failure,
+    });
+}
+
 export function buildServiceSchema(services: Services = createServices()): Promise<GraphQLSchema> {
   return buildAppSchema<AppContext>({
-    resolvers: [LoginResolver, UserResolver, RoleResolver, PermissionResolver, MealMenuResolver, AuditEventResolver, ApiKeyResolver, SchemaResolver, PasswordTicketResolver],
+    resolvers: [
+      LoginResolver,
+      UserResolver,
+      RoleResolver,
+      PermissionResolver,
+      MealMenuResolver,
+      AuditEventResolver,
+      ApiKeyResolver,
+      SchemaResolver,
+      RefreshResolver,
+      SessionResolver,
+      PasswordTicketResolver,
+    ],
     authChecker,
     instances: [
       new LoginResolver(services.login),
@@ -110,6 +152,8 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new AuditEventResolver(services.auditEvents),
       new ApiKeyResolver(services.apiKeys),
       new PasswordTicketResolver(services.passwordTickets),
+      new RefreshResolver(services.refresh),
+      new SessionResolver(services.sessions),
     ],
   });
 }
@@ -159,7 +203,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   // One check of API keys: requests made with a key and verifyApiKey both run it.
   const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused });
   const resolveActor =
-    options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore)]);
+    options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,

@@ -15,6 +15,8 @@ export interface AppContext {
   requestId: string;
   ip: string;
   origin?: string;
+  /** The User-Agent header, when sent: kept with a sign-in session. */
+  userAgent?: string;
   logger: Logger;
   /** The service's settings (e.g. JWT settings for login). */
   config: AppConfig;

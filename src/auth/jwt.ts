@@ -22,6 +22,12 @@ export interface AccessTokenClaims {
    * the claim is version 0.
    */
   ver: number;
+  /**
+   * The session the token was issued for (claim `sid`): signed in with
+   * `login`, ended by logout or a refresh token's reuse. Absent on tokens the
+   * CLI mints for scripts, which belong to no session.
+   */
+  sid?: string;
 }
 
 export interface SignedAccessToken {
@@ -32,7 +38,8 @@ export interface SignedAccessToken {
 }
 
 export function signAccessToken(settings: JwtSettings, claims: AccessTokenClaims): SignedAccessToken {
-  const accessToken = jwt.sign({ tenant: claims.tenant, roles: claims.roles, ver: claims.ver }, signingKey(settings.secret), {
+  const payload = { tenant: claims.tenant, roles: claims.roles, ver: claims.ver, ...(claims.sid ? { sid: claims.sid } : {}) };
+  const accessToken = jwt.sign(payload, signingKey(settings.secret), {
     algorithm: ALGORITHM,
     subject: claims.sub,
     issuer: settings.issuer,
@@ -80,13 +87,14 @@ function verifyFully(settings: JwtSettings, token: string): AccessTokenClaims {
     // jsonwebtoken only checks `exp` when present; we require it.
     throw errors.unauthenticated('Invalid access token: no expiry');
   }
-  const { sub, tenant, roles, ver = 0 } = payload;
+  const { sub, tenant, roles, ver = 0, sid } = payload;
   const validRoles = Array.isArray(roles) && roles.every((role) => typeof role === 'string');
   const validVersion = Number.isSafeInteger(ver) && ver >= 0;
-  if (typeof sub !== 'string' || !sub || !(tenant === null || typeof tenant === 'string') || !validRoles || !validVersion) {
+  const validSession = sid === undefined || (typeof sid === 'string' && sid.length > 0);
+  if (typeof sub !== 'string' || !sub || !(tenant === null || typeof tenant === 'string') || !validRoles || !validVersion || !validSession) {
     throw errors.unauthenticated('Invalid access token: malformed claims');
   }
-  const claims: AccessTokenClaims = Object.freeze({ sub, tenant, roles: Object.freeze([...roles]) as string[], ver });
+  const claims: AccessTokenClaims = Object.freeze({ sub, tenant, roles: Object.freeze([...roles]) as string[], ver, ...(sid === undefined ? {} : { sid: sid as string }) });
   if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
   verifiedTokens.set(token, { settings: settingsKey(settings), exp: payload.exp, claims });
   return claims;

@@ -3,7 +3,7 @@ import { OncePerRequest } from '../graphql/index.js';
 import type { AppContext } from './context.js';
 import { LoginArgs } from './login.inputs.js';
 import type { LoginService } from './login.service.js';
-import { AccessToken } from './login.types.js';
+import { SessionTokens } from './login.types.js';
 
 /** Built by the composition root with its service (src/service.ts). */
 @Resolver()
@@ -11,14 +11,15 @@ export class LoginResolver {
   constructor(private readonly logins: LoginService) {}
 
   @OncePerRequest()
-  @Mutation(() => AccessToken, {
+  @Mutation(() => SessionTokens, {
     description:
       'Signs in with email and password; open to anyone. Without tenantId it signs in the platform account of the email, ' +
       'else its only tenant account: an account of a tenant whose email exists in several tenants must send tenantId. ' +
       'Any failure is the same 401 "Invalid email or password" (a disabled account, only after its right password: 401 "Account disabled"). Repeated failures for one email or from one IP ' +
-      'must then wait, growing with each failure: an attempt before its wait is over is refused with 429 (Retry-After).',
+      'must then wait, growing with each failure: an attempt before its wait is over is refused with 429 (Retry-After). ' +
+      'A sign-in starts a session: the access token names it, and the refresh token renews it (refreshAccessToken).',
   })
-  login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<AccessToken> {
-    return this.logins.login(context.config, args, context.ip);
+  login(@Args() args: LoginArgs, @Ctx() context: AppContext): Promise<SessionTokens> {
+    return this.logins.login(context.config, args, { ip: context.ip, userAgent: context.userAgent ?? null });
   }
 }

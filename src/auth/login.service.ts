@@ -1,9 +1,12 @@
-import { signAccessToken, type JwtSettings, type SignedAccessToken } from './jwt.js';
+import type { AppConfig } from '../config.js';
+import { signAccessToken, type JwtSettings } from './jwt.js';
+import type { SignedSessionTokens } from './login.types.js';
 import { dummyPasswordHash, verifyPassword } from './password.js';
 import { errors } from '../errors/index.js';
 import type { AccountStore } from './ports.js';
 import { admitSignIn, type LoginThrottleSettings } from './login-throttle.js';
 import { ACCOUNT_DISABLED, isAccountActive } from './account-status.js';
+import type { SessionRecords } from './session.store.js';
 
 export interface LoginInput {
   email: string;
@@ -16,6 +19,13 @@ export interface LoginInput {
 export interface LoginSettings {
   jwt: JwtSettings;
   loginThrottle: LoginThrottleSettings;
+  sessions: AppConfig['sessions'];
+}
+
+/** The client a sign-in comes from: its session keeps both. */
+export interface SignInClient {
+  ip: string;
+  userAgent: string | null;
 }
 
 /**
@@ -28,15 +38,21 @@ export interface LoginSettings {
  * with 429, so a throttled attempt costs no password check. The check itself
  * takes a turn in the process's bounded Argon2 queue (password.ts): when that
  * is full the sign-in gets 503 with Retry-After and is not counted.
+ *
+ * A sign-in starts a session (session.store.ts): the access token names it
+ * (`sid`) and the answer carries its first refresh token.
  */
 export class LoginService {
-  constructor(private readonly accounts: AccountStore) {
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly sessions: SessionRecords,
+  ) {
     // Made now, so the first sign-in without a candidate does not pay for it
     // (a failure here surfaces at that sign-in instead).
     dummyPasswordHash().catch(() => {});
   }
 
-  async login(settings: LoginSettings, input: LoginInput, ip: string): Promise<SignedAccessToken> {
+  async login(settings: LoginSettings, input: LoginInput, { ip, userAgent }: SignInClient): Promise<SignedSessionTokens> {
     const attempt = await admitSignIn(settings.loginThrottle, input.email, ip, input.tenantId);
     const candidate = await this.accounts.findLoginCandidate(input.email, input.tenantId);
     const passwordHash = candidate ? candidate.passwordHash : await dummyPasswordHash();
@@ -50,11 +66,21 @@ export class LoginService {
     // Said only after the right password, so the state does not leak; not a success, so the failure stays counted.
     if (!isAccountActive(candidate)) throw errors.unauthenticated(ACCOUNT_DISABLED);
     await attempt.succeeded();
-    return signAccessToken(settings.jwt, {
+    const session = await this.sessions.start({
+      userId: candidate.id,
+      tenantId: candidate.tenantId,
+      tokenVersion: candidate.tokenVersion,
+      ip,
+      userAgent,
+      ttlSeconds: settings.sessions.ttlSeconds,
+    });
+    const access = signAccessToken(settings.jwt, {
       sub: candidate.id,
       tenant: candidate.tenantId,
       roles: [...candidate.roles],
       ver: candidate.tokenVersion,
+      sid: session.id,
     });
+    return { ...access, refreshToken: session.refreshToken };
   }
 }

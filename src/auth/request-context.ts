@@ -25,7 +25,8 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
     const path = req.originalUrl.split('?')[0];
     // As sent, now: the usage is recorded once the response is done, after the edge ran a HEAD as its GET.
     const method = req.method;
-    const context: AppContext = { actor: null, requestId: edge.requestId, ip, origin, logger: edge.logger, config };
+    const userAgent = req.get('user-agent') || undefined;
+    const context: AppContext = { actor: null, requestId: edge.requestId, ip, origin, userAgent, logger: edge.logger, config };
     // verifyApiKey runs the credential's own check; its uses are logged as this request's.
     if (checkApiKey && usage) context.keyVerification = keyVerificationOf(checkApiKey, (use) => usage.record(use), { method, path: usageLogged(path, null).path });
     try {

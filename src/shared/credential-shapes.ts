@@ -4,7 +4,9 @@
  * compact JWTs). The log redacts them by these shapes wherever they appear,
  * whatever the field, parameter or header they came under.
  *
- * An API key secret is `ak_<keyId>_<secret><checksum>`, all base62.
+ * An API key secret is `ak_<keyId>_<secret><checksum>`, all base62. A
+ * refresh token is `rt_<session id>_<secret>`: 24 hexadecimal characters, then
+ * 43 of base64url (256 random bits).
  */
 export const API_KEY_PREFIX = 'ak_';
 export const API_KEY_ID_LENGTH = 12;
@@ -26,6 +28,10 @@ const API_KEY_SHAPE = new RegExp(`${API_KEY_PREFIX}([0-9A-Za-z]{${API_KEY_ID_LEN
  */
 export const PASSWORD_TICKET_PREFIX = 'pt_';
 const PASSWORD_TICKET_SHAPE = /(?<![0-9A-Za-z])pt_[\w-]{16,}/g;
+export const REFRESH_TOKEN_PREFIX = 'rt_';
+
+/** The public `rt_<session id>_` and what follows it, as API_KEY_SHAPE (base64url holds `_` and `-`). */
+const REFRESH_TOKEN_SHAPE = new RegExp(`${REFRESH_TOKEN_PREFIX}([0-9a-f]{24})_[\\w-]+`, 'g');
 
 /** A JWT's header is base64url JSON, so it starts with `eyJ` (`{"`). */
 const JWT_HEADER_START = 'eyJ';
@@ -35,13 +41,14 @@ const BASE64URL_DOTTED_RUN = /[\w.-]+/g;
 
 /**
  * `text` with every API key secret (its key id kept: it is public, and says
- * which key leaked), every password ticket and every JWT (`eyJ…` header, payload and signature)
+ * which key leaked), every password ticket, every refresh token (its session id kept) and every JWT (`eyJ…` header, payload and signature)
  * replaced by `replacement`. Linear in the text's length.
  */
 export function redactCredentialShapes(text: string, replacement: string): string {
   let redacted = text;
   if (redacted.includes(API_KEY_PREFIX)) redacted = redacted.replace(API_KEY_SHAPE, (_secret, keyId: string) => `${API_KEY_PREFIX}${keyId}_${replacement}`);
   if (redacted.includes(PASSWORD_TICKET_PREFIX)) redacted = redacted.replace(PASSWORD_TICKET_SHAPE, `${PASSWORD_TICKET_PREFIX}${replacement}`);
+  if (redacted.includes(REFRESH_TOKEN_PREFIX)) redacted = redacted.replace(REFRESH_TOKEN_SHAPE, (_token, sessionId: string) => `${REFRESH_TOKEN_PREFIX}${sessionId}_${replacement}`);
   if (redacted.includes(JWT_HEADER_START)) redacted = redacted.replace(BASE64URL_DOTTED_RUN, (run) => redactJwtsInRun(run, replacement));
   return redacted;
 }

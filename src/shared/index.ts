@@ -65,6 +65,7 @@ export {
   holdsCredentialShape,
   pathWithoutCredentials,
   redactCredentialShapes,
+  REFRESH_TOKEN_PREFIX,
   unescapeUnreserved,
 } from './credential-shapes.js';
 export { hashOpaqueSecret, newOpaqueSecret, type OpaqueSecret } from './opaque-secret.js';

@@ -18,3 +18,6 @@ export { PasswordTicketResolver } from './password-ticket.resolver.js';
 export { PasswordTicketService } from './password-ticket.service.js';
 export { PasswordTicketRecords } from './password-ticket.store.js';
 export { REPLAYED_WITHOUT_TICKET, userReplayedResults } from './password-ticket-replay.js';
+export { SessionResolver } from './session.resolver.js';
+export { SessionService } from './session.service.js';
+export { UserCredentialRecords } from './user.store.js';

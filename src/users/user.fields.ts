@@ -71,4 +71,5 @@ export const UserField = {
   tenant_id: declaredField(() => String, `The tenant; required when a platform administrator creates a user, else your own. It ${TENANT_ID_RULE}.`, IsTenantId()),
   /** disableUser's `reason`, answered as disabledReason. */
   disabledReason: declaredField(() => String, `Why the user is disabled, 1 to ${DISABLED_REASON_MAX_LENGTH} characters; answered as disabledReason.`, IsString(), Length(1, DISABLED_REASON_MAX_LENGTH)),
+  currentPassword: declaredField(() => String, 'Your current password (format password): the proof that you are changing your own credentials in person. Wrong: 403; counted as a failed sign-in.', IsString(), MaxLength(1024)),
 } satisfies Record<string, DeclaredField>;

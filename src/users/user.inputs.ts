@@ -53,6 +53,8 @@ export class UpdateUserArgs implements Partial<User> {
   @UserField.createdBy('unclearable') createdBy?: string;
   @UserField.updatedBy() updatedBy!: string;
   @UserField.tenant_id('unclearable') tenant_id?: string;
+  // Required (400 when absent) when you change your own password or email; never stored.
+  @UserField.currentPassword('optional') currentPassword?: string | null;
 }
 
 /** `users` / `GET /access-control/users`: a page, with filters. */

@@ -1,6 +1,6 @@
-import { Args, Authorized, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { Audited } from '../audit/index.js';
-import { CurrentActor, type Actor } from '../auth/index.js';
+import { CurrentActor, type Actor, type AppContext } from '../auth/index.js';
 import { OncePerRequest, ScanFilters } from '../graphql/index.js';
 import type { Page } from '../shared/index.js';
 import { CreateUserArgs, DisableUserArgs, UpdateUserArgs, UserIdArgs, UsersArgs } from './user.inputs.js';
@@ -54,10 +54,11 @@ export class UserResolver {
     description:
       'Update a user: absent fields stay, null clears an optional field. Your own profile needs no permission ' +
       "(never your roles or tenant); others need users:update, roles users:assign-roles, and another user's roles, password " +
-      'or email every permission that user holds. A new password ends older tokens.',
+      'or email every permission that user holds. A new password ends older tokens and sessions. Your own password or email ' +
+      'needs currentPassword too (absent: 400; wrong: 403, counted as a failed sign-in).',
   })
-  updateUser(@Args() args: UpdateUserArgs, @CurrentActor() actor: Actor): Promise<UserDocument> {
-    return this.service.update(actor, args);
+  updateUser(@Args() args: UpdateUserArgs, @CurrentActor() actor: Actor, @Ctx() context: AppContext): Promise<UserDocument> {
+    return this.service.update(actor, args, { loginThrottle: context.config.loginThrottle, ip: context.ip });
   }
 
   // Status: disable, enable, delete.

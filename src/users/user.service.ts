@@ -1,4 +1,14 @@
-import { hashPassword, hasPermission, isUserInPerson, tenantForCreate, tenantScope, type Actor } from '../auth/index.js';
+import {
+  hashPassword,
+  hasPermission,
+  isUserInPerson,
+  proveCurrentPassword,
+  tenantForCreate,
+  tenantScope,
+  type Actor,
+  type LoginThrottleSettings,
+  type TenantFilter,
+} from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
 import { assertVersion, type Page } from '../shared/index.js';
 import type { RoleService } from './role.service.js';
@@ -12,8 +22,14 @@ export type { UserDocument } from './user.store.js';
 
 const notFound = (id: string) => errors.notFound('User', id);
 
+/** What proving one's current password needs of the request: the sign-in throttle's settings and the client's address. */
+export interface PasswordProofFacts {
+  loginThrottle: LoginThrottleSettings;
+  ip: string;
+}
+
 /** Fields of an update that are not plain profile values. */
-type ProfileFields = Omit<UpdateUserArgs, 'id' | 'password' | 'roles' | 'tenant_id' | 'createdBy' | 'updatedBy'>;
+type ProfileFields = Omit<UpdateUserArgs, 'id' | 'password' | 'roles' | 'tenant_id' | 'createdBy' | 'updatedBy' | 'currentPassword'>;
 
 /**
  * Users of a tenant: the rules of the contract's "Users" and "Permissions
@@ -67,10 +83,11 @@ export class UserService {
    * Partial: absent fields stay, `null` clears an optional field. Users may
    * edit their own profile without `users:update`, never their own roles or
    * tenant. A password change re-hashes and raises `tokenVersion`, which
-   * ends every token issued before it.
+   * ends every token and session issued before it. One's own password or
+   * email needs `currentPassword` too (proveOwnSignInChange).
    */
-  async update(actor: Actor, args: UpdateUserArgs): Promise<UserDocument> {
-    const { id, password, roles, tenant_id: tenantId, createdBy, updatedBy, ...profile } = args;
+  async update(actor: Actor, args: UpdateUserArgs, proof: PasswordProofFacts): Promise<UserDocument> {
+    const { id, password, roles, tenant_id: tenantId, createdBy, updatedBy, currentPassword, ...profile } = args;
     const scope = tenantScope(actor);
     const current = await this.users.read(scope, id);
     if (!current) throw notFound(id);
@@ -102,6 +119,7 @@ export class UserService {
     if (signInFields.length > 0 && !isUserInPerson(actor, id)) {
       await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], signInFields.join(' and '), 'it would let you sign in as them');
     }
+    if (signInFields.length > 0 && isUserInPerson(actor, id)) await this.proveOwnSignInChange(scope, current, currentPassword, proof);
 
     const set: Record<string, unknown> = { updatedBy };
     for (const [field, value] of Object.entries(profile as ProfileFields)) {
@@ -215,6 +233,19 @@ export class UserService {
    */
   private async assertHoldsWhatTheyHold(actor: Actor, tenantId: string | null, roleIds: readonly string[], what: string, why: string): Promise<void> {
     await this.roles.assertHoldsWhatTheyHold(actor, tenantId, roleIds, what, why);
+  }
+
+  /**
+   * One's own password or email changes only with the current password in
+   * the same request (a stolen access token cannot take the account over):
+   * absent, 400 naming currentPassword (rule `required`); wrong, 403 (rule
+   * `matches`), counted by the sign-in throttle.
+   */
+  private async proveOwnSignInChange(scope: TenantFilter, current: StoredUser, currentPassword: string | null | undefined, proof: PasswordProofFacts): Promise<void> {
+    const passwordHash = await this.users.passwordHashOf(scope, String(current._id));
+    if (passwordHash === null) throw notFound(String(current._id));
+    const account = { email: current.email, tenantId: current.tenant_id ?? null, passwordHash };
+    await proveCurrentPassword(proof.loginThrottle, account, currentPassword ?? undefined, proof.ip);
   }
 
   /** Assigning roles needs `users:assign-roles` and grants nothing the caller lacks. */

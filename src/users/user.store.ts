@@ -134,6 +134,12 @@ export class UserRecords {
     );
   }
 
+  /** The stored password hash (which reads leave out); null when there is no such user in the scope. */
+  async passwordHashOf(scope: TenantFilter, id: string): Promise<string | null> {
+    const user = await this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { passwordHash: 1 }).select('+passwordHash').lean();
+    return user?.passwordHash ?? null;
+  }
+
   /**
    * The keys were computed from the record as read before the write: an
    * update of another of the searched fields landing in between (one sets
@@ -179,4 +185,46 @@ export interface SignInOf {
 export function sameMembers(given: readonly string[], held: readonly string[]): boolean {
   const heldSet = new Set(held);
   return given.length === heldSet.size && given.every((role) => heldSet.has(role));
+}
+
+/**
+ * The writes and reads of a user's credentials in person and of their
+ * sessions' end (the users area's session service, session.service.ts).
+ */
+export class UserCredentialRecords {
+  constructor(private readonly model: ReturnModelType<typeof User> = UserModel) {}
+
+  /** The user's token version; null when there is no such user in the scope. */
+  async tokenVersion(scope: TenantFilter, id: string): Promise<number | null> {
+    const user = await this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { tokenVersion: 1 }).lean();
+    return user ? (user.tokenVersion ?? 0) : null;
+  }
+
+  /** The stored fields with the password hash (which reads leave out), or null. */
+  readWithPasswordHash(scope: TenantFilter, id: string) {
+    return this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }).select('+passwordHash').lean();
+  }
+
+  /**
+   * Sets a new password hash and raises `tokenVersion` (every token and
+   * session issued before ends); the user after, or null when gone.
+   */
+  setPassword(scope: TenantFilter, id: string, passwordHash: string, updatedBy: string) {
+    return this.model
+      .findOneAndUpdate({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { $set: { passwordHash, updatedBy }, $inc: { tokenVersion: 1 } }, { returnDocument: 'after' })
+      .lean();
+  }
+
+  /**
+   * Raises `tokenVersion` alone: every access token and session of the user
+   * ends. Under the client's If-Match (a DELETE of `/users/{id}/sessions`);
+   * the user after, or null when gone.
+   */
+  async endTokens(scope: TenantFilter, id: string) {
+    const filter = { _id: toObjectId(id), ...scope, ...LIVE_USER };
+    return orStale(
+      await this.model.findOneAndUpdate({ ...filter, ...versionCondition() }, { $inc: { tokenVersion: 1 } }, { returnDocument: 'after' }).lean(),
+      () => storedVersion(this.model.collection, filter),
+    );
+  }
 }

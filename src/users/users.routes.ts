@@ -21,4 +21,12 @@ export const accessControlRestRoutes = {
   'Query.role': { method: 'GET', path: '/access-control/roles/:id', tags },
   'Mutation.updateRole': { method: 'PATCH', path: '/access-control/roles/:id', tags },
   'Mutation.deleteRole': { method: 'DELETE', path: '/access-control/roles/:id', tags },
+  // Sessions and credentials in person (session.resolver.ts).
+  'Query.mySessions': { method: 'GET', path: '/auth/sessions', tags: ['auth'] },
+  'Query.session': { method: 'GET', path: '/auth/sessions/:id', tags: ['auth'] },
+  'Mutation.endSession': { method: 'DELETE', path: '/auth/sessions/:id', tags: ['auth'] },
+  'Mutation.logout': { method: 'POST', path: '/auth/logout', tags: ['auth'] },
+  'Mutation.changePassword': { method: 'POST', path: '/auth/password', tags: ['auth'] },
+  'Query.userSessions': { method: 'GET', path: '/access-control/users/:id/sessions', tags },
+  'Mutation.endUserSessions': { method: 'DELETE', path: '/access-control/users/:id/sessions', tags },
 } satisfies RestRoutes;

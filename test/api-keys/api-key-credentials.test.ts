@@ -485,8 +485,8 @@ const updateOwnUser = (creator: TestUser, fields: Record<string, unknown>): Oper
   return {
     rest: { method: 'PATCH', path: `/access-control/users/${creator.id}`, body },
     graphql: {
-      query: `mutation($id: ID!, $password: String, $email: String, $firstName: String, $updatedBy: String!) {
-        updateUser(id: $id, password: $password, email: $email, firstName: $firstName, updatedBy: $updatedBy) { id email firstName } }`,
+      query: `mutation($id: ID!, $password: String, $email: String, $firstName: String, $currentPassword: String, $updatedBy: String!) {
+        updateUser(id: $id, password: $password, email: $email, firstName: $firstName, currentPassword: $currentPassword, updatedBy: $updatedBy) { id email firstName } }`,
       variables: { id: creator.id, ...body },
     },
   };
@@ -564,7 +564,7 @@ runCases("an API key and its creator's own sign-in credentials", client, [
     name: 'leaves the creator in person free to change their own password',
     arrange: () => keyOfSelfEditor('custom role'),
     caller: ({ creator }) => ({ token: creator.token }),
-    operation: ({ creator }) => updateOwnUser(creator, { password: TAKEN_OVER_PASSWORD }),
+    operation: ({ creator }) => updateOwnUser(creator, { password: TAKEN_OVER_PASSWORD, currentPassword: creator.password }),
     expect: { status: 200 },
   }),
 ]);

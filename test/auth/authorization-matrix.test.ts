@@ -382,6 +382,91 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['schemas:read'],
     args: () => ({ schemaName: 'MealMenu' }),
   }),
+
+  // Contract "Users: disabling, deleting, sessions": the refresh token is the credential.
+  'Mutation.refreshAccessToken': row({
+    open: true,
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole', 'keyWithScope', 'keyWithoutScope', 'revokedKey', 'expiredToken', 'staleToken', 'none'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    fresh: () => signedIn(records.loginUser).then((tokens) => tokens.refreshToken),
+    args: (_who, refreshToken: string) => ({ refreshToken }),
+  }),
+  // One's own sessions: any user in person, never an API key (whatever its scopes).
+  'Query.mySessions': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    args: () => ({}),
+  }),
+  'Query.session': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    args: (who) => ({ id: ownSessions.peek(who.userId) }),
+  }),
+  'Mutation.endSession': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'member', 'noRole'],
+    otherTenant: 'allowed',
+    keyScopes: [],
+    args: (who) => ({ id: ownSessions.take(who.userId) }),
+  }),
+  // The callers' tokens here are made without login (no session, as the CLI's): logout has nothing
+  // to end for them (403), nor for an API key; signing out of a session: sessions.test.ts.
+  'Mutation.logout': row({
+    allowed: [],
+    otherTenant: 403,
+    keyScopes: [],
+    args: () => ({}),
+  }),
+  // In person only; the proof is wrong here (403 for everyone): a success would raise the caller's
+  // token version and stale the tokens of the cells after it (successes: change-password.test.ts).
+  'Mutation.changePassword': row({
+    allowed: [],
+    otherTenant: 403,
+    keyScopes: [],
+    args: () => ({ currentPassword: 'Not-the-passw0rd', newPassword: 'N3w-passw0rd!' }),
+  }),
+  // Another user's sessions: users:update, within the tenant.
+  'Query.userSessions': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:update'],
+    args: () => ({ id: records.userId }),
+  }),
+  'Mutation.endUserSessions': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['users:update'],
+    args: () => ({ id: records.userId }),
+  }),
+};
+
+/** A sign-in of `user` over REST: its tokens. */
+async function signedIn(user: TestUser): Promise<{ accessToken: string; refreshToken: string }> {
+  const answer = await app.rest('POST', '/auth/login', { body: { email: user.email, password: user.password, tenantId: user.tenantId } });
+  if (answer.status !== 200) throw new Error(`login answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+/** Sessions of the callers who are users, made in beforeAll: session and endSession act on one of the caller's own. */
+const ownSessions = {
+  byUser: new Map<string, string[]>(),
+  async fill(owners: readonly TestUser[], each: number): Promise<void> {
+    for (const owner of owners) {
+      const made = await Promise.all(Array.from({ length: each }, () => signedIn(owner)));
+      this.byUser.set(owner.id, made.map(({ accessToken }) => (JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()) as { sid: string }).sid));
+    }
+  },
+  /** One of the user's sessions, kept (any id when the user has none: the caller is refused before it matters). */
+  peek(userId: string): string {
+    return this.byUser.get(userId)?.[0] ?? '65f0c0ffee0000000000cafe';
+  },
+  /** One of the user's sessions nobody ended yet. */
+  take(userId: string): string {
+    const left = this.byUser.get(userId);
+    return left && left.length > 1 ? left.pop()! : this.peek(userId);
+  },
 };
 
 function verdictOf(r: MatrixRow<unknown>, caller: CallerName): Verdict {
@@ -516,7 +601,9 @@ function resolveCaller(r: MatrixRow<unknown>, caller: CallerName): { credential:
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Sessions are made by signing in, many at once (a sign-in counts as a failure until it succeeds),
+  // and changePassword's row proves a wrong password: the sign-in throttle's limits out of reach.
+  app = await startTestApp({ env: { LOGIN_ACCOUNT_FAILURES: '1000', LOGIN_IP_FAILURES: '1000' } });
   const [platformAdmin, tenantAdmin, member, noRole, staleUser, otherTenantAdmin, loginUser, target] = await Promise.all([
     app.createUser({ tenantId: null, roles: ['admin'] }),
     app.createUser({ tenantId: TENANT, roles: ['admin'] }),
@@ -553,6 +640,9 @@ beforeAll(async () => {
   records.keyId = targetKey.id;
   revokedSecret = revoked.secret;
   await freshRecords.fill();
+  // Every caller acting as tenant A's admin (its keys, its expired token, none) takes one of its sessions.
+  await ownSessions.fill([platformAdmin, member, noRole, otherTenantAdmin], SURFACES.length + 1);
+  await ownSessions.fill([tenantAdmin], CALLERS.length * SURFACES.length + 1);
   const revocation = await app.rest('PATCH', `/api-keys/${revoked.id}/revoke`, { token: tenantAdmin.token });
   if (revocation.status !== 200) throw new Error(`revokeApiKey answered ${revocation.status}`);
 });

@@ -36,6 +36,15 @@ const newUser = () =>
   created('/access-control/users', { email: `e${unique()}@example.test`, firstName: 'Ada', password: 'Passw0rd!', createdBy: admin.id, updatedBy: admin.id });
 const newKey = () => created('/api-keys', { name: `key ${unique()}`, scopes: ['menus:read'] });
 const newRole = () => created('/access-control/roles', { name: `role-${unique()}`, permissions: ['menus:read'] });
+/** The current refresh token of each session newSession made. */
+const refreshTokens = new Map<string, string>();
+async function newSession(): Promise<string> {
+  const answer = await app.rest('POST', '/auth/login', { body: { email: admin.email, password: admin.password, tenantId: TENANT } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const sid = JSON.parse(Buffer.from(answer.body.accessToken.split('.')[1], 'base64url').toString()).sid as string;
+  refreshTokens.set(sid, answer.body.refreshToken);
+  return sid;
+}
 
 interface RecordKind {
   collection: string;
@@ -69,6 +78,17 @@ const kinds: Record<string, RecordKind> = {
     create: newRole,
     read: { operation: 'Query.role', path: (id) => `/access-control/roles/${id}` },
     touch: async (id) => void (await app.rest('PATCH', `/access-control/roles/${id}`, { token: admin.token, body: { description: `d${unique()}` } })),
+  },
+  // A sign-in session of the admin (read and ended by the admin, in person); a refresh changes it.
+  session: {
+    collection: 'sessions',
+    create: newSession,
+    read: { operation: 'Query.session', path: (id) => `/auth/sessions/${id}` },
+    touch: async (id) => {
+      const answer = await app.rest('POST', '/auth/refresh', { body: { refreshToken: refreshTokens.get(id) } });
+      expect(answer.status).toBe(200);
+      refreshTokens.set(id, answer.body.refreshToken);
+    },
   },
 };
 
@@ -113,6 +133,8 @@ const writes: Write[] = [
   { operation: 'Mutation.disableUser', kind: kinds.user, method: 'PATCH', path: (id) => `/access-control/users/${id}/disable`, body: () => ({ reason: 'paused' }) },
   { operation: 'Mutation.enableUser', kind: disabledUser, method: 'PATCH', path: (id) => `/access-control/users/${id}/enable` },
   { operation: 'Mutation.deleteUser', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}` },
+  { operation: 'Mutation.endSession', kind: kinds.session, method: 'DELETE', path: (id) => `/auth/sessions/${id}` },
+  { operation: 'Mutation.endUserSessions', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}/sessions` },
 ];
 
 const read = (kind: RecordKind, id: string, headers: Record<string, string> = {}) => app.rest('GET', kind.read.path(id), { token: admin.token, headers });

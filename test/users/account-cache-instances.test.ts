@@ -76,7 +76,7 @@ describe('a change to a user, seen by two instances', () => {
 
   it('a password change: older tokens get 401 on the instance that changed it at once, on the other within a second', async () => {
     const cook = await cookUsedOnBoth();
-    await updateOnFirst(cook.token, cook.id, { password: 'N3w-Passw0rd!' }, cook.id);
+    await updateOnFirst(cook.token, cook.id, { password: 'N3w-Passw0rd!', currentPassword: cook.password }, cook.id);
     expect((await readMenus(first, cook.token)).status).toBe(401);
     await sleep(ACCOUNT_MAX_AGE_MS + 50);
     const onSecond = await readMenus(second, cook.token);

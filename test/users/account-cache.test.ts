@@ -74,7 +74,7 @@ runCases('a change to a user, on the instance that made it', () => app, [
     arrange: async () => {
       const cook = await app.createUser({ tenantId: TENANT, roles: ['member'] });
       await useToken(cook.token);
-      await updateUser(cook, cook.id, { password: 'N3w-Passw0rd!' });
+      await updateUser(cook, cook.id, { password: 'N3w-Passw0rd!', currentPassword: cook.password });
       return cook;
     },
     caller: (cook) => ({ token: cook.token }),

@@ -222,10 +222,10 @@ runCases('updating a user', client, [
     expect: { status: 200, data: (user) => expect(user.bio).toBe('Edited by a manager') },
   }),
   apiCase({
-    name: 'lets users without admin rights change their own password and email',
+    name: 'lets users without admin rights change their own password and email (proved with the current password)',
     arrange: () => tenantUser({ roles: [managerRoleId] }),
     caller: ({ user }) => caller(user),
-    operation: ({ id }) => op.update(id, { email: freshEmail('own'), password: '0wn-Passw0rd', updatedBy: id }),
+    operation: ({ id, user }) => op.update(id, { email: freshEmail('own'), password: '0wn-Passw0rd', currentPassword: user.password, updatedBy: id }),
     expect: { status: 200, data: async (user) => expect(await signInStatus(user.email, '0wn-Passw0rd')).toBe(200) },
   }),
   apiCase({
