@@ -42,10 +42,6 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(config.port, config.host, resolve);
   });
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  // The bound port, not config.port: with PORT=0 the system picks one.
-  const url = `http://${shownHost}:${(server.address() as AddressInfo).port}`;
-  logger.info({ graphql: `${url}${GRAPHQL_PATH}`, rest: `${url}${REST_BASE_PATH}`, docs: `${url}${REST_BASE_PATH}/docs` }, `listening on ${url}`);
 
   let stopping = false;
   // A keep-alive socket whose response ends during shutdown would otherwise stay
@@ -85,6 +81,14 @@ async function main(): Promise<void> {
     });
   process.on('SIGTERM', () => void onSignal('SIGTERM'));
   process.on('SIGINT', () => void onSignal('SIGINT'));
+
+  // Said only once the signals are handled: whoever waits for this line (a supervisor, a
+  // test) may stop the service at once, and an unhandled SIGTERM would kill it mid-way.
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  // The bound port, not config.port: with PORT=0 the system picks one.
+  const url = `http://${shownHost}:${(server.address() as AddressInfo).port}`;
+  logger.info({ graphql: `${url}${GRAPHQL_PATH}`, rest: `${url}${REST_BASE_PATH}`, docs: `${url}${REST_BASE_PATH}/docs` }, `listening on ${url}`);
+
   // The embedded engine could not write its files (a full disk): read-only from then on
   // (writes 507, reads answered, /readyz 503 read-only). Once the disk has space again, stop
   // as on a signal and exit 1, as mongod does on a failed journal write: the restart replays
