@@ -1,4 +1,5 @@
 import {
+  getOperationAST,
   Kind,
   parse,
   type DocumentNode,
@@ -48,6 +49,34 @@ export function calledOperations(schema: GraphQLSchema, source: string): readonl
     if (rootType) collectRootFields(schema, fragment.selectionSet, rootType, fragments, new Set([name]), called);
     if (!used.has(name)) called.add(`${UNUSED_FRAGMENT}.${name}`);
   }
+  return [...called];
+}
+
+/**
+ * The operations of the schema the one operation GraphQL runs calls (the one
+ * `operationName` names, or the only one), as `calledOperations` names them.
+ * What a request does, as opposed to all it mentions: an `Idempotency-Key`
+ * keeps the answer of the executed create, not of one merely written in
+ * another operation of the document. Empty when no operation would run (the
+ * text does not parse, the name matches none, several and no name).
+ */
+export function executedOperations(schema: GraphQLSchema, source: string, operationName?: string): readonly string[] {
+  let document: DocumentNode;
+  try {
+    document = parse(source, limitedParseOptions);
+  } catch {
+    return [];
+  }
+  const operation = getOperationAST(document, operationName);
+  const rootType = operation && schema.getRootType(operation.operation);
+  if (!operation || !rootType) return [];
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  const called = new Set<string>();
+  collectRootFields(schema, operation.selectionSet, rootType, fragments, new Set(), called);
   return [...called];
 }
 

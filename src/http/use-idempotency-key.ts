@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { errors } from '../errors/index.js';
+import { executedOperations } from '../graphql/index.js';
 import type { IdempotencyRecords } from './idempotency-records.js';
 import { requestScope } from './request-scope.js';
-import { graphqlOperations } from './use-request-edge.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Answered `true` on a replayed answer. */
@@ -47,7 +47,7 @@ export function useIdempotencyKey<TContext>(schema: GraphQLSchema, graphqlPath: 
     if (header === undefined || !scope) return next();
     try {
       const isGraphQL = req.path === graphqlPath;
-      const operations = isGraphQL ? (graphqlOperations(schema, req) ?? []) : scope.restRoute ? [scope.restRoute.operation] : [];
+      const operations = isGraphQL ? executedGraphqlOperations(schema, req) : scope.restRoute ? [scope.restRoute.operation] : [];
       const operation = operations.find((name) => creates.has(name));
       const caller = scopeOf(scope.context as TContext);
       // Reads, other mutations and anonymous calls: nothing to repeat safely, the header is ignored.
@@ -71,6 +71,18 @@ export function useIdempotencyKey<TContext>(schema: GraphQLSchema, graphqlPath: 
       next(err);
     }
   };
+}
+
+/**
+ * The operations of the one operation a GraphQL POST runs (`operationName`,
+ * or the only one), never another create written beside it: its answer is
+ * the one kept, so the replay form must be the executed create's (a ticket
+ * or a key would otherwise be stored in clear). A GET runs no mutation.
+ */
+function executedGraphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] {
+  const params = req.body as Record<string, unknown> | undefined;
+  if (req.method !== 'POST' || !params || Array.isArray(params) || typeof params.query !== 'string') return [];
+  return executedOperations(schema, params.query, typeof params.operationName === 'string' ? params.operationName : undefined);
 }
 
 /** Null: this request claimed the key. Else the record of the first request, once done. */
