@@ -71,3 +71,23 @@ describe('Idempotency-Key with a document of several operations', () => {
     expect(replay.body).toEqual(first.body);
   });
 });
+
+describe('Idempotency-Key with the secret under an alias', () => {
+  it('keeps no password ticket selected as `t: ticket`', async () => {
+    const query = `mutation { createPasswordTicket(id: "${member.id}", ttlSeconds: 600) { t: ticket expiresAt } }`;
+    const { first, replay, stored } = await sentTwice({ query });
+    const ticket = first.body.data?.createPasswordTicket?.t as string;
+    expect(ticket, JSON.stringify(first.body)).toMatch(/^pt_/);
+    expect(stored).not.toContain(ticket.slice(3));
+    expect(JSON.stringify(replay.body)).not.toContain(ticket.slice(3));
+  });
+
+  it('keeps no API key secret selected as `k: key`', async () => {
+    const query = `mutation { createApiKey(name: "k-${unique()}", scopes: ["menus:read"]) { id k: key } }`;
+    const { first, replay, stored } = await sentTwice({ query });
+    const key = first.body.data?.createApiKey?.k as string;
+    expect(key, JSON.stringify(first.body)).toBeTruthy();
+    expect(stored).not.toContain(key);
+    expect(JSON.stringify(replay.body)).not.toContain(key);
+  });
+});
