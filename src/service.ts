@@ -86,7 +86,7 @@ export function createServices(): Services {
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
     auditEvents: new AuditEventService(new AuditEventRecords()),
-    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles),
+    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     apiKeys,
   };
 }

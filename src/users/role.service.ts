@@ -72,7 +72,7 @@ export class RoleService {
    * such a user's sign-in would grant the caller the same permissions.
    * Ids that are no role of the tenant grant nothing.
    */
-  async permissionsNotHeld(actor: Actor, tenantId: string | null, roleIds: readonly string[]): Promise<string[]> {
+  async permissionsNotHeld(actor: Pick<Actor, 'permissions'>, tenantId: string | null, roleIds: readonly string[]): Promise<string[]> {
     return notHeld(actor, (await this.grantsOf(tenantId, roleIds)).grants);
   }
 
@@ -197,7 +197,7 @@ interface Grant {
 }
 
 /** The grants the caller lacks, named once each; `*` is held only by holding `*` itself. */
-function notHeld(actor: Actor, grants: readonly Grant[]): string[] {
+function notHeld(actor: Pick<Actor, 'permissions'>, grants: readonly Grant[]): string[] {
   const refused = grants.filter(({ permission }) => permission === '*' ? !actor.permissions.has('*') : !hasPermission(actor, permission));
   return [...new Set(refused.map(({ role, permission }) => `'${permission}' (role ${role})`))];
 }
