@@ -17,10 +17,11 @@ export class PasswordTicketResolver {
   @Mutation(() => IssuedPasswordTicket, {
     description:
       'A one-time ticket that sets the password of a user of your tenant (redeemPasswordTicket), shown once; only its hash is stored. ' +
-      'Needs users:update and every permission the user holds (its holder can sign in as them); an API key never makes one for the user it acts for.',
+      'Needs users:update and every permission the user holds (its holder can sign in as them); never for yourself (changePassword). ' +
+      'Redeeming asks again that its creator still may, and that the user\'s tokens were not ended since (a password change, a disable).',
   })
   createPasswordTicket(@Args() { id, ttlSeconds }: CreatePasswordTicketArgs, @CurrentActor() actor: Actor): Promise<IssuedTicket> {
-    return this.service.create(actor, id, ttlSeconds ?? undefined);
+    return this.service.create(actor, id, ttlSeconds);
   }
 
   @OncePerRequest()
