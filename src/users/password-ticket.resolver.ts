@@ -3,7 +3,7 @@ import { Audited, AuditActorType, AuditOutcome, recordAuditEvent, type AuditedCo
 import { CurrentActor, type Actor } from '../auth/index.js';
 import { OncePerRequest } from '../graphql/index.js';
 import { CreatePasswordTicketArgs, RedeemPasswordTicketArgs } from './password-ticket.inputs.js';
-import type { IssuedTicket, PasswordTicketService } from './password-ticket.service.js';
+import { TICKET_PERMISSION, type IssuedTicket, type PasswordTicketService } from './password-ticket.service.js';
 import { IssuedPasswordTicket, RedeemedPasswordTicket } from './password-ticket.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
@@ -11,7 +11,7 @@ import { IssuedPasswordTicket, RedeemedPasswordTicket } from './password-ticket.
 export class PasswordTicketResolver {
   constructor(private readonly service: PasswordTicketService) {}
 
-  @Authorized('users:update')
+  @Authorized(TICKET_PERMISSION)
   @OncePerRequest()
   @UseMiddleware(Audited('users.password-ticket', { targetType: 'User' }))
   @Mutation(() => IssuedPasswordTicket, {

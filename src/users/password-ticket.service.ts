@@ -12,9 +12,8 @@ import {
 import { errors } from '../errors/index.js';
 import { hashOpaqueSecret, newOpaqueSecret, PASSWORD_TICKET_PREFIX } from '../shared/index.js';
 import { TICKET_TTL } from './password-ticket.inputs.js';
-import type { PasswordTicketRecords } from './password-ticket.store.js';
+import type { LiveTicket, PasswordTicketRecords } from './password-ticket.store.js';
 import type { RoleService } from './role.service.js';
-import type { LiveTicket } from './password-ticket.store.js';
 import type { UserRecords } from './user.store.js';
 
 /** A ticket as issued: shown once. */
@@ -33,8 +32,8 @@ export interface Redemption {
 /** Unknown, spent, expired, or of a user who may no longer sign in: one answer, so none can be told apart. */
 const invalidTicket = () => errors.unauthenticated('Invalid or expired password ticket');
 
-/** What making a ticket asks besides holding what its user holds (the resolver's @Authorized). */
-const TICKET_PERMISSION = 'users:update';
+/** What making a ticket asks besides holding what its user holds (the resolver's @Authorized; redeem asks it of the creator again). */
+export const TICKET_PERMISSION = 'users:update';
 
 /**
  * One-time password tickets (contract "Users: disabling, deleting,
