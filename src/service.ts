@@ -100,7 +100,7 @@ export function createServices(): Services {
     menus: new MealMenuService(new MealMenuRecords()),
     auditEvents,
     apiKeys,
-    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles),
+    passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
     sessions: new SessionService(sessions, new UserCredentialRecords()),
   };

@@ -6,11 +6,7 @@
 export const REPLAYED_WITHOUT_SECRET =
   'This answer repeats an earlier request with the same Idempotency-Key; the secret is shown only once. Roll the key (POST /api-keys/{id}/roll, rollApiKey) for a new secret.';
 
-export function withoutSecret(result: Record<string, unknown>): Record<string, unknown> {
-  return 'key' in result ? { ...result, key: null, detail: REPLAYED_WITHOUT_SECRET } : result;
-}
-
 /** The api-keys operations whose replayed answers differ from the first (http/use-idempotency-key.ts). */
 export const apiKeyReplayedResults = {
-  'Mutation.createApiKey': withoutSecret,
+  'Mutation.createApiKey': { field: 'key', detail: REPLAYED_WITHOUT_SECRET },
 };

@@ -51,7 +51,7 @@ export function isUserInPerson(actor: Actor, userId: string | null | undefined):
   return actor.via.kind === 'jwt' && actor.userId === userId;
 }
 
-export function hasPermission(actor: Actor, permission: string): boolean {
+export function hasPermission(actor: Pick<Actor, 'permissions'>, permission: string): boolean {
   return actor.permissions.has('*') || actor.permissions.has(permission);
 }
 

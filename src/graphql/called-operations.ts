@@ -1,4 +1,5 @@
 import {
+  getOperationAST,
   Kind,
   parse,
   type DocumentNode,
@@ -9,6 +10,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { limitedParseOptions } from './limits.js';
+import { fieldNodesOf } from './selection.js';
 
 /**
  * The operations of the schema a GraphQL document calls, as schema
@@ -49,6 +51,55 @@ export function calledOperations(schema: GraphQLSchema, source: string): readonl
     if (!used.has(name)) called.add(`${UNUSED_FRAGMENT}.${name}`);
   }
   return [...called];
+}
+
+/**
+ * The operations of the schema the one operation GraphQL runs calls (the one
+ * `operationName` names, or the only one), as `calledOperations` names them.
+ * What a request does, as opposed to all it mentions: an `Idempotency-Key`
+ * keeps the answer of the executed create, not of one merely written in
+ * another operation of the document. Empty when no operation would run (the
+ * text does not parse, the name matches none, several and no name).
+ */
+export function executedOperations(schema: GraphQLSchema, source: string, operationName?: string): readonly string[] {
+  const executed = executedOperation(source, operationName);
+  const rootType = executed && schema.getRootType(executed.operation.operation);
+  if (!executed || !rootType) return [];
+  const called = new Set<string>();
+  collectRootFields(schema, executed.operation.selectionSet, rootType, executed.fragments, new Set(), called);
+  return [...called];
+}
+
+/**
+ * The keys under which the answer of the executed operation's root fields
+ * holds `field` (`ticket`, or `t` for `t: ticket`), through fragments: a
+ * secret is found in an answer under every name the client gave it.
+ */
+export function responseKeysOf(source: string, operationName: string | undefined, field: string): string[] {
+  const executed = executedOperation(source, operationName);
+  if (!executed) return [field];
+  const fragmentNamed = (name: string) => executed.fragments.get(name);
+  const rootFields = fieldNodesOf([executed.operation.selectionSet], fragmentNamed);
+  const selected = fieldNodesOf(rootFields.map((node) => node.selectionSet), fragmentNamed).filter((node) => node.name.value === field);
+  return [...new Set([field, ...selected.map((node) => node.alias?.value ?? field)])];
+}
+
+/** The operation GraphQL runs (getOperationAST) and the document's fragments; null when none would run. */
+function executedOperation(source: string, operationName: string | undefined) {
+  let document: DocumentNode;
+  try {
+    document = parse(source, limitedParseOptions);
+  } catch {
+    return null;
+  }
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return null;
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  return { operation, fragments };
 }
 
 /** The coordinate of a fragment no operation spreads: never an open operation. */

@@ -21,4 +21,4 @@ export { assertOperationInput, everyFailingField } from './every-failing-field.p
 export { readArguments, type ArgumentReading } from './input-refusal.js';
 export { argumentRuleProblems } from './argument-rules.js';
 export { expectation, valueRuleOf } from './coercion-problems.js';
-export { calledOperations } from './called-operations.js';
+export { calledOperations, executedOperations, responseKeysOf } from './called-operations.js';

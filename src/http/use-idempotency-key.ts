@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { errors } from '../errors/index.js';
+import { executedOperations, responseKeysOf } from '../graphql/index.js';
 import type { IdempotencyRecords } from './idempotency-records.js';
 import { requestScope } from './request-scope.js';
-import { graphqlOperations } from './use-request-edge.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Answered `true` on a replayed answer. */
@@ -17,16 +17,24 @@ const POLL_MS = 25;
 /** A claim older than this whose request never finished (its instance stopped) is given up. */
 const ABANDONED_CLAIM_MS = 2 * 60_000;
 
-/** What a replayed answer keeps of an operation's result (e.g. no secret); the first answer is sent as made. */
-export type ReplayedResult = (result: Record<string, unknown>) => Record<string, unknown>;
+/**
+ * A create whose answer holds a secret shown once (an API key, a password
+ * ticket): what is kept for a replay has `field` null, under every name the
+ * request selected it by (a GraphQL alias too), and `detail` saying why; the
+ * first answer is sent as made.
+ */
+export interface ShownOnce {
+  field: string;
+  detail: string;
+}
 
 export interface IdempotencyOptions<TContext> {
   /** The operations that create a record (`Mutation.createUser`): the REST routes answered 201. */
   creates: ReadonlySet<string>;
   /** Whose keys these are: one caller's credential and tenant; undefined: no caller (the key is ignored). */
   scopeOf(context: TContext): string | undefined;
-  /** Per operation: what of its result a replay answers, when not all of it (secrets). */
-  replayed?: Readonly<Record<string, ReplayedResult>>;
+  /** Per operation whose result holds a secret: what a replay answers instead. */
+  replayed?: Readonly<Record<string, ShownOnce>>;
   records: IdempotencyRecords;
 }
 
@@ -47,7 +55,7 @@ export function useIdempotencyKey<TContext>(schema: GraphQLSchema, graphqlPath: 
     if (header === undefined || !scope) return next();
     try {
       const isGraphQL = req.path === graphqlPath;
-      const operations = isGraphQL ? (graphqlOperations(schema, req) ?? []) : scope.restRoute ? [scope.restRoute.operation] : [];
+      const operations = isGraphQL ? executedGraphqlOperations(schema, req) : scope.restRoute ? [scope.restRoute.operation] : [];
       const operation = operations.find((name) => creates.has(name));
       const caller = scopeOf(scope.context as TContext);
       // Reads, other mutations and anonymous calls: nothing to repeat safely, the header is ignored.
@@ -65,12 +73,24 @@ export function useIdempotencyKey<TContext>(schema: GraphQLSchema, graphqlPath: 
         res.end(earlier.body);
         return;
       }
-      keepAnswer(res, isGraphQL, replayed[operation], (answer) => (answer ? records.complete(id, answer) : records.release(id)));
+      keepAnswer(res, secretKeys(req, isGraphQL, replayed[operation]), (answer) => (answer ? records.complete(id, answer) : records.release(id)));
       next();
     } catch (err) {
       next(err);
     }
   };
+}
+
+/**
+ * The operations of the one operation a GraphQL POST runs (`operationName`,
+ * or the only one), never another create written beside it: its answer is
+ * the one kept, so the replay form must be the executed create's (a ticket
+ * or a key would otherwise be stored in clear). A GET runs no mutation.
+ */
+function executedGraphqlOperations(schema: GraphQLSchema, req: Request): readonly string[] {
+  const params = req.body as Record<string, unknown> | undefined;
+  if (req.method !== 'POST' || !params || Array.isArray(params) || typeof params.query !== 'string') return [];
+  return executedOperations(schema, params.query, typeof params.operationName === 'string' ? params.operationName : undefined);
 }
 
 /** Null: this request claimed the key. Else the record of the first request, once done. */
@@ -99,7 +119,7 @@ type StoredAnswer = { status: number; contentType?: string; body: string };
  * stores it (a success) or gives the key back (anything else): a client that
  * has the answer finds it kept. GraphQL answers a failure with `errors`.
  */
-function keepAnswer(res: Response, isGraphQL: boolean, replay: ReplayedResult | undefined, settle: (answer: StoredAnswer | undefined) => Promise<void>): void {
+function keepAnswer(res: Response, secret: SecretKeys, settle: (answer: StoredAnswer | undefined) => Promise<void>): void {
   const chunks: Buffer[] = [];
   const collect = (chunk: unknown, encoding?: unknown) => {
     if (chunk == null || typeof chunk === 'function') return;
@@ -114,7 +134,7 @@ function keepAnswer(res: Response, isGraphQL: boolean, replay: ReplayedResult | 
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
     collect(chunk, rest[0]);
     const text = Buffer.concat(chunks).toString('utf8');
-    const answer = storedAnswer(res, text, isGraphQL, replay);
+    const answer = storedAnswer(res, text, secret);
     settle(answer).then(
       () => end(chunk, ...rest),
       (err: unknown) => {
@@ -126,7 +146,7 @@ function keepAnswer(res: Response, isGraphQL: boolean, replay: ReplayedResult | 
   }) as Response['end'];
 }
 
-function storedAnswer(res: Response, text: string, isGraphQL: boolean, replay: ReplayedResult | undefined): StoredAnswer | undefined {
+function storedAnswer(res: Response, text: string, secret: SecretKeys): StoredAnswer | undefined {
   if (res.statusCode < 200 || res.statusCode >= 300) return undefined;
   let parsed: unknown;
   try {
@@ -134,14 +154,33 @@ function storedAnswer(res: Response, text: string, isGraphQL: boolean, replay: R
   } catch {
     return undefined;
   }
-  if (isGraphQL) {
+  if (secret.isGraphQL) {
     const answer = parsed as { data?: Record<string, unknown> | null; errors?: unknown[] };
     if (answer.errors?.length || !answer.data) return undefined;
-    if (replay) for (const [field, result] of Object.entries(answer.data)) answer.data[field] = result && replay(result as Record<string, unknown>);
-  } else if (replay && parsed && typeof parsed === 'object') {
-    parsed = replay(parsed as Record<string, unknown>);
+    for (const [field, result] of Object.entries(answer.data)) answer.data[field] = result && withoutSecret(result as Record<string, unknown>, secret);
+  } else if (parsed && typeof parsed === 'object') {
+    parsed = withoutSecret(parsed as Record<string, unknown>, secret);
   }
   return { status: res.statusCode, contentType: String(res.getHeader('content-type') ?? 'application/json'), body: JSON.stringify(parsed) };
+}
+
+/** Where the executed create's answer holds its secret (none: kept as made). */
+interface SecretKeys {
+  isGraphQL: boolean;
+  keys: readonly string[];
+  detail?: string;
+}
+
+function secretKeys(req: Request, isGraphQL: boolean, shownOnce: ShownOnce | undefined): SecretKeys {
+  if (!shownOnce) return { isGraphQL, keys: [] };
+  const params = req.body as { query: string; operationName?: unknown };
+  const keys = isGraphQL ? responseKeysOf(params.query, typeof params.operationName === 'string' ? params.operationName : undefined, shownOnce.field) : [shownOnce.field];
+  return { isGraphQL, keys, detail: shownOnce.detail };
+}
+
+function withoutSecret(result: Record<string, unknown>, { keys, detail }: SecretKeys): Record<string, unknown> {
+  const held = keys.filter((key) => key in result);
+  return held.length === 0 ? result : { ...result, ...Object.fromEntries(held.map((key) => [key, null])), detail };
 }
 
 function sha256(text: string): string {

@@ -6,11 +6,7 @@
 export const REPLAYED_WITHOUT_TICKET =
   'This answer repeats an earlier request with the same Idempotency-Key; the ticket is shown only once. Create another ticket (the first still works until it expires or is redeemed).';
 
-function withoutTicket(result: Record<string, unknown>): Record<string, unknown> {
-  return 'ticket' in result ? { ...result, ticket: null, detail: REPLAYED_WITHOUT_TICKET } : result;
-}
-
 /** The users area's operations whose replayed answers differ from the first. */
 export const userReplayedResults = {
-  'Mutation.createPasswordTicket': withoutTicket,
+  'Mutation.createPasswordTicket': { field: 'ticket', detail: REPLAYED_WITHOUT_TICKET },
 };

@@ -1,4 +1,4 @@
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { ArgsType, Field, Int } from 'type-graphql';
 import { IsIntegerIn, ObjectIdField } from '../shared/index.js';
 import { UserField } from './user.fields.js';
@@ -12,10 +12,10 @@ export class CreatePasswordTicketArgs {
   @ObjectIdField({ description: 'The user whose password the ticket sets.' })
   id!: string;
 
-  @Field(() => Int, { nullable: true, defaultValue: TICKET_TTL.default, description: `Seconds the ticket may be redeemed: ${TICKET_TTL.min} to ${TICKET_TTL.max} (a week); ${TICKET_TTL.default} (a day) when not given.` })
-  @IsOptional()
+  // Int! with a default, as `limit` and `gracePeriodSeconds`: left out is the default, null is refused (400 naming it).
+  @Field(() => Int, { defaultValue: TICKET_TTL.default, description: `Seconds the ticket may be redeemed: ${TICKET_TTL.min} to ${TICKET_TTL.max} (a week); ${TICKET_TTL.default} (a day) when left out.` })
   @IsIntegerIn({ min: TICKET_TTL.min, max: TICKET_TTL.max })
-  ttlSeconds?: number;
+  ttlSeconds: number = TICKET_TTL.default;
 }
 
 /** `redeemPasswordTicket` / `POST /auth/password-ticket`: no credential; the ticket is the proof. */

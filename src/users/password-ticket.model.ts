@@ -28,9 +28,13 @@ export class PasswordTicket {
   @prop({ required: true })
   expiresAt!: Date;
 
-  /** Who made it (for an API key: its creator). */
+  /** Who made it (for an API key: its creator): redeem asks that they still may. */
   @prop({ required: true })
   createdBy!: string;
+
+  /** The user's tokenVersion when it was made: any end of their tokens since (a password change, a disable) spends it. */
+  @prop({ required: true })
+  tokenVersion!: number;
 }
 
 export const PasswordTicketModel = getModelForClass(PasswordTicket);

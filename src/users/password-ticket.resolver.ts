@@ -3,7 +3,7 @@ import { Audited, AuditActorType, AuditOutcome, recordAuditEvent, type AuditedCo
 import { CurrentActor, type Actor } from '../auth/index.js';
 import { OncePerRequest } from '../graphql/index.js';
 import { CreatePasswordTicketArgs, RedeemPasswordTicketArgs } from './password-ticket.inputs.js';
-import type { IssuedTicket, PasswordTicketService } from './password-ticket.service.js';
+import { TICKET_PERMISSION, type IssuedTicket, type PasswordTicketService } from './password-ticket.service.js';
 import { IssuedPasswordTicket, RedeemedPasswordTicket } from './password-ticket.types.js';
 
 /** Thin: unpack the arguments and the caller, call the service. Built by the composition root with its service (src/service.ts). */
@@ -11,16 +11,17 @@ import { IssuedPasswordTicket, RedeemedPasswordTicket } from './password-ticket.
 export class PasswordTicketResolver {
   constructor(private readonly service: PasswordTicketService) {}
 
-  @Authorized('users:update')
+  @Authorized(TICKET_PERMISSION)
   @OncePerRequest()
   @UseMiddleware(Audited('users.password-ticket', { targetType: 'User' }))
   @Mutation(() => IssuedPasswordTicket, {
     description:
       'A one-time ticket that sets the password of a user of your tenant (redeemPasswordTicket), shown once; only its hash is stored. ' +
-      'Needs users:update and every permission the user holds (its holder can sign in as them); an API key never makes one for the user it acts for.',
+      'Needs users:update and every permission the user holds (its holder can sign in as them); never for yourself (changePassword). ' +
+      'Redeeming asks again that its creator still may, and that the user\'s tokens were not ended since (a password change, a disable).',
   })
   createPasswordTicket(@Args() { id, ttlSeconds }: CreatePasswordTicketArgs, @CurrentActor() actor: Actor): Promise<IssuedTicket> {
-    return this.service.create(actor, id, ttlSeconds ?? undefined);
+    return this.service.create(actor, id, ttlSeconds);
   }
 
   @OncePerRequest()

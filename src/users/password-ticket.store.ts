@@ -2,22 +2,24 @@ import type { ReturnModelType } from '@typegoose/typegoose';
 import type { ObjectId } from 'mongodb';
 import { PasswordTicket, PasswordTicketModel } from './password-ticket.model.js';
 
-/** A live ticket as redeem reads it: whose it is. */
+/** A live ticket as redeem reads it: whose it is, who made it, under which token version of the user. */
 export interface LiveTicket {
   _id: ObjectId;
   userId: string;
   tenant_id: string | null;
+  createdBy: string;
+  tokenVersion: number;
 }
 
 /** Live: not past `expiresAt` by the database's clock (the TTL sweep may not have run yet). */
 const LIVE = { $expr: { $gt: ['$expiresAt', '$$NOW'] } };
-const LIVE_FIELDS = { projection: { userId: 1, tenant_id: 1 } };
+const LIVE_FIELDS = { projection: { userId: 1, tenant_id: 1, createdBy: 1, tokenVersion: 1 } };
 
 /** The reads and writes of password tickets; the rules are PasswordTicketService's. */
 export class PasswordTicketRecords {
   constructor(private readonly model: ReturnModelType<typeof PasswordTicket> = PasswordTicketModel) {}
 
-  async create(ticket: Pick<PasswordTicket, 'hash' | 'userId' | 'tenant_id' | 'expiresAt' | 'createdBy'>): Promise<void> {
+  async create(ticket: Pick<PasswordTicket, 'hash' | 'userId' | 'tenant_id' | 'expiresAt' | 'createdBy' | 'tokenVersion'>): Promise<void> {
     await this.model.create(ticket);
   }
 

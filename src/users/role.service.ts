@@ -72,7 +72,7 @@ export class RoleService {
    * such a user's sign-in would grant the caller the same permissions.
    * Ids that are no role of the tenant grant nothing.
    */
-  async permissionsNotHeld(actor: Actor, tenantId: string | null, roleIds: readonly string[]): Promise<string[]> {
+  async permissionsNotHeld(actor: Pick<Actor, 'permissions'>, tenantId: string | null, roleIds: readonly string[]): Promise<string[]> {
     return notHeld(actor, (await this.grantsOf(tenantId, roleIds)).grants);
   }
 
@@ -136,32 +136,43 @@ export class RoleService {
       throw err;
     }
     if (updated) return answered(updated);
-    if (await this.roles.find(tenantScope(actor), id)) {
-      const message = 'The role changed while this request was checked against it; read it again and retry';
-      throw new AppError('CONFLICT', message, { errors: [{ field: 'permissions', rule: 'concurrentChange', message }] });
-    }
-    throw roleNotFound(id);
+    throw await this.changedOrGone(actor, id);
   }
 
   /**
-   * Deletes a custom role nobody holds (409 naming how many users do). A user
-   * given the role while it is being deleted: when that assignment is stored
-   * before the delete's second count, the role is put back and the delete is
-   * 409; one stored after it names a role that no longer exists, which grants
-   * nothing (role-permissions.ts) and is dropped by the user's next roles update.
+   * Deletes a custom role nobody holds (409 naming how many users do). The
+   * delete is conditional on the permissions the caller was checked against,
+   * as update is (409 when the role changed in between). A user given the
+   * role while it is being deleted: when that assignment is stored before the
+   * delete's second count, the role is put back and the delete is 409; one
+   * stored after it names a role that no longer exists, which grants nothing
+   * (role-permissions.ts) and is dropped by the user's next roles update. When
+   * a role of the same name was created in between, the role cannot be put
+   * back under its name: the delete then stands as in the second case (a
+   * refusal changes nothing, and this one could no longer be undone).
    */
   async remove(actor: Actor, id: string): Promise<RoleView> {
     const current = await this.changeable(actor, id, 'deleted');
     const tenantId = current.tenant_id;
     await this.assertHeldByNobody(tenantId, id);
-    const removed = await this.roles.remove(tenantScope(actor), id);
-    if (!removed) throw roleNotFound(id);
+    const removed = await this.roles.remove(tenantScope(actor), current);
+    if (!removed) throw await this.changedOrGone(actor, id);
     const holders = await this.roles.countHolders(tenantId, id);
-    if (holders > 0) {
+    if (holders === 0) return answered(removed);
+    try {
       await this.roles.restore(removed);
-      throw heldBy(holders);
+    } catch (err) {
+      if (isDuplicateKey(err)) return answered(removed);
+      throw err;
     }
-    return answered(removed);
+    throw heldBy(holders);
+  }
+
+  /** Why a conditional write of the role `id` found nothing: it changed since it was checked (409), or it is gone (404). */
+  private async changedOrGone(actor: Actor, id: string): Promise<AppError> {
+    if (!(await this.roles.find(tenantScope(actor), id))) return roleNotFound(id);
+    const message = 'The role changed while this request was checked against it; read it again and retry';
+    return new AppError('CONFLICT', message, { errors: [{ field: 'permissions', rule: 'concurrentChange', message }] });
   }
 
   /** The custom role to change or delete: 403 for a built-in one or one granting what the caller lacks, 404 when there is none in the scope. */
@@ -197,7 +208,7 @@ interface Grant {
 }
 
 /** The grants the caller lacks, named once each; `*` is held only by holding `*` itself. */
-function notHeld(actor: Actor, grants: readonly Grant[]): string[] {
+function notHeld(actor: Pick<Actor, 'permissions'>, grants: readonly Grant[]): string[] {
   const refused = grants.filter(({ permission }) => permission === '*' ? !actor.permissions.has('*') : !hasPermission(actor, permission));
   return [...new Set(refused.map(({ role, permission }) => `'${permission}' (role ${role})`))];
 }

@@ -63,16 +63,24 @@ export class RoleRecords {
     );
   }
 
-  /** Deletes the role (under an If-Match, of that version: else 412); null when it is gone. */
-  async remove(scope: TenantFilter, id: string): Promise<StoredRole | null> {
-    const filter = { _id: toObjectId(id), ...scope, ...versionCondition() };
+  /**
+   * Deletes the role read as `current`, on the condition that its permissions
+   * are still the ones the caller was checked against (and, under an If-Match,
+   * its version: else 412); null when not, or when it is gone.
+   */
+  async remove(scope: TenantFilter, current: StoredRole): Promise<StoredRole | null> {
+    const filter = { _id: current._id, ...scope, permissions: current.permissions, ...versionCondition() };
     return orStale(
       (await this.model.findOneAndDelete(filter).lean()) as StoredRole | null,
-      () => storedVersion(this.model.collection, { _id: toObjectId(id), ...scope }),
+      () => storedVersion(this.model.collection, { _id: current._id, ...scope }),
     );
   }
 
-  /** Puts a deleted role back as it was (same id): a user was given it while it was being deleted. */
+  /**
+   * Puts a deleted role back as it was (same id): a user was given it while
+   * it was being deleted. A role of its name created meanwhile is the unique
+   * index's 11000, left to the caller.
+   */
   async restore(role: StoredRole): Promise<void> {
     await this.model.collection.insertOne(role as never);
     forgetCachedAccounts();

@@ -159,14 +159,18 @@ export class UserRecords {
   /**
    * Sets the password of a user who may still sign in (not disabled or
    * deleted: a record without `status` is active) and raises `tokenVersion` in
-   * the same write, which ends every token and session issued before it. Null
-   * when there is no such user. On the collection, so the filter names `status`
+   * the same write, which ends every token and session issued before it, on
+   * the condition that the version is still `tokenVersion` (a password ticket
+   * made under it: any end of the user's tokens since spends the ticket). Null
+   * when there is no such user, or the version moved. On the collection, so the filter names `status`
    * whether or not the model declares it yet; this instance's account cache is
    * told at once, as a write through the model does.
    */
-  async setPasswordEndingSessions(id: string, passwordHash: string): Promise<SignInOf | null> {
+  async setPasswordEndingSessions(id: string, passwordHash: string, tokenVersion: number): Promise<SignInOf | null> {
+    // A record from before the field has no tokenVersion: it reads as 0.
+    const version = tokenVersion === 0 ? { tokenVersion: { $in: [0, null] } } : { tokenVersion };
     const updated = await this.model.collection.findOneAndUpdate(
-      { _id: toObjectId(id), status: { $nin: ['disabled', 'deleted'] } },
+      { _id: toObjectId(id), status: { $nin: ['disabled', 'deleted'] }, ...version },
       { $set: { passwordHash, updatedBy: id, updatedAt: new Date() }, $inc: { tokenVersion: 1 } },
       { returnDocument: 'after', projection: { email: 1, tenant_id: 1 } },
     );
