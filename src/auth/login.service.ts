@@ -73,6 +73,7 @@ export class LoginService {
       ip,
       userAgent,
       ttlSeconds: settings.sessions.ttlSeconds,
+      jwtSecret: settings.jwt.secret,
     });
     const access = signAccessToken(settings.jwt, {
       sub: candidate.id,

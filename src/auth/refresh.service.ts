@@ -54,24 +54,26 @@ export class RefreshService {
   ) {}
 
   async refresh(settings: RefreshSettings, refreshToken: string, client: RefreshClient): Promise<SignedSessionTokens> {
-    const parsed = parseRefreshToken(refreshToken);
+    const parsed = parseRefreshToken(settings.jwt.secret, refreshToken);
     if (!parsed) throw invalidToken();
     const session = await this.sessions.find(parsed.sessionId);
     if (!session) throw invalidToken();
-    const current = sameHash(session.refreshHash, parsed.hash);
-    if (!current && !session.spentHashes.some((spent) => sameHash(spent, parsed.hash))) throw invalidToken();
+    // A tag this server made for an older generation: that token was issued, then spent (kept or not, no list ages out).
+    const spent = parsed.generation < session.generation;
+    if (!spent && (parsed.generation !== session.generation || !sameHash(session.refreshHash, parsed.hash))) throw invalidToken();
     assertLive(session);
-    if (!current) return this.reused(session, client);
+    if (spent) return this.reused(session, client);
     const account = await usableAccount(
       this.accounts,
       { userId: session.user_id, tenantId: session.tenant_id, tokenVersion: session.tokenVersion },
       'Refresh token',
     );
     const id = String(session._id);
-    const next = await this.sessions.rotate(id, parsed.hash, session.tokenVersion, {
+    const next = await this.sessions.rotate(id, parsed.hash, parsed.generation, session.tokenVersion, {
       ip: client.ip,
       userAgent: client.userAgent,
       ttlSeconds: settings.sessions.ttlSeconds,
+      jwtSecret: settings.jwt.secret,
     });
     if (!next) return this.lostRotation(id, parsed.hash, client);
     const access = signAccessToken(settings.jwt, { sub: session.user_id, tenant: session.tenant_id, roles: [...account.roles], ver: session.tokenVersion, sid: id });

@@ -4,9 +4,6 @@ import type { Types } from 'mongoose';
 /** The collection typegoose stores sign-in sessions in. */
 export const SESSION_COLLECTION = 'sessions';
 
-/** How many spent refresh tokens a session remembers (their hashes), to recognise one presented again. */
-export const SPENT_HASHES_KEPT = 100;
-
 /**
  * One sign-in session (src/auth/session.store.ts): made by `login`, carried
  * on by each refresh, ended by logout, an administrator, a refresh token
@@ -41,9 +38,13 @@ export class Session {
   @prop({ required: true })
   refreshHash!: string;
 
-  /** SHA-256 (hex) of the latest spent refresh tokens (SPENT_HASHES_KEPT at most): one presented again ends the session. */
-  @prop({ type: () => [String], default: [] })
-  spentHashes!: string[];
+  /**
+   * The current refresh token's generation (0 at sign-in, +1 per refresh): a
+   * token of an older generation with a valid tag (refresh-token.ts) is a
+   * spent one presented again, and ends the session.
+   */
+  @prop({ required: true, default: 0 })
+  generation!: number;
 
   @prop({ required: true })
   createdAt!: Date;

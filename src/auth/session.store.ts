@@ -1,7 +1,7 @@
 import { trusted, Types } from 'mongoose';
 import { createShortLivedCache, isObjectIdString, orStale, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import { newRefreshToken } from './refresh-token.js';
-import { Session, SessionModel, SPENT_HASHES_KEPT } from './session.model.js';
+import { Session, SessionModel } from './session.model.js';
 
 /** A session as stored. */
 export type StoredSession = Session;
@@ -14,6 +14,8 @@ export interface SessionStart {
   ip: string;
   userAgent: string | null;
   ttlSeconds: number;
+  /** JWT_SECRET: the refresh tokens' tags are made under a key derived from it (refresh-token.ts). */
+  jwtSecret: string;
 }
 
 /** Where a refresh came from. */
@@ -21,6 +23,7 @@ export interface SessionUse {
   ip: string;
   userAgent: string | null;
   ttlSeconds: number;
+  jwtSecret: string;
 }
 
 /** Why a session ended (stored as `endReason`). */
@@ -57,7 +60,7 @@ export class SessionRecords {
   async start(start: SessionStart): Promise<{ id: string; refreshToken: string }> {
     const _id = new Types.ObjectId();
     const id = _id.toHexString();
-    const { token, hash } = newRefreshToken(id);
+    const { token, hash } = newRefreshToken(start.jwtSecret, id, 0);
     const now = new Date();
     await this.model.collection.insertOne({
       _id,
@@ -65,7 +68,7 @@ export class SessionRecords {
       tenant_id: start.tenantId,
       tokenVersion: start.tokenVersion,
       refreshHash: hash,
-      spentHashes: [],
+      generation: 0,
       createdAt: now,
       lastUsedAt: now,
       updatedAt: now,
@@ -85,19 +88,19 @@ export class SessionRecords {
   }
 
   /**
-   * Spends `spentHash` and makes a new refresh token, in one conditional
-   * write: only while `spentHash` is the session's current token, the
-   * session is not ended and still at `tokenVersion`. Of concurrent
-   * refreshes with one token, exactly one write matches; null for the others.
+   * Spends `spentHash` (of generation `generation`) and makes the next
+   * generation's refresh token, in one conditional write: only while
+   * `spentHash` is the session's current token, the session is not ended and
+   * still at `tokenVersion`. Of concurrent refreshes with one token, exactly
+   * one write matches; null for the others.
    */
-  async rotate(id: string, spentHash: string, tokenVersion: number, use: SessionUse): Promise<string | null> {
-    const { token, hash } = newRefreshToken(id);
+  async rotate(id: string, spentHash: string, generation: number, tokenVersion: number, use: SessionUse): Promise<string | null> {
+    const { token, hash } = newRefreshToken(use.jwtSecret, id, generation + 1);
     const now = new Date();
     const result = await this.model.updateOne(
-      { _id: toObjectId(id), refreshHash: spentHash, endedAt: null, tokenVersion, expireAt: trusted({ $gt: now }) },
+      { _id: toObjectId(id), refreshHash: spentHash, generation, endedAt: null, tokenVersion, expireAt: trusted({ $gt: now }) },
       {
-        $set: { refreshHash: hash, lastUsedAt: now, updatedAt: now, ip: use.ip, userAgent: cutUserAgent(use.userAgent), expireAt: expiry(now, use.ttlSeconds) },
-        $push: { spentHashes: trusted({ $each: [spentHash], $slice: -SPENT_HASHES_KEPT }) },
+        $set: { refreshHash: hash, generation: generation + 1, lastUsedAt: now, updatedAt: now, ip: use.ip, userAgent: cutUserAgent(use.userAgent), expireAt: expiry(now, use.ttlSeconds) },
       },
     );
     sessionStates.clear();
@@ -127,7 +130,7 @@ export class SessionRecords {
   /** The user's live sessions under their current token version, most recently used first; at most `limit`. */
   live(userId: string, tokenVersion: number, limit: number): Promise<StoredSession[]> {
     return this.model
-      .find(liveFilter(userId, tokenVersion), { refreshHash: 0, spentHashes: 0 })
+      .find(liveFilter(userId, tokenVersion), { refreshHash: 0 })
       .sort({ lastUsedAt: -1 })
       .limit(limit)
       .lean<StoredSession[]>()

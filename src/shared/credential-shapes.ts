@@ -5,8 +5,9 @@
  * whatever the field, parameter or header they came under.
  *
  * An API key secret is `ak_<keyId>_<secret><checksum>`, all base62. A
- * refresh token is `rt_<session id>_<secret>`: 24 hexadecimal characters, then
- * 43 of base64url (256 random bits).
+ * refresh token is `rt_<session id>_<generation>_<tag><secret>`: 24 hexadecimal
+ * characters, then a decimal generation and 65 of base64url (a 128-bit tag,
+ * 256 random bits); all after `rt_<session id>_` is redacted.
  */
 export const API_KEY_PREFIX = 'ak_';
 export const API_KEY_ID_LENGTH = 12;
