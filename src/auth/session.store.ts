@@ -32,7 +32,8 @@ export type EndReason = 'logout' | 'ended' | 'refresh-reuse';
 /**
  * How long a session's state is trusted without a database read on a
  * request carrying its access token: ended through this instance, the next
- * request is refused (every write here forgets the states); through
+ * request is refused (every write here forgets that session's state, and
+ * only that one: a loop of refreshes costs other sessions no reads); through
  * another, within this bound, as the account cache (src/users/account-cache.ts).
  */
 export const SESSION_STATE_MAX_AGE_MS = 1000;
@@ -103,7 +104,7 @@ export class SessionRecords {
         $set: { refreshHash: hash, generation: generation + 1, lastUsedAt: now, updatedAt: now, ip: use.ip, userAgent: cutUserAgent(use.userAgent), expireAt: expiry(now, use.ttlSeconds) },
       },
     );
-    sessionStates.clear();
+    sessionStates.forget(id);
     return result.modifiedCount === 1 ? token : null;
   }
 
@@ -123,7 +124,7 @@ export class SessionRecords {
         .exec(),
       () => storedVersion(this.model.collection, filter),
     );
-    sessionStates.clear();
+    sessionStates.forget(id);
     return ended;
   }
 
@@ -149,7 +150,7 @@ export class SessionRecords {
    */
   async moveToVersion(id: string, userId: string, tokenVersion: number): Promise<boolean> {
     const result = await this.model.updateOne({ _id: toObjectId(id), user_id: userId, endedAt: null }, { $set: { tokenVersion, updatedAt: new Date() } });
-    sessionStates.clear();
+    sessionStates.forget(id);
     return result.modifiedCount === 1;
   }
 

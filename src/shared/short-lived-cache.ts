@@ -11,6 +11,8 @@ export interface ShortLivedCache<V> {
   get(key: string, load: () => Promise<V>): Promise<V>;
   /** Forgets every value: the next `get` of each key reads again. */
   clear(): void;
+  /** Forgets the value of `key` only: its next `get` reads again. */
+  forget(key: string): void;
 }
 
 export interface ShortLivedCacheOptions {
@@ -46,5 +48,6 @@ export function createShortLivedCache<V>({ maxAgeMs, now = Date.now }: ShortLive
       return entry.value;
     },
     clear: () => entries.clear(),
+    forget: (key) => void entries.delete(key),
   };
 }
