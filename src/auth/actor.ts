@@ -12,8 +12,12 @@ export interface Actor {
   permissions: ReadonlySet<string>;
   /** Role ids held (users); empty for API keys. */
   roles: readonly string[];
-  /** How the caller authenticated; an access token names its session (`sid`) when it was issued for one. */
-  via: { kind: 'jwt'; sessionId?: string } | { kind: 'api-key'; apiKeyId: string; keyId: string; platform: boolean; rateLimit: RateLimitState; bounds: ApiKeyBounds };
+  /**
+   * How the caller authenticated; an access token names its session (`sid`)
+   * when it was issued for one, and the account's token version it was
+   * issued under (`ver`), so a write can hold only while that is current.
+   */
+  via: { kind: 'jwt'; sessionId?: string; tokenVersion?: number } | { kind: 'api-key'; apiKeyId: string; keyId: string; platform: boolean; rateLimit: RateLimitState; bounds: ApiKeyBounds };
 }
 
 /**

@@ -33,7 +33,7 @@ export function jwtStrategy(settings: JwtSettings, accounts: AccountStore, sessi
         tenantId: claims.tenant,
         roles: account.roles,
         permissions: await permissionsOfRoles(accounts, claims.tenant, account.roles),
-        via: { kind: 'jwt', ...(claims.sid === undefined ? {} : { sessionId: claims.sid }) },
+        via: { kind: 'jwt', tokenVersion: claims.ver, ...(claims.sid === undefined ? {} : { sessionId: claims.sid }) },
       };
     },
   };

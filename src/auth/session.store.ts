@@ -146,10 +146,14 @@ export class SessionRecords {
   /**
    * Carries a live session of the user over to the account's new token
    * version (a password change keeps the session it was made in; the others
-   * stay behind, ended). False when there was no such session.
+   * stay behind, ended), only from `fromVersion`, the version the change was
+   * proved under. False when there was no such session (ended meanwhile).
    */
-  async moveToVersion(id: string, userId: string, tokenVersion: number): Promise<boolean> {
-    const result = await this.model.updateOne({ _id: toObjectId(id), user_id: userId, endedAt: null }, { $set: { tokenVersion, updatedAt: new Date() } });
+  async moveToVersion(id: string, userId: string, fromVersion: number, tokenVersion: number): Promise<boolean> {
+    const result = await this.model.updateOne(
+      { _id: toObjectId(id), user_id: userId, endedAt: null, tokenVersion: fromVersion },
+      { $set: { tokenVersion, updatedAt: new Date() } },
+    );
     sessionStates.forget(id);
     return result.modifiedCount === 1;
   }

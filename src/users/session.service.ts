@@ -91,16 +91,19 @@ export class SessionService {
    * answer is its fresh access token (the one sent dies with the change).
    */
   async changePassword(actor: Actor, settings: PasswordChangeSettings, ip: string, currentPassword: string, newPassword: string): Promise<SignedAccessToken> {
-    const { sessionId } = inPerson(actor, 'Your password is changed only by you in person (signed in), never through an API key');
+    const { sessionId, tokenVersion: provenVersion = 0 } = inPerson(actor, 'Your password is changed only by you in person (signed in), never through an API key');
     const scope = tenantScope(actor);
     const user = await this.users.readWithPasswordHash(scope, actor.userId);
     if (!user) throw userNotFound(actor.userId);
     await proveCurrentPassword(settings.loginThrottle, { email: user.email, tenantId: user.tenant_id ?? null, passwordHash: user.passwordHash }, currentPassword, ip);
-    const changed = await this.users.setPassword(scope, actor.userId, await hashPassword(newPassword), actor.userId);
-    if (!changed) throw userNotFound(actor.userId);
+    // Only while the account is active and at the version the caller's token proves: a disable or an end of every session meanwhile wins.
+    const changed = await this.users.setPassword(scope, actor.userId, await hashPassword(newPassword), actor.userId, provenVersion);
+    if (!changed) throw endedMeanwhile();
     const tokenVersion = changed.tokenVersion ?? 0;
     // The caller's own session carries on under the new version; the others stay behind it: ended.
-    const keepsSession = sessionId !== undefined && (await this.sessions.moveToVersion(sessionId, actor.userId, tokenVersion));
+    // The session ended after the password write (endSession): the change stands, the session does not come back.
+    if (sessionId !== undefined && !(await this.sessions.moveToVersion(sessionId, actor.userId, provenVersion, tokenVersion))) throw sessionEndedAfterChange();
+    const keepsSession = sessionId !== undefined;
     return signAccessToken(settings.jwt, {
       sub: actor.userId,
       tenant: actor.tenantId,
@@ -124,10 +127,14 @@ export class SessionService {
 }
 
 /** The caller, in person (an access token); an API key is 403 with `message`. */
-function inPerson(actor: Actor, message: string): { sessionId?: string } {
+function inPerson(actor: Actor, message: string): { sessionId?: string; tokenVersion?: number } {
   if (actor.via.kind !== 'jwt') throw errors.forbidden(message);
-  return { sessionId: actor.via.sessionId };
+  return { sessionId: actor.via.sessionId, tokenVersion: actor.via.tokenVersion };
 }
+
+/** A password change that lost its race: the caller's session or tokens ended (or the account was disabled) while it was made. */
+const endedMeanwhile = () => errors.unauthenticated('Session ended while the password was being changed: nothing was changed');
+const sessionEndedAfterChange = () => errors.unauthenticated('Session ended while the password was being changed: the password is changed, sign in again');
 
 function isLive(session: StoredSession, tokenVersion: number): boolean {
   return session.endedAt === null && session.tokenVersion === tokenVersion && session.expireAt > new Date();

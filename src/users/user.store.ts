@@ -211,11 +211,20 @@ export class UserCredentialRecords {
 
   /**
    * Sets a new password hash and raises `tokenVersion` (every token and
-   * session issued before ends); the user after, or null when gone.
+   * session issued before ends), only while the user is active and still at
+   * `tokenVersion` (the one the caller's token was issued under): a disable or
+   * an end of every session landing meanwhile wins. The user after, or null
+   * when gone, disabled or moved on.
    */
-  setPassword(scope: TenantFilter, id: string, passwordHash: string, updatedBy: string) {
+  setPassword(scope: TenantFilter, id: string, passwordHash: string, updatedBy: string, tokenVersion: number) {
+    // A record from before the field has no tokenVersion: it reads as 0.
+    const version = tokenVersion === 0 ? { tokenVersion: trusted({ $in: [0, null] }) } : { tokenVersion };
     return this.model
-      .findOneAndUpdate({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { $set: { passwordHash, updatedBy }, $inc: { tokenVersion: 1 } }, { returnDocument: 'after' })
+      .findOneAndUpdate(
+        { _id: toObjectId(id), ...scope, ...LIVE_USER, status: trusted({ $nin: [UserStatus.disabled, UserStatus.deleted] }), ...version },
+        { $set: { passwordHash, updatedBy }, $inc: { tokenVersion: 1 } },
+        { returnDocument: 'after' },
+      )
       .lean();
   }
 
