@@ -63,6 +63,16 @@ describe('a short-lived cache', () => {
     expect(await cache.get('a', load('after'))).toBe('after');
   });
 
+  it('forgets one key on forget(key), keeping the others', async () => {
+    const { cache, load, reads } = setup();
+    await cache.get('a', load('a1'));
+    await cache.get('b', load('b1'));
+    cache.forget('a');
+    expect(await cache.get('a', load('a2'))).toBe('a2');
+    expect(await cache.get('b', load('b2'))).toBe('b1');
+    expect(reads()).toBe(3);
+  });
+
   it('does not let a read started before clear() answer later callers', async () => {
     const { cache, load } = setup();
     const slow = deferred<string>();
