@@ -159,12 +159,15 @@ export class UserService {
   /**
    * Lets a disabled user sign in again (status active, disabledAt and
    * disabledReason cleared). Tokens and sessions ended by the disable stay
-   * ended. An active user is answered unchanged.
+   * ended. An active user is answered unchanged. Never a user holding
+   * permissions the caller lacks (403, as disable).
    */
   async enable(actor: Actor, id: string): Promise<UserDocument> {
     const current = await this.users.read(tenantScope(actor), id);
     if (!current) throw notFound(id);
     if (current.status !== UserStatus.disabled) return this.unchanged(actor, current);
+    // Switching an administrator back on is for those who hold what they hold (as disabling is).
+    await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], 'status', 'it would let you undo their disabling');
     const enabled = await this.users.enable(tenantScope(actor), current._id, actor.userId);
     return enabled ?? this.unchanged(actor, current);
   }
