@@ -200,6 +200,12 @@ export class UserCredentialRecords {
     return user ? (user.tokenVersion ?? 0) : null;
   }
 
+  /** The user's token version, tenant and roles (the hold rule for ending their sessions); null when there is no such user in the scope. */
+  async sessionHolder(scope: TenantFilter, id: string): Promise<{ tokenVersion: number; tenantId: string | null; roles: string[] } | null> {
+    const user = await this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { tokenVersion: 1, tenant_id: 1, roles: 1 }).lean();
+    return user ? { tokenVersion: user.tokenVersion ?? 0, tenantId: user.tenant_id ?? null, roles: [...(user.roles ?? [])] } : null;
+  }
+
   /** The stored fields with the password hash (which reads leave out), or null. */
   readWithPasswordHash(scope: TenantFilter, id: string) {
     return this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }).select('+passwordHash').lean();
