@@ -103,8 +103,8 @@ export class UserRecords {
    * `changed` left it: the undoing of a change that left no active platform
    * administrator (UserService.assertPlatformAdminLeft).
    */
-  async restoreStatus(before: StoredUser, changed: UserDocument): Promise<void> {
-    await this.model.updateOne(
+  async restoreStatus(before: StoredUser, changed: UserDocument): Promise<boolean> {
+    const undo = await this.model.updateOne(
       { _id: before._id, tokenVersion: changed.tokenVersion, status: changed.status },
       {
         $set: {
@@ -117,6 +117,17 @@ export class UserRecords {
         $inc: { tokenVersion: -1 },
       },
     );
+    // Nothing matched: the record moved meanwhile and the change stands (the caller must say so).
+    return undo.matchedCount === 1;
+  }
+
+  /** Undoes a roles change while the record still holds what it wrote; false when it moved meanwhile. */
+  async restoreRoles(before: StoredUser, changed: UserDocument): Promise<boolean> {
+    const undo = await this.model.updateOne(
+      { _id: before._id, updatedAt: changed.updatedAt },
+      { $set: { roles: [...(before.roles ?? [])], updatedBy: before.updatedBy ?? null } },
+    );
+    return undo.matchedCount === 1;
   }
 
   /** How many platform administrators (no tenant, built-in admin) are active (neither disabled nor deleted), `except` one. */
