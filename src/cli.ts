@@ -8,7 +8,7 @@ import { isDuplicateKey } from './errors/index.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
-import { createPlatformAdmin, emailCollation, migrateUserEmailIndex, UserModel } from './users/index.js';
+import { createPlatformAdmin, emailCollation, migrateUserEmailIndex, UserModel, UserStatus } from './users/index.js';
 
 const usage = `Usage:
   printf '%s\\n' "$PASSWORD" | npm run cli -- create-admin --email <email> --password-stdin
@@ -17,7 +17,7 @@ const usage = `Usage:
       (--password <password> works too, but is discouraged: a command line is
       visible to every user of the machine in ps and /proc, and lands in shell history.)
   npm run cli -- token --email <email> [--tenant <tenantId>]
-      Prints an access token for an existing user (uses JWT_SECRET: set it,
+      Prints an access token for an existing, enabled user (uses JWT_SECRET: set it,
       or the token is signed with a throwaway secret the server does not know).
 Uses the same configuration as the server (MONGODB_URI or the engine on DATA_DIR;
 stop the server first when it runs the embedded engine on the same DATA_DIR).`;
@@ -83,12 +83,17 @@ async function main(argv: string[]): Promise<number> {
     }
     // A deleted user gets no token (as it cannot sign in).
     const filter = { email: values.email, deletedAt: null, ...(values.tenant ? { tenant_id: values.tenant } : {}) };
-    const users = await UserModel.find(filter, { _id: 1, tenant_id: 1, roles: 1, tokenVersion: 1 }).collation(emailCollation).limit(2).lean();
+    const users = await UserModel.find(filter, { _id: 1, tenant_id: 1, roles: 1, tokenVersion: 1, status: 1 }).collation(emailCollation).limit(2).lean();
     if (users.length !== 1) {
       console.error(users.length === 0 ? 'No such user' : 'Several users have this email: name one with --tenant');
       return 1;
     }
     const [user] = users;
+    // The server would refuse the token (401 "Account disabled"): say so now rather than print a dead one.
+    if (user.status === UserStatus.disabled) {
+      console.error('This user is disabled: no token is issued (an administrator can enable them again)');
+      return 1;
+    }
     const token = signAccessToken(config.jwt, {
       sub: String(user._id),
       tenant: user.tenant_id ?? null,

@@ -102,7 +102,7 @@ export function createServices(): Services {
     apiKeys,
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
-    sessions: new SessionService(sessions, new UserCredentialRecords()),
+    sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
   };
 }
 

@@ -14,7 +14,7 @@ export interface CredentialHolder {
 export type CredentialName = 'Access token' | 'Refresh token';
 
 const REVOKED: Record<CredentialName, string> = {
-  'Access token': 'Access token revoked: the password changed',
+  'Access token': "Access token revoked: the password changed or the user's sessions were ended",
   'Refresh token': 'Session ended: the password changed or every session of the user was ended',
 };
 

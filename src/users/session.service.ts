@@ -12,6 +12,7 @@ import {
 } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import type { EndedSession, EndedSessions, SessionView } from './session.types.js';
+import type { RoleService } from './role.service.js';
 import type { UserCredentialRecords } from './user.store.js';
 
 /** A user's sessions listed at most (most recently used first). */
@@ -39,6 +40,7 @@ export class SessionService {
   constructor(
     private readonly sessions: SessionRecords,
     private readonly users: UserCredentialRecords,
+    private readonly roles: Pick<RoleService, 'assertHoldsWhatTheyHold'>,
   ) {}
 
   /** The caller's live sessions. */
@@ -75,9 +77,19 @@ export class SessionService {
     return this.liveOf(actor, userId);
   }
 
-  /** Ends every session of a user by raising their token version; answers how many were live. */
+  /**
+   * Ends every session of a user by raising their token version; answers how
+   * many were live. Another user's only when the caller holds every
+   * permission they hold (a lesser administrator cannot sign out a more
+   * powerful one); one's own always.
+   */
   async endAllOf(actor: Actor, userId: string): Promise<EndedSessions> {
-    const version = await this.tokenVersionOf(actor, userId);
+    const holder = await this.users.sessionHolder(tenantScope(actor), userId);
+    if (!holder) throw userNotFound(userId);
+    if (userId !== actor.userId) {
+      await this.roles.assertHoldsWhatTheyHold(actor, holder.tenantId, holder.roles, 'sessions', 'it would sign them out');
+    }
+    const version = holder.tokenVersion;
     const live = await this.sessions.countLive(userId, version);
     if (!(await this.users.endTokens(tenantScope(actor), userId))) throw userNotFound(userId);
     return { userId, ended: live };

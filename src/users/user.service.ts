@@ -120,6 +120,8 @@ export class UserService {
       await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], signInFields.join(' and '), 'it would let you sign in as them');
     }
     if (signInFields.length > 0 && isUserInPerson(actor, id)) await this.proveOwnSignInChange(scope, current, currentPassword, proof);
+    const losesAdmin = rolesChange && isActivePlatformAdmin(current) && !(roles ?? []).includes('admin');
+    if (losesAdmin) await this.assertNotLastPlatformAdmin(current, 'removed from the admin role');
 
     const set: Record<string, unknown> = { updatedBy };
     for (const [field, value] of Object.entries(profile as ProfileFields)) {
@@ -131,6 +133,7 @@ export class UserService {
     // A new password ends every token issued before it.
     const updated = await this.users.update(scope, current, set, { endTokens: password !== undefined });
     if (!updated) throw notFound(id);
+    if (losesAdmin) await this.assertPlatformAdminLeftAfterRoles(current, updated);
     return updated;
   }
 
@@ -159,12 +162,15 @@ export class UserService {
   /**
    * Lets a disabled user sign in again (status active, disabledAt and
    * disabledReason cleared). Tokens and sessions ended by the disable stay
-   * ended. An active user is answered unchanged.
+   * ended. An active user is answered unchanged. Never a user holding
+   * permissions the caller lacks (403, as disable).
    */
   async enable(actor: Actor, id: string): Promise<UserDocument> {
     const current = await this.users.read(tenantScope(actor), id);
     if (!current) throw notFound(id);
     if (current.status !== UserStatus.disabled) return this.unchanged(actor, current);
+    // Switching an administrator back on is for those who hold what they hold (as disabling is).
+    await this.assertHoldsWhatTheyHold(actor, current.tenant_id, current.roles ?? [], 'status', 'it would let you undo their disabling');
     const enabled = await this.users.enable(tenantScope(actor), current._id, actor.userId);
     return enabled ?? this.unchanged(actor, current);
   }
@@ -204,7 +210,7 @@ export class UserService {
   }
 
   /** 409 when `user` is an active platform administrator and no other is active. */
-  private async assertNotLastPlatformAdmin(user: StoredUser, becoming: 'disabled' | 'deleted'): Promise<void> {
+  private async assertNotLastPlatformAdmin(user: StoredUser, becoming: Becoming): Promise<void> {
     if (!isActivePlatformAdmin(user)) return;
     if ((await this.users.countActivePlatformAdmins(user._id)) === 0) throw lastPlatformAdmin(becoming);
   }
@@ -218,8 +224,24 @@ export class UserService {
   private async assertPlatformAdminLeft(before: StoredUser, changed: UserDocument, becoming: 'disabled' | 'deleted'): Promise<void> {
     if (!isActivePlatformAdmin(before)) return;
     if ((await this.users.countActivePlatformAdmins()) > 0) return;
-    await this.users.restoreStatus(before, changed);
-    throw lastPlatformAdmin(becoming);
+    await this.undone(this.users.restoreStatus(before, changed), before, becoming);
+  }
+
+  /** The same after-the-write check for a roles change taking `admin` away (a disable racing it on another instance). */
+  private async assertPlatformAdminLeftAfterRoles(before: StoredUser, changed: UserDocument): Promise<void> {
+    if ((await this.users.countActivePlatformAdmins()) > 0) return;
+    await this.undone(this.users.restoreRoles(before, changed), before, 'removed from the admin role');
+  }
+
+  /**
+   * 409 once the undo is written. When it matched nothing (the record moved
+   * meanwhile: another call changed it), the change stays and the caller is
+   * told so, never "nothing changed".
+   */
+  private async undone(undo: Promise<boolean>, before: StoredUser, becoming: Becoming): Promise<never> {
+    if (await undo) throw lastPlatformAdmin(becoming);
+    const message = `No active platform administrator is left, and this change could not be undone because the user ${String(before._id)} changed meanwhile: make a platform administrator (npm run cli -- create-admin)`;
+    throw new AppError('CONFLICT', message, { errors: [{ field: 'id', rule: 'lastPlatformAdmin', message }] });
   }
 
   /**
@@ -288,9 +310,13 @@ function isActivePlatformAdmin(user: StoredUser): boolean {
   return (user.tenant_id ?? null) === null && (user.roles ?? []).includes('admin') && !user.disabledAt && !user.deletedAt;
 }
 
-function lastPlatformAdmin(becoming: 'disabled' | 'deleted'): AppError {
+/** What would happen to the last active platform administrator. */
+type Becoming = 'disabled' | 'deleted' | 'removed from the admin role';
+
+function lastPlatformAdmin(becoming: Becoming): AppError {
   const message = `The last active platform administrator cannot be ${becoming}: make another one first`;
-  return new AppError('CONFLICT', message, { errors: [{ field: 'id', rule: 'lastPlatformAdmin', message }] });
+  const field = becoming === 'removed from the admin role' ? 'roles' : 'id';
+  return new AppError('CONFLICT', message, { errors: [{ field, rule: 'lastPlatformAdmin', message }] });
 }
 
 function withoutNulls<T extends object>(fields: T): Partial<T> {

@@ -103,8 +103,8 @@ export class UserRecords {
    * `changed` left it: the undoing of a change that left no active platform
    * administrator (UserService.assertPlatformAdminLeft).
    */
-  async restoreStatus(before: StoredUser, changed: UserDocument): Promise<void> {
-    await this.model.updateOne(
+  async restoreStatus(before: StoredUser, changed: UserDocument): Promise<boolean> {
+    const undo = await this.model.updateOne(
       { _id: before._id, tokenVersion: changed.tokenVersion, status: changed.status },
       {
         $set: {
@@ -117,6 +117,17 @@ export class UserRecords {
         $inc: { tokenVersion: -1 },
       },
     );
+    // Nothing matched: the record moved meanwhile and the change stands (the caller must say so).
+    return undo.matchedCount === 1;
+  }
+
+  /** Undoes a roles change while the record still holds what it wrote; false when it moved meanwhile. */
+  async restoreRoles(before: StoredUser, changed: UserDocument): Promise<boolean> {
+    const undo = await this.model.updateOne(
+      { _id: before._id, updatedAt: changed.updatedAt },
+      { $set: { roles: [...(before.roles ?? [])], updatedBy: before.updatedBy ?? null } },
+    );
+    return undo.matchedCount === 1;
   }
 
   /** How many platform administrators (no tenant, built-in admin) are active (neither disabled nor deleted), `except` one. */
@@ -202,6 +213,12 @@ export class UserCredentialRecords {
   async tokenVersion(scope: TenantFilter, id: string): Promise<number | null> {
     const user = await this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { tokenVersion: 1 }).lean();
     return user ? (user.tokenVersion ?? 0) : null;
+  }
+
+  /** The user's token version, tenant and roles (the hold rule for ending their sessions); null when there is no such user in the scope. */
+  async sessionHolder(scope: TenantFilter, id: string): Promise<{ tokenVersion: number; tenantId: string | null; roles: string[] } | null> {
+    const user = await this.model.findOne({ _id: toObjectId(id), ...scope, ...LIVE_USER }, { tokenVersion: 1, tenant_id: 1, roles: 1 }).lean();
+    return user ? { tokenVersion: user.tokenVersion ?? 0, tenantId: user.tenant_id ?? null, roles: [...(user.roles ?? [])] } : null;
   }
 
   /** The stored fields with the password hash (which reads leave out), or null. */

@@ -159,7 +159,8 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
   'Mutation.enableUser': row({
     allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
     otherTenant: 404,
-    keyScopes: ['users:disable'],
+    // The key holds what the (member) target holds: enabling follows the hold rule too.
+    keyScopes: ['users:disable', ...MEMBER_PERMISSIONS],
     fresh: () => disabledUser(),
     args: (_who, user: { id: string }) => ({ id: user.id }),
   }),
@@ -437,7 +438,8 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
   'Mutation.endUserSessions': row({
     allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
     otherTenant: 404,
-    keyScopes: ['users:update'],
+    // The key holds what the (member) target holds: ending another's sessions follows the hold rule.
+    keyScopes: ['users:update', ...MEMBER_PERMISSIONS],
     args: () => ({ id: records.userId }),
   }),
 };

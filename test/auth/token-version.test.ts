@@ -38,7 +38,7 @@ const revoked = {
   code: 'UNAUTHENTICATED',
   headers: { 'www-authenticate': 'Bearer' },
   data: (_data: unknown, _fixture: unknown, outcome: { message?: string }) => {
-    expect(outcome.message).toBe('Access token revoked: the password changed');
+    expect(outcome.message).toBe("Access token revoked: the password changed or the user's sessions were ended");
   },
 };
 
@@ -64,7 +64,7 @@ runCases('tokens issued before a password change', () => app, [
     },
   }),
   apiCase({
-    name: 'a token issued before the version was raised is refused with 401 saying the password changed',
+    name: 'a token issued before the version was raised is refused with 401 saying the password changed or the sessions were ended',
     arrange: async () => {
       const user = await app.createUser({ tenantId: 'tenant-version', roles: ['member'] });
       await raiseTokenVersion(user);

@@ -80,6 +80,6 @@ describe('a change to a user, seen by two instances', () => {
     expect((await readMenus(first, cook.token)).status).toBe(401);
     await sleep(ACCOUNT_MAX_AGE_MS + 50);
     const onSecond = await readMenus(second, cook.token);
-    expect([onSecond.status, onSecond.body.detail]).toEqual([401, 'Access token revoked: the password changed']);
+    expect([onSecond.status, onSecond.body.detail]).toEqual([401, "Access token revoked: the password changed or the user's sessions were ended"]);
   });
 });

@@ -82,7 +82,7 @@ runCases('a change to a user, on the instance that made it', () => app, [
     expect: {
       status: 401,
       code: 'UNAUTHENTICATED',
-      data: (_data, _cook, outcome) => expect(outcome.message).toBe('Access token revoked: the password changed'),
+      data: (_data, _cook, outcome) => expect(outcome.message).toBe("Access token revoked: the password changed or the user's sessions were ended"),
     },
   }),
   apiCase({

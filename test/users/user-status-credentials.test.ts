@@ -125,11 +125,11 @@ runCases('a user enabled again', client, [
     },
   }),
   apiCase({
-    name: 'keeps the tokens issued before the disable ended (401)',
+    name: 'keeps the tokens issued before the disable ended (401, saying the sessions were ended, not only a password change)',
     arrange: reenabled,
     caller: ({ user }) => ({ token: user.token }),
     operation: () => me,
-    expect: { status: 401, code: 'UNAUTHENTICATED' },
+    expect: refused("Access token revoked: the password changed or the user's sessions were ended"),
   }),
   apiCase({
     name: 'has their API keys act again (a disable revokes none)',

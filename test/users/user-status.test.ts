@@ -246,6 +246,36 @@ runCases('enabling a user (PATCH /access-control/users/{id}/enable, enableUser)'
     expect: { status: 200, data: (user) => expect([user.status, user.disabledAt]).toEqual(['active', null]), db: unchanged },
   }),
   apiCase({
+    name: 'refuses enabling a user who holds permissions the caller lacks with 403, changing nothing',
+    arrange: async () => {
+      const target = await tenantUser({ roles: ['admin'] });
+      await call('PATCH', `/access-control/users/${target.id}/disable`, admin.token!, { reason: 'first' });
+      return { ...target, before: await storedById(target.id), by: await theKeeper() };
+    },
+    caller: ({ by }) => by!,
+    operation: ({ id }) => statusOp.enable(id),
+    expect: {
+      status: 403,
+      code: 'FORBIDDEN',
+      data: (_data, _fixture, outcome) =>
+        expect(outcome.message).toBe(
+          "Changing the status of a user who holds permissions you do not hold is not allowed (it would let you undo their disabling): '*' (role admin)",
+        ),
+      db: unchanged,
+    },
+  }),
+  apiCase({
+    name: 'lets a holder of users:disable (not *) enable a user holding no more than they do',
+    arrange: async () => {
+      const target = await tenantUser({ roles: [] });
+      await call('PATCH', `/access-control/users/${target.id}/disable`, admin.token!, { reason: 'first' });
+      return { ...target, by: await theKeeper() };
+    },
+    caller: ({ by }) => by!,
+    operation: ({ id }) => statusOp.enable(id),
+    expect: { status: 200, data: (user) => expect(user.status).toBe('active') },
+  }),
+  apiCase({
     name: 'refuses a caller without users:disable with 403, changing nothing',
     arrange: disabledUser,
     caller: () => member,
