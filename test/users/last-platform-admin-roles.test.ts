@@ -1,8 +1,7 @@
-import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RoleModel } from '../../src/users/index.js';
 import { apiCase, callOperation, runCases, SURFACES, type Operation } from '../support/surfaces.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import type { TestApp, TestUser } from '../support/test-app.js';
+import { resetAdministrators, startPlatformAdmins, storedUser, type PlatformAdmins } from './platform-admins-fixture.js';
 
 /**
  * The last active platform administrator is not lost through a roles change
@@ -12,34 +11,21 @@ import { startTestApp, type TestApp, type TestUser } from '../support/test-app.j
  * none left undoes its change).
  */
 
+let cast: PlatformAdmins;
 let app: TestApp;
 let first: TestUser;
 let second: TestUser;
-let rootA: TestUser; // platform users with a custom `*` role: they act, they are not counted
+let rootA: TestUser;
 let rootB: TestUser;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const root = await RoleModel.create({ name: 'root', tenant_id: null, permissions: ['*'] });
-  [first, second, rootA, rootB] = await Promise.all([
-    app.createUser({ tenantId: null, roles: ['admin'] }),
-    app.createUser({ tenantId: null, roles: ['admin'] }),
-    app.createUser({ tenantId: null, roles: [String(root._id)] }),
-    app.createUser({ tenantId: null, roles: [String(root._id)] }),
-  ]);
+  cast = await startPlatformAdmins();
+  ({ app, first, second, rootA, rootB } = cast);
 });
 afterAll(() => app?.close());
 
-const users = () => app.db.collection('users');
-const stored = (user: TestUser) => users().findOne({ _id: new ObjectId(user.id) });
-
-/** Both administrators active with the admin role again; `disabled` ones disabled. */
-async function administrators({ disabled = [] as TestUser[] } = {}) {
-  const ids = [first, second].map((user) => new ObjectId(user.id));
-  await users().updateMany({ _id: { $in: ids } }, { $set: { roles: ['admin'], status: 'active', disabledAt: null, disabledReason: null, deletedAt: null } });
-  for (const user of disabled) await users().updateOne({ _id: new ObjectId(user.id) }, { $set: { status: 'disabled', disabledAt: new Date() } });
-  return { before: await stored(first) };
-}
+const stored = (user: TestUser) => storedUser(app, user);
+const administrators = ({ disabled = [] as TestUser[] } = {}) => resetAdministrators(cast, disabled);
 
 /** `by` sends the update (updatedBy names the caller). */
 const setRoles = (user: TestUser, roles: string[], by: TestUser): Operation => ({

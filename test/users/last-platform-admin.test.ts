@@ -1,8 +1,7 @@
-import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RoleModel } from '../../src/users/index.js';
 import { apiCase, callOperation, runCases, SURFACES, type Operation } from '../support/surfaces.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import type { TestApp, TestUser } from '../support/test-app.js';
+import { resetAdministrators, startPlatformAdmins, storedUser, type PlatformAdmins } from './platform-admins-fixture.js';
 
 /**
  * The last active platform administrator (no tenant, the built-in admin
@@ -12,34 +11,21 @@ import { startTestApp, type TestApp, type TestUser } from '../support/test-app.j
  * (not the admin role), so they never count as an administrator left.
  */
 
+let cast: PlatformAdmins;
 let app: TestApp;
-let first: TestUser; // platform administrators: the ones the rule keeps
+let first: TestUser;
 let second: TestUser;
-let rootA: TestUser; // platform users with a custom `*` role: they act, they are not counted
+let rootA: TestUser;
 let rootB: TestUser;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const root = await RoleModel.create({ name: 'root', tenant_id: null, permissions: ['*'] });
-  [first, second, rootA, rootB] = await Promise.all([
-    app.createUser({ tenantId: null, roles: ['admin'] }),
-    app.createUser({ tenantId: null, roles: ['admin'] }),
-    app.createUser({ tenantId: null, roles: [String(root._id)] }),
-    app.createUser({ tenantId: null, roles: [String(root._id)] }),
-  ]);
+  cast = await startPlatformAdmins();
+  ({ app, first, second, rootA, rootB } = cast);
 });
 afterAll(() => app?.close());
 
-const users = () => app.db.collection('users');
-const stored = (user: TestUser) => users().findOne({ _id: new ObjectId(user.id) });
-
-/** Both administrators active again; `disabled` ones disabled (as stored by disableUser). */
-async function administrators({ disabled = [] as TestUser[] } = {}) {
-  const ids = [first, second].map((user) => new ObjectId(user.id));
-  await users().updateMany({ _id: { $in: ids } }, { $set: { status: 'active', disabledAt: null, disabledReason: null, deletedAt: null } });
-  for (const user of disabled) await users().updateOne({ _id: new ObjectId(user.id) }, { $set: { status: 'disabled', disabledAt: new Date() } });
-  return { before: await stored(first) };
-}
+const stored = (user: TestUser) => storedUser(app, user);
+const administrators = ({ disabled = [] as TestUser[] } = {}) => resetAdministrators(cast, disabled);
 
 const disable = (user: TestUser): Operation => ({
   rest: { method: 'PATCH', path: `/access-control/users/${user.id}/disable` },
