@@ -1,11 +1,11 @@
 /**
  * The layering of src/, checked on every `npm test` (dependency-cruiser).
  * From the bottom: engine/ (standalone) | errors/, logger, config, shared/ |
- * graphql/, http/ (generic mechanisms) | auth/ | audit/ | the areas (users/, menus/,
- * api-keys/, schemas/) | the composition root (service.ts) and entry points.
+ * graphql/, http/ (generic mechanisms) | auth/ | events/ | audit/ | the areas (users/, menus/,
+ * api-keys/, schemas/, webhooks/) | the composition root (service.ts) and entry points.
  * A folder imports only from below it; areas meet only through shared/.
  */
-const AREAS = '(users|menus|api-keys|schemas)';
+const AREAS = '(users|menus|api-keys|schemas|webhooks)';
 const ROOT = 'src/(service|index|cli|emit-schema|emit-openapi|openapi-file|database)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -68,14 +68,14 @@ module.exports = {
       severity: 'error',
       comment: 'errors/, logger, config and shared/ are the floor: they import nothing above them.',
       from: { path: '^src/(errors/|shared/|logger[.]ts|config[.]ts)' },
-      to: { path: `^src/(auth|audit|http|graphql|${AREAS})/|${ROOT}` },
+      to: { path: `^src/(auth|events|audit|http|graphql|${AREAS})/|${ROOT}` },
     },
     {
       name: 'mechanisms-know-no-area',
       severity: 'error',
       comment: 'graphql/ and http/ are generic: schema, routes and context come from the composition root.',
       from: { path: '^src/(graphql|http)/' },
-      to: { path: `^src/(auth|audit|${AREAS})/|${ROOT}` },
+      to: { path: `^src/(auth|events|audit|${AREAS})/|${ROOT}` },
     },
     {
       name: 'graphql-below-http',
@@ -88,6 +88,13 @@ module.exports = {
       severity: 'error',
       comment: 'auth/ reads users through its AccountStore port, which the users area implements.',
       from: { path: '^src/auth/' },
+      to: { path: `^src/(events|audit|${AREAS})/|${ROOT}` },
+    },
+    {
+      name: 'events-knows-no-area',
+      severity: 'error',
+      comment: 'Events (the outbox, its tail, the event log) are a mechanism the audit trail and the areas use; they import none of them.',
+      from: { path: '^src/events/' },
       to: { path: `^src/(audit|${AREAS})/|${ROOT}` },
     },
     {

@@ -23,6 +23,8 @@ export const permissions = [
   'menus:delete',
   'schemas:read',
   'audit:read',
+  'events:read',
+  'webhooks:manage',
 ] as const;
 
 export type Permission = (typeof permissions)[number];

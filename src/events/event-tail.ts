@@ -1,0 +1,137 @@
+import type { ReturnModelType } from '@typegoose/typegoose';
+import { EventModel, EventState, type ServiceEvent } from './event.model.js';
+
+/** A committed event as the tail hands it out (a plain object, `id` filled in). */
+export type TailedEvent = Omit<ServiceEvent, 'id'> & { id: string };
+
+export interface EventTailOptions {
+  /** How often the collection is read while someone listens. */
+  intervalMs?: number;
+  /**
+   * How far behind the newest `committedAt` seen each read looks again. An
+   * event's `committedAt` is its writer's clock when it committed, and the
+   * write lands a little later: an event of another instance can appear with
+   * a time just before one already seen. Ids already handed out are skipped.
+   */
+  lookbackMs?: number;
+  /** The most events one query takes; a full page is followed by the next at once. */
+  batch?: number;
+}
+
+type Listener = (events: readonly TailedEvent[]) => void;
+
+/**
+ * Every committed event, in commit order, as it appears in the database: the
+ * one feed that subscriptions and webhook fan-out follow on each instance,
+ * so that an event written by any instance reaches the listeners of all of
+ * them (no change streams: the embedded engine has none). It reads only
+ * while someone listens, from the moment the first one came. `wake()` reads
+ * now (the writer's own instance need not wait for the next interval).
+ */
+export class EventTail {
+  private readonly listeners = new Set<Listener>();
+  private readonly intervalMs: number;
+  private readonly lookbackMs: number;
+  private readonly batch: number;
+  /** The newest committedAt handed out. */
+  private watermark = 0;
+  /** Ids handed out within the lookback, by their committedAt (ms). */
+  private readonly seen = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private reading: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
+    options: EventTailOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 100;
+    this.lookbackMs = options.lookbackMs ?? 2000;
+    this.batch = options.batch ?? 500;
+  }
+
+  /** Calls `listener` with each batch of newly committed events until the returned function is called. */
+  subscribe(listener: Listener): () => void {
+    if (this.listeners.size === 0) this.start();
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stop();
+    };
+  }
+
+  /** Reads now rather than at the next interval. */
+  wake(): void {
+    if (this.listeners.size > 0) void this.read();
+  }
+
+  /** Stops reading (shutdown). */
+  close(): void {
+    this.listeners.clear();
+    this.stop();
+  }
+
+  private start(): void {
+    this.watermark = Date.now();
+    this.seen.clear();
+    this.timer = setInterval(() => void this.read(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One read at a time; a wake during a read reads once more after it. */
+  private read(): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = this.readOnce()
+      .catch(() => undefined) // the database is away: the next interval tries again
+      .finally(() => {
+        this.reading = null;
+        if (this.again && this.listeners.size > 0) {
+          this.again = false;
+          void this.read();
+        }
+      });
+    return this.reading;
+  }
+
+  /** Pages (by committedAt, then id) through everything committed since the watermark less the lookback. */
+  private async readOnce(): Promise<void> {
+    const since = new Date(this.watermark - this.lookbackMs);
+    let after: { at: Date; id: unknown } | null = null;
+    for (;;) {
+      const filter: Record<string, unknown> = { state: EventState.committed, committedAt: { $gte: after?.at ?? since } };
+      if (after) filter['$or'] = [{ committedAt: { $gt: after.at } }, { _id: { $gt: after.id } }];
+      const found = await this.model
+        .find(filter, { state: 0, dedupeKey: 0, expireAt: 0 })
+        .sort({ committedAt: 1, _id: 1 })
+        .limit(this.batch)
+        .lean();
+      const fresh: TailedEvent[] = [];
+      for (const event of found) {
+        const id = String(event._id);
+        if (this.seen.has(id)) continue;
+        const at = (event.committedAt as Date).getTime();
+        this.seen.set(id, at);
+        if (at > this.watermark) this.watermark = at;
+        fresh.push({ ...(event as unknown as TailedEvent), id });
+      }
+      if (fresh.length > 0) for (const listener of [...this.listeners]) listener(fresh);
+      const last = found.at(-1);
+      if (!last || found.length < this.batch || this.listeners.size === 0) break;
+      after = { at: last.committedAt as Date, id: last._id };
+    }
+    this.forgetOld();
+  }
+
+  private forgetOld(): void {
+    const horizon = this.watermark - this.lookbackMs;
+    for (const [id, at] of this.seen) if (at < horizon) this.seen.delete(id);
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * Events: what happened in the service, stored as an outbox in the same
+ * database as the changes (event.model.ts), followed by every instance
+ * through one tail (event-tail.ts) for webhooks and subscriptions. It knows
+ * no area.
+ */
+export { EVENT_COLLECTION, EventActor, EventModel, EventState, EventTarget, ServiceEvent } from './event.model.js';
+export { EventTail, type EventTailOptions, type TailedEvent } from './event-tail.js';
+export { EventLog, type EventLogOptions, type NewEvent } from './event-log.js';
