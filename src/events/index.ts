@@ -7,3 +7,4 @@
 export { EVENT_COLLECTION, EventActor, EventModel, EventState, EventTarget, ServiceEvent } from './event.model.js';
 export { EventTail, type EventTailOptions, type TailedEvent } from './event-tail.js';
 export { EventLog, type EventLogOptions, type NewEvent } from './event-log.js';
+export { ALL_EVENT_TYPES, AUDITED_EVENT_TYPES, EVENT_TYPES, isEventType, SYSTEM_EVENT_TYPES } from './event-types.js';
