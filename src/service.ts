@@ -23,7 +23,8 @@ import {
   type AppContext,
   type RefreshReuseListener,
 } from './auth/index.js';
-import type { AppConfig } from './config.js';
+import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
+import { EventLog, EventTail } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
@@ -85,10 +86,19 @@ export interface Services {
   refresh: RefreshService;
   /** Sessions as users and administrators see them, and the password changed in person. */
   sessions: SessionService;
+  /** The event outbox's writer: the `Audited` middleware, system events and test events write through it. */
+  eventLog: EventLog;
+  /** The one feed of committed events of this instance (webhook fan-out, subscriptions); stopped by createService's stop(). */
+  eventTail: EventTail;
+}
+
+export interface ServicesOptions {
+  /** EVENT_RETENTION (config.events); default 30 days. */
+  events?: AppConfig['events'];
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
-export function createServices(): Services {
+export function createServices(options: ServicesOptions = {}): Services {
   const roles = new RoleService(new RoleRecords());
   const apiKeys = new ApiKeyService(new ApiKeyRecords());
   const auditEvents = new AuditEventService(new AuditEventRecords());
@@ -103,7 +113,15 @@ export function createServices(): Services {
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
+    ...createEventServices(options.events),
   };
+}
+
+/** The event log and the tail it wakes on each commit (the writer's own instance reads at once). */
+function createEventServices(events: AppConfig['events'] = { retentionSeconds: DEFAULT_EVENT_RETENTION_SECONDS }): Pick<Services, 'eventLog' | 'eventTail'> {
+  const eventTail = new EventTail();
+  const eventLog = new EventLog({ retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() });
+  return { eventLog, eventTail };
 }
 
 /** The users area's port to API keys: deleteUser revokes the deleted user's keys. */
@@ -167,7 +185,7 @@ export interface ServiceOptions {
    * trail and `stop()` drains it (default: a new set, createServices(), whose
    * trail writes the same collection but is not the one the schema reads through).
    */
-  services?: Pick<Services, 'auditEvents'>;
+  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail'>>;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -192,7 +210,10 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
-  const { auditEvents } = options.services ?? createServices();
+  const services = options.services ?? createServices({ events: config.events });
+  const { auditEvents } = services;
+  const { eventLog, eventTail } =
+    services.eventLog && services.eventTail ? { eventLog: services.eventLog, eventTail: services.eventTail } : createEventServices(config.events);
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
   const { usageLogRetentionSeconds, usageRollupRetentionSeconds } = config.apiKeys;
@@ -224,6 +245,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     app: app.app,
     async stop() {
       await app.stop();
+      eventTail.close();
       await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
