@@ -81,6 +81,8 @@ export interface AppConfig {
   readonly events: {
     /** How long events are kept, in seconds (EVENT_RETENTION, default 30 days; a TTL index removes older ones). */
     readonly retentionSeconds: number;
+    /** How old a pending event must be before the reconciler settles it, in seconds (EVENT_PENDING_GRACE, default 30). */
+    readonly pendingGraceSeconds: number;
   };
 }
 
@@ -389,12 +391,15 @@ function readHttpLimits(env: Env, problems: string[]): AppConfig['http'] {
   return { requestTimeoutSeconds: requestTimeoutSeconds ?? 60, maxConnections: maxConnections ?? null, maxConnectionsPerIp: maxConnectionsPerIp ?? 256 };
 }
 
-/** EVENT_RETENTION (default 30d). */
+/** EVENT_RETENTION (default 30d), EVENT_PENDING_GRACE (default 30s). */
 function readEvents(env: Env, problems: string[]): AppConfig['events'] {
   const text = read(env, 'EVENT_RETENTION') ?? '30d';
   const retentionSeconds = parseDurationSeconds(text);
   if (retentionSeconds === null) problems.push(`EVENT_RETENTION must be a positive duration like 3600, 12h, 30d (got "${text}")`);
-  return { retentionSeconds: retentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS };
+  const graceText = read(env, 'EVENT_PENDING_GRACE') ?? '30s';
+  const pendingGraceSeconds = parseDurationSeconds(graceText);
+  if (pendingGraceSeconds === null) problems.push(`EVENT_PENDING_GRACE must be a positive duration like 30, 30s, 2m (got "${graceText}")`);
+  return { retentionSeconds: retentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS, pendingGraceSeconds: pendingGraceSeconds ?? 30 };
 }
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x or in brackets) and localhost: reachable from this machine only. */

@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyModel, ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditActorType, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -17,6 +17,7 @@ import {
   LoginService,
   RefreshResolver,
   RefreshService,
+  SessionModel,
   SessionRecords,
   type ActorResolver,
   type ApiKeyUse,
@@ -24,16 +25,19 @@ import {
   type RefreshReuseListener,
 } from './auth/index.js';
 import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
-import { EventLog, EventTail } from './events/index.js';
+import { EventLog, EventOutbox, EventReconciler, EventTail, stampEventIds } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
-import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
+import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import {
   accessControlRestRoutes,
+  PasswordTicketModel,
   PasswordTicketRecords,
+  RoleModel,
+  UserModel,
   PasswordTicketResolver,
   PasswordTicketService,
   PermissionResolver,
@@ -90,6 +94,8 @@ export interface Services {
   eventLog: EventLog;
   /** The one feed of committed events of this instance (webhook fan-out, subscriptions); stopped by createService's stop(). */
   eventTail: EventTail;
+  /** The outbox of audited calls (the `Audited` middleware's pending, commit, removal). */
+  eventOutbox: EventOutbox;
 }
 
 export interface ServicesOptions {
@@ -118,10 +124,41 @@ export function createServices(options: ServicesOptions = {}): Services {
 }
 
 /** The event log and the tail it wakes on each commit (the writer's own instance reads at once). */
-function createEventServices(events: AppConfig['events'] = { retentionSeconds: DEFAULT_EVENT_RETENTION_SECONDS }): Pick<Services, 'eventLog' | 'eventTail'> {
+function createEventServices(
+  events: Pick<AppConfig['events'], 'retentionSeconds'> = { retentionSeconds: DEFAULT_EVENT_RETENTION_SECONDS },
+): Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox'> {
   const eventTail = new EventTail();
-  const eventLog = new EventLog({ retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() });
-  return { eventLog, eventTail };
+  const logOptions = { retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() };
+  return { eventLog: new EventLog(logOptions), eventTail, eventOutbox: new EventOutbox(logOptions) };
+}
+
+/**
+ * The records audited calls write, by the GraphQL type an event names them
+ * with: each write to them carries the call's event id (events/event-stamp.ts),
+ * the evidence the reconciler reads.
+ */
+const eventTargetCollections = {
+  User: UserModel.collection,
+  Role: RoleModel.collection,
+  MealMenu: MealMenuModel.collection,
+  ApiKey: ApiKeyModel.collection,
+  Session: SessionModel.collection,
+};
+/** Written by audited calls, but no event's target (a password ticket is a User event). */
+const alsoStampedCollections = [PasswordTicketModel.collection];
+
+/** The reconciler of this instance: pending events older than the grace period are settled by their evidence. */
+function createEventReconciler(config: AppConfig, logger: Logger, eventTail: EventTail, tuning: ServiceOptions['eventReconciler'] = {}): EventReconciler {
+  stampEventIds([...Object.values(eventTargetCollections), ...alsoStampedCollections]);
+  const graceMs = tuning.graceMs ?? config.events.pendingGraceSeconds * 1000;
+  return new EventReconciler({
+    records: eventTargetCollections as never,
+    alsoStamped: alsoStampedCollections as never,
+    graceMs,
+    intervalMs: tuning.intervalMs ?? Math.min(10_000, Math.max(250, graceMs / 2)),
+    onCommit: () => eventTail.wake(),
+    onError: (err) => logger.error({ err }, 'pending events could not be reconciled; trying again'),
+  });
 }
 
 /** The users area's port to API keys: deleteUser revokes the deleted user's keys. */
@@ -185,7 +222,9 @@ export interface ServiceOptions {
    * trail and `stop()` drains it (default: a new set, createServices(), whose
    * trail writes the same collection but is not the one the schema reads through).
    */
-  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail'>>;
+  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox'>>;
+  /** The reconciler's timing (tests); default: EVENT_PENDING_GRACE, looked at every half of it (10 s at most). */
+  eventReconciler?: { graceMs?: number; intervalMs?: number };
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -212,8 +251,12 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const logger = options.logger ?? createLogger(config);
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
-  const { eventLog, eventTail } =
-    services.eventLog && services.eventTail ? { eventLog: services.eventLog, eventTail: services.eventTail } : createEventServices(config.events);
+  const { eventTail, eventOutbox } =
+    services.eventLog && services.eventTail && services.eventOutbox
+      ? { eventTail: services.eventTail, eventOutbox: services.eventOutbox }
+      : createEventServices(config.events);
+  const reconciler = createEventReconciler(config, logger, eventTail, options.eventReconciler);
+  reconciler.start();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
   const { usageLogRetentionSeconds, usageRollupRetentionSeconds } = config.apiKeys;
@@ -228,7 +271,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
-    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents, eventOutbox),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
@@ -246,6 +289,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     async stop() {
       await app.stop();
       eventTail.close();
+      await reconciler.close();
       await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.

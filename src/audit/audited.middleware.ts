@@ -1,5 +1,7 @@
+import { Types } from 'mongoose';
 import type { MiddlewareFn } from 'type-graphql';
 import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
+import { withEventStamp, type EventOutbox } from '../events/index.js';
 import { isObjectIdString } from '../shared/index.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
 import type { AuditEventService, NewAuditEvent } from './audit-event.service.js';
@@ -43,14 +45,17 @@ type Args = Record<string, unknown>;
  */
 export interface AuditedContext extends AppContext {
   auditTrail: Pick<AuditEventService, 'record'>;
+  /** The event outbox: each successful record is also an event (absent: records only). */
+  eventOutbox?: Pick<EventOutbox, 'open' | 'commit' | 'discard'>;
 }
 
-/** A request context factory whose contexts also carry `trail`. */
+/** A request context factory whose contexts also carry `trail` (and the event outbox). */
 export function withAuditTrail<Request extends unknown[]>(
   createContext: (...request: Request) => Promise<AppContext>,
   trail: AuditedContext['auditTrail'],
+  eventOutbox?: AuditedContext['eventOutbox'],
 ): (...request: Request) => Promise<AuditedContext> {
-  return async (...request) => Object.assign(await createContext(...request), { auditTrail: trail });
+  return async (...request) => Object.assign(await createContext(...request), { auditTrail: trail, eventOutbox });
 }
 
 /**
@@ -75,6 +80,12 @@ export function withAuditTrail<Request extends unknown[]>(
  * The record is written before the answer leaves, so it can be read right
  * after. A record that cannot be written is logged and does not change the
  * answer.
+ *
+ * The call is also an event, through the outbox (docs/events.md): written
+ * pending before the call (refused with the call if it cannot be), every
+ * write of the call stamped with its id (event-stamp.ts), committed on
+ * success with one more per further record, removed on failure. A commit or
+ * removal that cannot be written is logged: the reconciler settles it.
  */
 export function Audited(action: string, { targetType, skip }: AuditedOptions): MiddlewareFn<AuditedContext> {
   return async ({ args, context }, next) => {
@@ -89,11 +100,13 @@ export function Audited(action: string, { targetType, skip }: AuditedOptions): M
     };
 
     const note: AuditNote = { alsoChanged: [] };
+    const event = await openEvent(context, action, targetType, args, base);
     let result: unknown;
     try {
       (context as RecordingContext).auditNote = note;
-      result = await next();
+      result = await (event ? withEventStamp(event, () => Promise.resolve(next())) : next());
     } catch (error) {
+      if (event) await settle(context, 'discarded', () => context.eventOutbox!.discard(event));
       await write(context, {
         ...base,
         // Arguments as sent, before validation: only an id or tenant id of the right form is kept (a key's
@@ -109,9 +122,37 @@ export function Audited(action: string, { targetType, skip }: AuditedOptions): M
     const answer = (result ?? {}) as Args;
     const success = { ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success };
     const targets = [idOf(answer) ?? idOf(args), ...note.alsoChanged];
+    if (event) {
+      const outcome = { tenant_id: success.tenant_id, target: { type: targetType, id: targets[0]! }, data: { changes: base.changes }, alsoChanged: note.alsoChanged };
+      await settle(context, 'committed', () => context.eventOutbox!.commit(event, outcome));
+    }
     await Promise.all(targets.map((id) => write(context, { ...success, target: { type: targetType, id } })));
     return result;
   };
+}
+
+/** Writes the call's event pending (null without an outbox); a failure refuses the call: no change without its event. */
+async function openEvent(context: AuditedContext, action: string, targetType: string, args: Args, base: { actor: AuditActor; changes: string[] }): Promise<Types.ObjectId | null> {
+  if (!context.eventOutbox) return null;
+  const id = new Types.ObjectId();
+  await context.eventOutbox.open({
+    id,
+    type: action,
+    tenant_id: context.actor!.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
+    actor: base.actor,
+    target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
+    data: { changes: base.changes },
+  });
+  return id;
+}
+
+/** A commit or removal that fails is left to the reconciler (the evidence decides); the answer is unchanged. */
+async function settle(context: AuditedContext, what: string, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    context.logger.error({ err }, `event could not be ${what}; the reconciler settles it`);
+  }
 }
 
 /** The caller as the trail names it: the API key itself, or the user. */

@@ -58,3 +58,81 @@ export class EventLog {
     return { id: _id.toHexString() };
   }
 }
+
+/** The event of an audited call as the outbox opens it, before the change. */
+export interface PendingEvent extends NewEvent {
+  id: Types.ObjectId;
+}
+
+/** What the call's success settles: the final tenant, target and data, and one more event per further record. */
+export interface EventOutcome {
+  tenant_id: string | null;
+  target: EventTarget;
+  data: Record<string, unknown>;
+  /** Further records the call changed (a cascade): one committed event each, the same but for the target id. */
+  alsoChanged: readonly string[];
+}
+
+/**
+ * The outbox of audited calls, made of single-document writes (no
+ * multi-document transactions: the embedded engine refuses them and a
+ * standalone mongod has none): `open` writes the event pending before the
+ * change, `commit` settles it once the change succeeded, `discard` removes it
+ * when the call failed. A crash between them leaves it pending, and the
+ * reconciler settles it by the evidence in the changed records (event-stamp.ts).
+ */
+export class EventOutbox {
+  constructor(
+    private readonly options: EventLogOptions,
+    private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
+  ) {}
+
+  async open(event: PendingEvent): Promise<void> {
+    const now = new Date();
+    await this.model.collection.insertOne({
+      _id: event.id,
+      type: event.type,
+      tenant_id: event.tenant_id,
+      occurredAt: now,
+      actor: { type: event.actor.type, id: event.actor.id },
+      target: { type: event.target.type, id: event.target.id },
+      data: event.data ?? {},
+      state: EventState.pending,
+      committedAt: null,
+      expireAt: this.expiry(now),
+    });
+  }
+
+  /** Commits the pending event (only while still pending: a reconciler may have settled it) and adds the cascade's events. */
+  async commit(id: Types.ObjectId, outcome: EventOutcome): Promise<void> {
+    const now = new Date();
+    const committed = await this.model.collection.findOneAndUpdate(
+      { _id: id, state: EventState.pending },
+      {
+        $set: { state: EventState.committed, committedAt: now, tenant_id: outcome.tenant_id, target: outcome.target, data: outcome.data },
+        $unset: { leaseUntil: '' },
+      },
+      { returnDocument: 'after' },
+    );
+    if (committed && outcome.alsoChanged.length > 0) {
+      await this.model.collection.insertMany(
+        outcome.alsoChanged.map((targetId) => ({
+          ...committed,
+          _id: new Types.ObjectId(),
+          target: { type: outcome.target.type, id: targetId },
+          committedAt: now,
+        })),
+      );
+    }
+    this.options.onCommit?.();
+  }
+
+  /** Removes the pending event of a call that failed (it changed nothing). */
+  async discard(id: Types.ObjectId): Promise<void> {
+    await this.model.collection.deleteOne({ _id: id, state: EventState.pending });
+  }
+
+  private expiry(now: Date): Date {
+    return new Date(now.getTime() + this.options.retentionSeconds * 1000);
+  }
+}
