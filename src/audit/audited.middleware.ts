@@ -9,6 +9,8 @@ import type { AuditEventService, NewAuditEvent } from './audit-event.service.js'
 export interface AuditedOptions {
   /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
   targetType: string;
+  /** The call removes the record it names (a hard delete): no record is left to carry its event id (docs/events.md). */
+  removesTarget?: boolean;
   /** Calls not recorded at all, by their arguments (e.g. a dry run, which changes nothing). */
   skip?: (args: Record<string, unknown>) => boolean;
 }
@@ -87,7 +89,7 @@ export function withAuditTrail<Request extends unknown[]>(
  * success with one more per further record, removed on failure. A commit or
  * removal that cannot be written is logged: the reconciler settles it.
  */
-export function Audited(action: string, { targetType, skip }: AuditedOptions): MiddlewareFn<AuditedContext> {
+export function Audited(action: string, { targetType, skip, removesTarget }: AuditedOptions): MiddlewareFn<AuditedContext> {
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor || skip?.(args)) return next();
@@ -100,7 +102,7 @@ export function Audited(action: string, { targetType, skip }: AuditedOptions): M
     };
 
     const note: AuditNote = { alsoChanged: [] };
-    const event = await openEvent(context, action, targetType, args, base);
+    const event = await openEvent(context, { action, targetType, removesTarget }, args, base);
     let result: unknown;
     try {
       (context as RecordingContext).auditNote = note;
@@ -132,7 +134,12 @@ export function Audited(action: string, { targetType, skip }: AuditedOptions): M
 }
 
 /** Writes the call's event pending (null without an outbox); a failure refuses the call: no change without its event. */
-async function openEvent(context: AuditedContext, action: string, targetType: string, args: Args, base: { actor: AuditActor; changes: string[] }): Promise<Types.ObjectId | null> {
+async function openEvent(
+  context: AuditedContext,
+  { action, targetType, removesTarget }: { action: string; targetType: string; removesTarget?: boolean },
+  args: Args,
+  base: { actor: AuditActor; changes: string[] },
+): Promise<Types.ObjectId | null> {
   if (!context.eventOutbox) return null;
   const id = new Types.ObjectId();
   await context.eventOutbox.open({
@@ -142,6 +149,7 @@ async function openEvent(context: AuditedContext, action: string, targetType: st
     actor: base.actor,
     target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
     data: { changes: base.changes },
+    removesTarget,
   });
   return id;
 }

@@ -62,6 +62,8 @@ export class EventLog {
 /** The event of an audited call as the outbox opens it, before the change. */
 export interface PendingEvent extends NewEvent {
   id: Types.ObjectId;
+  /** The call removes its named record (a hard delete): its absence is the reconciler's evidence. */
+  removesTarget?: boolean;
 }
 
 /** What the call's success settles: the final tenant, target and data, and one more event per further record. */
@@ -99,6 +101,7 @@ export class EventOutbox {
       data: event.data ?? {},
       state: EventState.pending,
       committedAt: null,
+      ...(event.removesTarget ? { removesTarget: true } : {}),
       expireAt: this.expiry(now),
     });
   }
@@ -110,7 +113,7 @@ export class EventOutbox {
       { _id: id, state: EventState.pending },
       {
         $set: { state: EventState.committed, committedAt: now, tenant_id: outcome.tenant_id, target: outcome.target, data: outcome.data },
-        $unset: { leaseUntil: '' },
+        $unset: { leaseUntil: '', removesTarget: '' },
       },
       { returnDocument: 'after' },
     );

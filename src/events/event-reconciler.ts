@@ -35,7 +35,7 @@ type StoredEvent = Record<string, unknown> & { _id: Types.ObjectId; target: { ty
  * claims a stale event with a lease in the database, so two instances never
  * settle the same one. The evidence decides (docs/events.md "The event model"):
  * - records stamped with the event id: the change happened; committed, one event per stamped record of its target type;
- * - none, and the event named a record that no longer exists: a hard delete (which leaves nothing to stamp) happened; committed;
+ * - none, the call was a hard delete (`removesTarget`, which leaves nothing to stamp) and its named record is gone: committed;
  * - otherwise the call changed nothing: removed.
  */
 export class EventReconciler {
@@ -105,7 +105,7 @@ export class EventReconciler {
     const now = new Date();
     const committed = await this.model.collection.findOneAndUpdate(
       ours,
-      { $set: { state: EventState.committed, committedAt: now, tenant_id: tenant, 'target.id': primary }, $unset: { leaseUntil: '' } },
+      { $set: { state: EventState.committed, committedAt: now, tenant_id: tenant, 'target.id': primary }, $unset: { leaseUntil: '', removesTarget: '' } },
       { returnDocument: 'after' },
     );
     if (!committed) return 'lost-claim';
@@ -135,7 +135,7 @@ export class EventReconciler {
   /** A hard delete leaves no record to stamp: the absence of the record the event named says it happened. */
   private async namedRecordIsGone(event: StoredEvent): Promise<boolean> {
     const own = this.options.records[event.target.type];
-    if (!own || event.target.id === null || !Types.ObjectId.isValid(event.target.id)) return false;
+    if (event['removesTarget'] !== true || !own || event.target.id === null || !Types.ObjectId.isValid(event.target.id)) return false;
     return (await own.findOne({ _id: new Types.ObjectId(event.target.id) }, { projection: { _id: 1 } })) === null;
   }
 }
