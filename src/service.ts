@@ -25,7 +25,7 @@ import {
   type RefreshReuseListener,
 } from './auth/index.js';
 import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
-import { EventLog, EventOutbox, EventReconciler, EventTail, stampEventIds } from './events/index.js';
+import { EventLog, EventOutbox, EventReconciler, EventRecords, EventResolver, eventRestRoutes, EventService, EventTail, stampEventIds } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
@@ -67,6 +67,7 @@ export const restRoutes: RestRoutes = {
   ...auditRestRoutes,
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
+  ...eventRestRoutes,
 };
 
 /** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
@@ -96,6 +97,8 @@ export interface Services {
   eventTail: EventTail;
   /** The outbox of audited calls (the `Audited` middleware's pending, commit, removal). */
   eventOutbox: EventOutbox;
+  /** The event log's reads (`events`, GET /events). */
+  events: EventService;
 }
 
 export interface ServicesOptions {
@@ -126,10 +129,10 @@ export function createServices(options: ServicesOptions = {}): Services {
 /** The event log and the tail it wakes on each commit (the writer's own instance reads at once). */
 function createEventServices(
   events: Pick<AppConfig['events'], 'retentionSeconds'> = { retentionSeconds: DEFAULT_EVENT_RETENTION_SECONDS },
-): Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox'> {
+): Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox' | 'events'> {
   const eventTail = new EventTail();
   const logOptions = { retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() };
-  return { eventLog: new EventLog(logOptions), eventTail, eventOutbox: new EventOutbox(logOptions) };
+  return { eventLog: new EventLog(logOptions), eventTail, eventOutbox: new EventOutbox(logOptions), events: new EventService(new EventRecords()) };
 }
 
 /**
@@ -197,6 +200,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       RefreshResolver,
       SessionResolver,
       PasswordTicketResolver,
+      EventResolver,
     ],
     authChecker,
     instances: [
@@ -209,6 +213,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new PasswordTicketResolver(services.passwordTickets),
       new RefreshResolver(services.refresh),
       new SessionResolver(services.sessions),
+      new EventResolver(services.events),
     ],
   });
 }

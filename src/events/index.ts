@@ -11,3 +11,9 @@ export { ALL_EVENT_TYPES, AUDITED_EVENT_TYPES, EVENT_TYPES, isEventType, SYSTEM_
 export { EventOutbox, type EventOutcome, type PendingEvent } from './event-log.js';
 export { EVENT_IDS_FIELD, KEPT_EVENT_IDS, stampEventIds, withEventStamp } from './event-stamp.js';
 export { EventReconciler, type EventReconcilerOptions, type EvidenceCollection, type Settlement } from './event-reconciler.js';
+export { EventsArgs, IsEventType } from './event.inputs.js';
+export { EventRecords, type EventDocument } from './event.store.js';
+export { EventService } from './event.service.js';
+export { EventPage } from './event.types.js';
+export { EventResolver } from './event.resolver.js';
+export { eventRestRoutes } from './events.routes.js';
