@@ -22,6 +22,7 @@ import {
   type ActorResolver,
   type ApiKeyUse,
   type AppContext,
+  type ChangeEvents,
   type RefreshReuseListener,
 } from './auth/index.js';
 import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
@@ -112,6 +113,7 @@ export function createServices(options: ServicesOptions = {}): Services {
   const apiKeys = new ApiKeyService(new ApiKeyRecords());
   const auditEvents = new AuditEventService(new AuditEventRecords());
   const sessions = new SessionRecords();
+  const eventServices = createEventServices(options.events);
   return {
     login: new LoginService(userAccountStore, sessions),
     users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
@@ -120,9 +122,19 @@ export function createServices(options: ServicesOptions = {}): Services {
     auditEvents,
     apiKeys,
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
-    refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
+    refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents), changeEventsOf(eventServices.eventOutbox)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
-    ...createEventServices(options.events),
+    ...eventServices,
+  };
+}
+
+/** auth/'s port to the outbox: a reused refresh token's session end is an event, caused by the session's user. */
+function changeEventsOf(outbox: EventOutbox): ChangeEvents {
+  return {
+    record: ({ type, userId, tenantId, target }, change) =>
+      outbox.around({ type, tenant_id: tenantId, actor: { type: 'user', id: userId }, target, data: { changes: [] } }, change, (changed) =>
+        changed ? { tenant_id: tenantId, target, data: { changes: [] }, alsoChanged: [] } : null,
+      ),
   };
 }
 

@@ -1,7 +1,6 @@
-import { Types } from 'mongoose';
 import type { MiddlewareFn } from 'type-graphql';
 import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
-import { withEventStamp, type EventOutbox } from '../events/index.js';
+import type { EventOutbox, EventOutcome, PendingEvent } from '../events/index.js';
 import { isObjectIdString } from '../shared/index.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
 import type { AuditEventService, NewAuditEvent } from './audit-event.service.js';
@@ -48,7 +47,7 @@ type Args = Record<string, unknown>;
 export interface AuditedContext extends AppContext {
   auditTrail: Pick<AuditEventService, 'record'>;
   /** The event outbox: each successful record is also an event (absent: records only). */
-  eventOutbox?: Pick<EventOutbox, 'open' | 'commit' | 'discard'>;
+  eventOutbox?: Pick<EventOutbox, 'around'>;
 }
 
 /** A request context factory whose contexts also carry `trail` (and the event outbox). */
@@ -102,65 +101,54 @@ export function Audited(action: string, { targetType, skip, removesTarget }: Aud
     };
 
     const note: AuditNote = { alsoChanged: [] };
-    const event = await openEvent(context, { action, targetType, removesTarget }, args, base);
+    const successOf = (answer: Args) => ({ ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success });
+    const targetsOf = (answer: Args) => [idOf(answer) ?? idOf(args), ...note.alsoChanged];
+    // Arguments as sent, before validation: only an id or tenant id of the right form is kept (a key's
+    // secret pasted where its id belongs would otherwise be stored for every audit and event reader).
+    const pending: Omit<PendingEvent, 'id'> = {
+      type: action,
+      tenant_id: actor.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
+      actor: base.actor,
+      target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
+      data: { changes: base.changes },
+      removesTarget,
+    };
+    const committed = (result: unknown): EventOutcome => {
+      const answer = (result ?? {}) as Args;
+      const target = { type: targetType, id: targetsOf(answer)[0]! };
+      return { tenant_id: successOf(answer).tenant_id, target, data: { changes: base.changes }, alsoChanged: note.alsoChanged };
+    };
     let result: unknown;
     try {
       (context as RecordingContext).auditNote = note;
-      result = await (event ? withEventStamp(event, () => Promise.resolve(next())) : next());
+      const run = async () => next();
+      result = await (context.eventOutbox ? context.eventOutbox.around(pending, run, committed, settleErrorLogger(context)) : run());
     } catch (error) {
-      if (event) await settle(context, 'discarded', () => context.eventOutbox!.discard(event));
-      await write(context, {
-        ...base,
-        // Arguments as sent, before validation: only an id or tenant id of the right form is kept (a key's
-        // secret pasted where its id belongs would otherwise be stored for every audit reader).
-        target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
-        tenant_id: actor.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
-        outcome: AuditOutcome.failure,
-      });
+      await write(context, { ...base, target: pending.target, tenant_id: pending.tenant_id, outcome: AuditOutcome.failure });
       throw error;
     } finally {
       delete (context as RecordingContext).auditNote;
     }
     const answer = (result ?? {}) as Args;
-    const success = { ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success };
-    const targets = [idOf(answer) ?? idOf(args), ...note.alsoChanged];
-    if (event) {
-      const outcome = { tenant_id: success.tenant_id, target: { type: targetType, id: targets[0]! }, data: { changes: base.changes }, alsoChanged: note.alsoChanged };
-      await settle(context, 'committed', () => context.eventOutbox!.commit(event, outcome));
-    }
+    const success = successOf(answer);
+    const targets = targetsOf(answer);
     await Promise.all(targets.map((id) => write(context, { ...success, target: { type: targetType, id } })));
     return result;
   };
 }
 
-/** Writes the call's event pending (null without an outbox); a failure refuses the call: no change without its event. */
-async function openEvent(
-  context: AuditedContext,
-  { action, targetType, removesTarget }: { action: string; targetType: string; removesTarget?: boolean },
-  args: Args,
-  base: { actor: AuditActor; changes: string[] },
-): Promise<Types.ObjectId | null> {
-  if (!context.eventOutbox) return null;
-  const id = new Types.ObjectId();
-  await context.eventOutbox.open({
-    id,
-    type: action,
-    tenant_id: context.actor!.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
-    actor: base.actor,
-    target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
-    data: { changes: base.changes },
-    removesTarget,
-  });
-  return id;
+/**
+ * Runs a change the middleware cannot record (one of a call without a
+ * caller: redeeming a password ticket) through the outbox as the middleware
+ * does; `outcomeOf` says what the event commits as (null: nothing changed).
+ */
+export function asEvent<T>(context: AuditedContext, event: Omit<PendingEvent, 'id'>, call: () => Promise<T>, outcomeOf: (result: T) => EventOutcome | null): Promise<T> {
+  return context.eventOutbox ? context.eventOutbox.around(event, call, outcomeOf, settleErrorLogger(context)) : call();
 }
 
-/** A commit or removal that fails is left to the reconciler (the evidence decides); the answer is unchanged. */
-async function settle(context: AuditedContext, what: string, step: () => Promise<void>): Promise<void> {
-  try {
-    await step();
-  } catch (err) {
-    context.logger.error({ err }, `event could not be ${what}; the reconciler settles it`);
-  }
+/** A commit or removal that fails is logged and left to the reconciler (the evidence decides); the answer is unchanged. */
+export function settleErrorLogger(context: AppContext): (err: unknown, what: string) => void {
+  return (err, what) => context.logger.error({ err }, `event could not be ${what}; the reconciler settles it`);
 }
 
 /** The caller as the trail names it: the API key itself, or the user. */

@@ -8,6 +8,7 @@ export type {
   Account,
   AccountStatus,
   AccountStore,
+  ChangeEvents,
   ApiKeyCredentialRecord,
   ApiKeySecretHash,
   ApiKeyStore,

@@ -105,7 +105,10 @@ export class EventReconciler {
     const now = new Date();
     const committed = await this.model.collection.findOneAndUpdate(
       ours,
-      { $set: { state: EventState.committed, committedAt: now, tenant_id: tenant, 'target.id': primary }, $unset: { leaseUntil: '', removesTarget: '' } },
+      {
+        $set: { state: EventState.committed, committedAt: now, tenant_id: tenant, 'target.id': primary, ...(event['actorIsTarget'] ? { 'actor.id': primary } : {}) },
+        $unset: { leaseUntil: '', removesTarget: '', actorIsTarget: '' },
+      },
       { returnDocument: 'after' },
     );
     if (!committed) return 'lost-claim';
