@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyModel, ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
-import { AuditActorType, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
+import { AuditActorType, declareAuditAction, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -183,12 +183,14 @@ function userApiKeysOf(apiKeys: ApiKeyService): UserApiKeys {
   };
 }
 
+const REFRESH_REUSE = declareAuditAction('auth.refresh-reuse');
+
 /** A spent refresh token presented again is no caller's mutation: its session's user is the actor of the record. */
 function auditRefreshReuse(trail: Pick<AuditEventService, 'record'>): RefreshReuseListener {
   return (session, client) =>
     trail.record({
       actor: { type: AuditActorType.user, id: session.userId },
-      action: 'auth.refresh-reuse',
+      action: REFRESH_REUSE,
       target: { type: 'Session', id: session.id },
       tenant_id: session.tenantId,
       changes: [],

@@ -89,6 +89,7 @@ export function withAuditTrail<Request extends unknown[]>(
  * removal that cannot be written is logged: the reconciler settles it.
  */
 export function Audited(action: string, { targetType, skip, removesTarget }: AuditedOptions): MiddlewareFn<AuditedContext> {
+  declareAuditAction(action);
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor || skip?.(args)) return next();
@@ -149,6 +150,22 @@ export function asEvent<T>(context: AuditedContext, event: Omit<PendingEvent, 'i
 /** A commit or removal that fails is logged and left to the reconciler (the evidence decides); the answer is unchanged. */
 export function settleErrorLogger(context: AppContext): (err: unknown, what: string) => void {
   return (err, what) => context.logger.error({ err }, `event could not be ${what}; the reconciler settles it`);
+}
+
+const declaredActions = new Set<string>();
+
+/**
+ * Every action the service records: each `Audited` declaration adds its own
+ * when its resolver is loaded, and a record written outside the middleware
+ * declares its action once (declareAuditAction). A test keeps the event
+ * catalogue's audited half equal to it.
+ */
+export const auditActions: ReadonlySet<string> = declaredActions;
+
+/** Declares an action recorded outside the middleware; answers it. */
+export function declareAuditAction<Action extends string>(action: Action): Action {
+  declaredActions.add(action);
+  return action;
 }
 
 /** The caller as the trail names it: the API key itself, or the user. */

@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Resolver, UseMiddleware } from 'type-graphql';
-import { asEvent, Audited, AuditActorType, AuditOutcome, recordAuditEvent, type AuditedContext } from '../audit/index.js';
+import { asEvent, Audited, AuditActorType, declareAuditAction, AuditOutcome, recordAuditEvent, type AuditedContext } from '../audit/index.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
 import { OncePerRequest } from '../graphql/index.js';
 import { CreatePasswordTicketArgs, RedeemPasswordTicketArgs } from './password-ticket.inputs.js';
@@ -35,7 +35,7 @@ export class PasswordTicketResolver {
     const redeemed = await asEvent(context, REDEEM_EVENT, () => this.service.redeem(context.config.loginThrottle, context.ip, ticket, newPassword), redeemedEvent);
     await recordAuditEvent(context, {
       actor: { type: AuditActorType.user, id: redeemed.userId },
-      action: 'auth.password-ticket-redeem',
+      action: REDEEM_EVENT.type,
       target: { type: 'User', id: redeemed.userId },
       tenant_id: redeemed.tenantId,
       changes: ['password'],
@@ -49,7 +49,7 @@ export class PasswordTicketResolver {
 
 /** The redeem's event as the outbox opens it: its user (actor and target) is known once the ticket is spent. */
 const REDEEM_EVENT = {
-  type: 'auth.password-ticket-redeem',
+  type: declareAuditAction('auth.password-ticket-redeem'),
   tenant_id: null,
   actor: { type: 'user', id: null },
   target: { type: 'User', id: null },
