@@ -71,4 +71,14 @@ describe('an audited mutation is an event', () => {
       }
     });
   }
+
+  it('no event carries a secret: a created key\'s event names its fields, never the key (nor its hash)', async () => {
+    const key = await makeKey(admin, {});
+    const [created] = (await eventsAbout(key.id)).filter((event) => event['type'] === 'api-keys.create');
+    expect(created).toMatchObject({ state: 'committed', target: { type: 'ApiKey', id: key.id } });
+    const stored = await app.db.collection('apikeys').findOne({ _id: new ObjectId(key.id) });
+    const everything = JSON.stringify(await events().find({}).toArray());
+    expect(everything).not.toContain(key.key);
+    for (const value of Object.values(stored!).filter((v): v is string => typeof v === 'string' && v.length >= 32)) expect(everything).not.toContain(value);
+  });
 });
