@@ -173,6 +173,7 @@ function createEventReconciler(config: AppConfig, logger: Logger, eventTail: Eve
     intervalMs: tuning.intervalMs ?? Math.min(10_000, Math.max(250, graceMs / 2)),
     onCommit: () => eventTail.wake(),
     onError: (err) => logger.error({ err }, 'pending events could not be reconciled; trying again'),
+    onSettled: (counts) => logger.info({ reconciled: counts }, 'pending events reconciled'),
   });
 }
 

@@ -22,6 +22,8 @@ export interface EventReconcilerOptions {
   leaseMs?: number;
   onCommit?: () => void;
   onError?: (err: unknown) => void;
+  /** Told after a sweep that settled something (the log says how many of each). */
+  onSettled?: (counts: Record<Settlement, number>) => void;
 }
 
 /** How a stale pending event was settled. */
@@ -75,7 +77,12 @@ export class EventReconciler {
 
   private sweep(): Promise<void> {
     this.running ??= this.reconcile()
-      .then(() => undefined)
+      .then((settled) => {
+        if (settled.length === 0) return;
+        const counts: Record<Settlement, number> = { committed: 0, removed: 0, 'lost-claim': 0 };
+        for (const one of settled) counts[one] += 1;
+        this.options.onSettled?.(counts);
+      })
       // The database is away: logged, and the next interval tries again.
       .catch((err: unknown) => this.options.onError?.(err))
       .finally(() => (this.running = null));
