@@ -77,6 +77,13 @@ export interface AppConfig {
     readonly queue: number;
     readonly retryAfterSeconds: number;
   };
+  /** The event log (src/events/). */
+  readonly events: {
+    /** How long events are kept, in seconds (EVENT_RETENTION, default 30 days; a TTL index removes older ones). */
+    readonly retentionSeconds: number;
+    /** How old a pending event must be before the reconciler settles it, in seconds (EVENT_PENDING_GRACE, default 30). */
+    readonly pendingGraceSeconds: number;
+  };
 }
 
 export interface LoadedConfig {
@@ -107,6 +114,8 @@ const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 
  * keep short tokens and refresh them (SESSION_TTL).
  */
 export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
+/** EVENT_RETENTION: 30 days unless set. */
+export const DEFAULT_EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
 /** SESSION_TTL: 30 days unless set; a year at most. */
 export const DEFAULT_SESSION_TTL_SECONDS = 30 * 24 * 3600;
 export const MAX_SESSION_TTL_SECONDS = 365 * 24 * 3600;
@@ -156,6 +165,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const loginThrottle = readLoginThrottle(env, problems);
   const http = readHttpLimits(env, problems);
   const passwordWork = readPasswordWork(env, problems);
+  const events = readEvents(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -175,6 +185,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     http,
     loginThrottle,
     passwordWork,
+    events,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -378,6 +389,17 @@ function readHttpLimits(env: Env, problems: string[]): AppConfig['http'] {
   const maxConnectionsPerIp = /^\d{1,7}$/.test(perIpText) ? Number(perIpText) : undefined;
   if (maxConnectionsPerIp === undefined) problems.push(`MAX_CONNECTIONS_PER_IP must be a whole number from 0 (no cap) to 9999999 (got "${perIpText}")`);
   return { requestTimeoutSeconds: requestTimeoutSeconds ?? 60, maxConnections: maxConnections ?? null, maxConnectionsPerIp: maxConnectionsPerIp ?? 256 };
+}
+
+/** EVENT_RETENTION (default 30d), EVENT_PENDING_GRACE (default 30s). */
+function readEvents(env: Env, problems: string[]): AppConfig['events'] {
+  const text = read(env, 'EVENT_RETENTION') ?? '30d';
+  const retentionSeconds = parseDurationSeconds(text);
+  if (retentionSeconds === null) problems.push(`EVENT_RETENTION must be a positive duration like 3600, 12h, 30d (got "${text}")`);
+  const graceText = read(env, 'EVENT_PENDING_GRACE') ?? '30s';
+  const pendingGraceSeconds = parseDurationSeconds(graceText);
+  if (pendingGraceSeconds === null) problems.push(`EVENT_PENDING_GRACE must be a positive duration like 30, 30s, 2m (got "${graceText}")`);
+  return { retentionSeconds: retentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS, pendingGraceSeconds: pendingGraceSeconds ?? 30 };
 }
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x or in brackets) and localhost: reachable from this machine only. */

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   await bootstrapAdmin(config, logger);
   await backfillUserSearchKeys(logger);
   // One set of services: the schema's resolvers read the audit trail the requests write and stop() drains.
-  const services = createServices();
+  const services = createServices({ events: config.events });
   const schema = await buildServiceSchema(services);
   const { app, stop } = await createService(config, schema, { logger, services });
 

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
-import { AuditActorType, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
+import { ApiKeyModel, ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { AuditActorType, declareAuditAction, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
   authChecker,
@@ -17,22 +17,28 @@ import {
   LoginService,
   RefreshResolver,
   RefreshService,
+  SessionModel,
   SessionRecords,
   type ActorResolver,
   type ApiKeyUse,
   type AppContext,
+  type ChangeEvents,
   type RefreshReuseListener,
 } from './auth/index.js';
-import type { AppConfig } from './config.js';
+import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
+import { EventLog, EventOutbox, EventReconciler, EventRecords, EventResolver, eventRestRoutes, EventService, EventTail, stampEventIds } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
-import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
+import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import {
   accessControlRestRoutes,
+  PasswordTicketModel,
   PasswordTicketRecords,
+  RoleModel,
+  UserModel,
   PasswordTicketResolver,
   PasswordTicketService,
   PermissionResolver,
@@ -62,6 +68,7 @@ export const restRoutes: RestRoutes = {
   ...auditRestRoutes,
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
+  ...eventRestRoutes,
 };
 
 /** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
@@ -85,14 +92,28 @@ export interface Services {
   refresh: RefreshService;
   /** Sessions as users and administrators see them, and the password changed in person. */
   sessions: SessionService;
+  /** The event outbox's writer: the `Audited` middleware, system events and test events write through it. */
+  eventLog: EventLog;
+  /** The one feed of committed events of this instance (webhook fan-out, subscriptions); stopped by createService's stop(). */
+  eventTail: EventTail;
+  /** The outbox of audited calls (the `Audited` middleware's pending, commit, removal). */
+  eventOutbox: EventOutbox;
+  /** The event log's reads (`events`, GET /events). */
+  events: EventService;
+}
+
+export interface ServicesOptions {
+  /** EVENT_RETENTION (config.events); default 30 days. */
+  events?: AppConfig['events'];
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
-export function createServices(): Services {
+export function createServices(options: ServicesOptions = {}): Services {
   const roles = new RoleService(new RoleRecords());
   const apiKeys = new ApiKeyService(new ApiKeyRecords());
   const auditEvents = new AuditEventService(new AuditEventRecords());
   const sessions = new SessionRecords();
+  const eventServices = createEventServices(options.events);
   return {
     login: new LoginService(userAccountStore, sessions),
     users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
@@ -101,9 +122,59 @@ export function createServices(): Services {
     auditEvents,
     apiKeys,
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
-    refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
+    refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents), changeEventsOf(eventServices.eventOutbox)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
+    ...eventServices,
   };
+}
+
+/** auth/'s port to the outbox: a reused refresh token's session end is an event, caused by the session's user. */
+function changeEventsOf(outbox: EventOutbox): ChangeEvents {
+  return {
+    record: ({ type, userId, tenantId, target }, change) =>
+      outbox.around({ type, tenant_id: tenantId, actor: { type: 'user', id: userId }, target, data: { changes: [] } }, change, (changed) =>
+        changed ? { tenant_id: tenantId, target, data: { changes: [] }, alsoChanged: [] } : null,
+      ),
+  };
+}
+
+/** The event log and the tail it wakes on each commit (the writer's own instance reads at once). */
+function createEventServices(
+  events: Pick<AppConfig['events'], 'retentionSeconds'> = { retentionSeconds: DEFAULT_EVENT_RETENTION_SECONDS },
+): Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox' | 'events'> {
+  const eventTail = new EventTail();
+  const logOptions = { retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() };
+  return { eventLog: new EventLog(logOptions), eventTail, eventOutbox: new EventOutbox(logOptions), events: new EventService(new EventRecords()) };
+}
+
+/**
+ * The records audited calls write, by the GraphQL type an event names them
+ * with: each write to them carries the call's event id (events/event-stamp.ts),
+ * the evidence the reconciler reads.
+ */
+const eventTargetCollections = {
+  User: UserModel.collection,
+  Role: RoleModel.collection,
+  MealMenu: MealMenuModel.collection,
+  ApiKey: ApiKeyModel.collection,
+  Session: SessionModel.collection,
+};
+/** Written by audited calls, but no event's target (a password ticket is a User event). */
+const alsoStampedCollections = [PasswordTicketModel.collection];
+
+/** The reconciler of this instance: pending events older than the grace period are settled by their evidence. */
+function createEventReconciler(config: AppConfig, logger: Logger, eventTail: EventTail, tuning: ServiceOptions['eventReconciler'] = {}): EventReconciler {
+  stampEventIds([...Object.values(eventTargetCollections), ...alsoStampedCollections]);
+  const graceMs = tuning.graceMs ?? config.events.pendingGraceSeconds * 1000;
+  return new EventReconciler({
+    records: eventTargetCollections as never,
+    alsoStamped: alsoStampedCollections as never,
+    graceMs,
+    intervalMs: tuning.intervalMs ?? Math.min(10_000, Math.max(250, graceMs / 2)),
+    onCommit: () => eventTail.wake(),
+    onError: (err) => logger.error({ err }, 'pending events could not be reconciled; trying again'),
+    onSettled: (counts) => logger.info({ reconciled: counts }, 'pending events reconciled'),
+  });
 }
 
 /** The users area's port to API keys: deleteUser revokes the deleted user's keys. */
@@ -113,12 +184,14 @@ function userApiKeysOf(apiKeys: ApiKeyService): UserApiKeys {
   };
 }
 
+const REFRESH_REUSE = declareAuditAction('auth.refresh-reuse');
+
 /** A spent refresh token presented again is no caller's mutation: its session's user is the actor of the record. */
 function auditRefreshReuse(trail: Pick<AuditEventService, 'record'>): RefreshReuseListener {
   return (session, client) =>
     trail.record({
       actor: { type: AuditActorType.user, id: session.userId },
-      action: 'auth.refresh-reuse',
+      action: REFRESH_REUSE,
       target: { type: 'Session', id: session.id },
       tenant_id: session.tenantId,
       changes: [],
@@ -142,6 +215,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       RefreshResolver,
       SessionResolver,
       PasswordTicketResolver,
+      EventResolver,
     ],
     authChecker,
     instances: [
@@ -154,6 +228,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new PasswordTicketResolver(services.passwordTickets),
       new RefreshResolver(services.refresh),
       new SessionResolver(services.sessions),
+      new EventResolver(services.events),
     ],
   });
 }
@@ -167,7 +242,9 @@ export interface ServiceOptions {
    * trail and `stop()` drains it (default: a new set, createServices(), whose
    * trail writes the same collection but is not the one the schema reads through).
    */
-  services?: Pick<Services, 'auditEvents'>;
+  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox'>>;
+  /** The reconciler's timing (tests); default: EVENT_PENDING_GRACE, looked at every half of it (10 s at most). */
+  eventReconciler?: { graceMs?: number; intervalMs?: number };
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -192,7 +269,14 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
-  const { auditEvents } = options.services ?? createServices();
+  const services = options.services ?? createServices({ events: config.events });
+  const { auditEvents } = services;
+  const { eventTail, eventOutbox } =
+    services.eventLog && services.eventTail && services.eventOutbox
+      ? { eventTail: services.eventTail, eventOutbox: services.eventOutbox }
+      : createEventServices(config.events);
+  const reconciler = createEventReconciler(config, logger, eventTail, options.eventReconciler);
+  reconciler.start();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
   const { usageLogRetentionSeconds, usageRollupRetentionSeconds } = config.apiKeys;
@@ -207,7 +291,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
-    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents, eventOutbox),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),
     databaseAvailable: databaseConnected,
@@ -224,6 +308,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     app: app.app,
     async stop() {
       await app.stop();
+      eventTail.close();
+      await reconciler.close();
       await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.

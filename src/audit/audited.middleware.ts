@@ -1,5 +1,6 @@
 import type { MiddlewareFn } from 'type-graphql';
 import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
+import type { EventOutbox, EventOutcome, PendingEvent } from '../events/index.js';
 import { isObjectIdString } from '../shared/index.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
 import type { AuditEventService, NewAuditEvent } from './audit-event.service.js';
@@ -7,6 +8,8 @@ import type { AuditEventService, NewAuditEvent } from './audit-event.service.js'
 export interface AuditedOptions {
   /** The GraphQL type name of the record the operation addresses, e.g. `MealMenu`. */
   targetType: string;
+  /** The call removes the record it names (a hard delete): no record is left to carry its event id (docs/events.md). */
+  removesTarget?: boolean;
   /** Calls not recorded at all, by their arguments (e.g. a dry run, which changes nothing). */
   skip?: (args: Record<string, unknown>) => boolean;
 }
@@ -43,14 +46,17 @@ type Args = Record<string, unknown>;
  */
 export interface AuditedContext extends AppContext {
   auditTrail: Pick<AuditEventService, 'record'>;
+  /** The event outbox: each successful record is also an event (absent: records only). */
+  eventOutbox?: Pick<EventOutbox, 'around'>;
 }
 
-/** A request context factory whose contexts also carry `trail`. */
+/** A request context factory whose contexts also carry `trail` (and the event outbox). */
 export function withAuditTrail<Request extends unknown[]>(
   createContext: (...request: Request) => Promise<AppContext>,
   trail: AuditedContext['auditTrail'],
+  eventOutbox?: AuditedContext['eventOutbox'],
 ): (...request: Request) => Promise<AuditedContext> {
-  return async (...request) => Object.assign(await createContext(...request), { auditTrail: trail });
+  return async (...request) => Object.assign(await createContext(...request), { auditTrail: trail, eventOutbox });
 }
 
 /**
@@ -75,8 +81,15 @@ export function withAuditTrail<Request extends unknown[]>(
  * The record is written before the answer leaves, so it can be read right
  * after. A record that cannot be written is logged and does not change the
  * answer.
+ *
+ * The call is also an event, through the outbox (docs/events.md): written
+ * pending before the call (refused with the call if it cannot be), every
+ * write of the call stamped with its id (event-stamp.ts), committed on
+ * success with one more per further record, removed on failure. A commit or
+ * removal that cannot be written is logged: the reconciler settles it.
  */
-export function Audited(action: string, { targetType, skip }: AuditedOptions): MiddlewareFn<AuditedContext> {
+export function Audited(action: string, { targetType, skip, removesTarget }: AuditedOptions): MiddlewareFn<AuditedContext> {
+  declareAuditAction(action);
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor || skip?.(args)) return next();
@@ -89,29 +102,70 @@ export function Audited(action: string, { targetType, skip }: AuditedOptions): M
     };
 
     const note: AuditNote = { alsoChanged: [] };
+    const successOf = (answer: Args) => ({ ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success });
+    const targetsOf = (answer: Args) => [idOf(answer) ?? idOf(args), ...note.alsoChanged];
+    // Arguments as sent, before validation: only an id or tenant id of the right form is kept (a key's
+    // secret pasted where its id belongs would otherwise be stored for every audit and event reader).
+    const pending: Omit<PendingEvent, 'id'> = {
+      type: action,
+      tenant_id: actor.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
+      actor: base.actor,
+      target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
+      data: { changes: base.changes },
+      removesTarget,
+    };
+    const committed = (result: unknown): EventOutcome => {
+      const answer = (result ?? {}) as Args;
+      const target = { type: targetType, id: targetsOf(answer)[0]! };
+      return { tenant_id: successOf(answer).tenant_id, target, data: { changes: base.changes }, alsoChanged: note.alsoChanged };
+    };
     let result: unknown;
     try {
       (context as RecordingContext).auditNote = note;
-      result = await next();
+      const run = async () => next();
+      result = await (context.eventOutbox ? context.eventOutbox.around(pending, run, committed, settleErrorLogger(context)) : run());
     } catch (error) {
-      await write(context, {
-        ...base,
-        // Arguments as sent, before validation: only an id or tenant id of the right form is kept (a key's
-        // secret pasted where its id belongs would otherwise be stored for every audit reader).
-        target: { type: targetType, id: wellFormed(idOf(args), isObjectIdString) },
-        tenant_id: actor.tenantId ?? wellFormed(textOf(args['tenant_id']), isTenantId),
-        outcome: AuditOutcome.failure,
-      });
+      await write(context, { ...base, target: pending.target, tenant_id: pending.tenant_id, outcome: AuditOutcome.failure });
       throw error;
     } finally {
       delete (context as RecordingContext).auditNote;
     }
     const answer = (result ?? {}) as Args;
-    const success = { ...base, tenant_id: textOf(answer['tenant_id']) ?? textOf(args['tenant_id']) ?? actor.tenantId, outcome: AuditOutcome.success };
-    const targets = [idOf(answer) ?? idOf(args), ...note.alsoChanged];
+    const success = successOf(answer);
+    const targets = targetsOf(answer);
     await Promise.all(targets.map((id) => write(context, { ...success, target: { type: targetType, id } })));
     return result;
   };
+}
+
+/**
+ * Runs a change the middleware cannot record (one of a call without a
+ * caller: redeeming a password ticket) through the outbox as the middleware
+ * does; `outcomeOf` says what the event commits as (null: nothing changed).
+ */
+export function asEvent<T>(context: AuditedContext, event: Omit<PendingEvent, 'id'>, call: () => Promise<T>, outcomeOf: (result: T) => EventOutcome | null): Promise<T> {
+  return context.eventOutbox ? context.eventOutbox.around(event, call, outcomeOf, settleErrorLogger(context)) : call();
+}
+
+/** A commit or removal that fails is logged and left to the reconciler (the evidence decides); the answer is unchanged. */
+export function settleErrorLogger(context: AppContext): (err: unknown, what: string) => void {
+  return (err, what) => context.logger.error({ err }, `event could not be ${what}; the reconciler settles it`);
+}
+
+const declaredActions = new Set<string>();
+
+/**
+ * Every action the service records: each `Audited` declaration adds its own
+ * when its resolver is loaded, and a record written outside the middleware
+ * declares its action once (declareAuditAction). A test keeps the event
+ * catalogue's audited half equal to it.
+ */
+export const auditActions: ReadonlySet<string> = declaredActions;
+
+/** Declares an action recorded outside the middleware; answers it. */
+export function declareAuditAction<Action extends string>(action: Action): Action {
+  declaredActions.add(action);
+  return action;
 }
 
 /** The caller as the trail names it: the API key itself, or the user. */

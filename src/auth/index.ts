@@ -8,6 +8,7 @@ export type {
   Account,
   AccountStatus,
   AccountStore,
+  ChangeEvents,
   ApiKeyCredentialRecord,
   ApiKeySecretHash,
   ApiKeyStore,
@@ -50,7 +51,7 @@ export { usableAccount, type CredentialHolder, type CredentialName } from './acc
 export { CURRENT_PASSWORD_FIELD, proveCurrentPassword, type ProvedAccount } from './password-proof.js';
 export { RefreshResolver } from './refresh.resolver.js';
 export { RefreshService, type RefreshClient, type RefreshReuseListener, type RefreshSettings, type ReusedSession } from './refresh.service.js';
-export { SESSION_COLLECTION } from './session.model.js';
+export { SESSION_COLLECTION, SessionModel } from './session.model.js';
 export { forgetSessionStates, SESSION_STATE_MAX_AGE_MS, SessionRecords, type EndReason, type StoredSession } from './session.store.js';
 export { LOGIN_THROTTLE_COLLECTION } from './login-throttle.model.js';
 export { hashPassword, limitPasswordWork, verifyPassword, type PasswordWorkLimits } from './password.js';

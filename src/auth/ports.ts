@@ -129,3 +129,16 @@ export interface ApiKeyStore {
   /** Appends the usage-log entries and raises each key's usageCount and lastUsedAt, in one batch. */
   recordUses(uses: readonly ApiKeyUse[]): Promise<void>;
 }
+
+/**
+ * A change auth/ makes by itself (ending the session of a reused refresh
+ * token) as an event of the outbox: the composition root implements it with
+ * events/ (src/service.ts), so auth/ imports no event code.
+ */
+export interface ChangeEvents {
+  /** Runs `change` as the event; it is one only when `change` answers true (something changed). */
+  record(event: { type: string; userId: string; tenantId: string | null; target: { type: string; id: string } }, change: () => Promise<boolean>): Promise<boolean>;
+}
+
+/** No outbox (a service built without one): the change alone. */
+export const NO_CHANGE_EVENTS: ChangeEvents = { record: (_event, change) => change() };

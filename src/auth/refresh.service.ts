@@ -4,7 +4,7 @@ import { usableAccount } from './account-check.js';
 import { sameHash } from './api-key-secret.js';
 import { signAccessToken, type JwtSettings } from './jwt.js';
 import type { SignedSessionTokens } from './login.types.js';
-import type { AccountStore } from './ports.js';
+import { NO_CHANGE_EVENTS, type AccountStore, type ChangeEvents } from './ports.js';
 import { parseRefreshToken } from './refresh-token.js';
 import type { SessionRecords, StoredSession } from './session.store.js';
 
@@ -51,6 +51,7 @@ export class RefreshService {
     private readonly accounts: AccountStore,
     private readonly sessions: SessionRecords,
     private readonly onReuse: RefreshReuseListener,
+    private readonly events: ChangeEvents = NO_CHANGE_EVENTS,
   ) {}
 
   async refresh(settings: RefreshSettings, refreshToken: string, client: RefreshClient): Promise<SignedSessionTokens> {
@@ -96,7 +97,8 @@ export class RefreshService {
   /** Ends the session a spent token came back for; the one call that ends it tells the listener. */
   private async reused(session: StoredSession, client: RefreshClient): Promise<never> {
     const id = String(session._id);
-    const ended = await this.sessions.end(id, 'refresh-reuse');
+    const event = { type: 'auth.refresh-reuse', userId: session.user_id, tenantId: session.tenant_id, target: { type: 'Session', id } };
+    const ended = await this.events.record(event, async () => (await this.sessions.end(id, 'refresh-reuse')) !== null);
     if (ended) await this.onReuse({ id, userId: session.user_id, tenantId: session.tenant_id }, client);
     throw reuseRefusal();
   }

@@ -1,5 +1,6 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
+import { withEventStamp } from './event-stamp.js';
 import { EventModel, EventState, type EventActor, type EventTarget, type ServiceEvent } from './event.model.js';
 
 /** An event as its writer describes it; id, state and times are the log's. */
@@ -56,5 +57,128 @@ export class EventLog {
     }
     this.options.onCommit?.();
     return { id: _id.toHexString() };
+  }
+}
+
+/** The event of an audited call as the outbox opens it, before the change. */
+export interface PendingEvent extends NewEvent {
+  id: Types.ObjectId;
+  /** The call removes its named record (a hard delete): its absence is the reconciler's evidence. */
+  removesTarget?: boolean;
+  /** The caller is the target user, known only once the call ran (redeeming a password ticket): the reconciler names it so. */
+  actorIsTarget?: boolean;
+}
+
+/** What the call's success settles: the final tenant, target and data, and one more event per further record. */
+export interface EventOutcome {
+  /** The caller when only the call made it known (a redeemed ticket's user); else the pending event's. */
+  actor?: EventActor;
+  tenant_id: string | null;
+  target: EventTarget;
+  data: Record<string, unknown>;
+  /** Further records the call changed (a cascade): one committed event each, the same but for the target id. */
+  alsoChanged: readonly string[];
+}
+
+/**
+ * The outbox of audited calls, made of single-document writes (no
+ * multi-document transactions: the embedded engine refuses them and a
+ * standalone mongod has none): `open` writes the event pending before the
+ * change, `commit` settles it once the change succeeded, `discard` removes it
+ * when the call failed. A crash between them leaves it pending, and the
+ * reconciler settles it by the evidence in the changed records (event-stamp.ts).
+ */
+export class EventOutbox {
+  constructor(
+    private readonly options: EventLogOptions,
+    private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
+  ) {}
+
+  async open(event: PendingEvent): Promise<void> {
+    const now = new Date();
+    await this.model.collection.insertOne({
+      _id: event.id,
+      type: event.type,
+      tenant_id: event.tenant_id,
+      occurredAt: now,
+      actor: { type: event.actor.type, id: event.actor.id },
+      target: { type: event.target.type, id: event.target.id },
+      data: event.data ?? {},
+      state: EventState.pending,
+      committedAt: null,
+      ...(event.removesTarget ? { removesTarget: true } : {}),
+      ...(event.actorIsTarget ? { actorIsTarget: true } : {}),
+      expireAt: this.expiry(now),
+    });
+  }
+
+  /** Commits the pending event (only while still pending: a reconciler may have settled it) and adds the cascade's events. */
+  async commit(id: Types.ObjectId, outcome: EventOutcome): Promise<void> {
+    const now = new Date();
+    const committed = await this.model.collection.findOneAndUpdate(
+      { _id: id, state: EventState.pending },
+      {
+        $set: {
+          state: EventState.committed,
+          committedAt: now,
+          tenant_id: outcome.tenant_id,
+          target: outcome.target,
+          data: outcome.data,
+          ...(outcome.actor ? { actor: outcome.actor } : {}),
+        },
+        $unset: { leaseUntil: '', removesTarget: '', actorIsTarget: '' },
+      },
+      { returnDocument: 'after' },
+    );
+    if (committed && outcome.alsoChanged.length > 0) {
+      await this.model.collection.insertMany(
+        outcome.alsoChanged.map((targetId) => ({
+          ...committed,
+          _id: new Types.ObjectId(),
+          target: { type: outcome.target.type, id: targetId },
+          committedAt: now,
+        })),
+      );
+    }
+    this.options.onCommit?.();
+  }
+
+  /**
+   * The whole outbox around one call: `open` before it, `call` with every
+   * write stamped (event-stamp.ts), then `commit` with what `outcomeOf` says
+   * of its result, or `discard` when it says null (nothing changed) or the
+   * call throws. A failed open refuses the call (no change without its
+   * event); a failed commit or discard goes to `onSettleError` and is left
+   * to the reconciler (the evidence decides).
+   */
+  async around<T>(
+    event: Omit<PendingEvent, 'id'>,
+    call: () => Promise<T>,
+    outcomeOf: (result: T) => EventOutcome | null,
+    // Default: nothing more to do; the reconciler settles it.
+    onSettleError: (err: unknown, what: 'committed' | 'discarded') => void = () => undefined,
+  ): Promise<T> {
+    const id = new Types.ObjectId();
+    await this.open({ ...event, id });
+    const settle = (what: 'committed' | 'discarded', step: () => Promise<void>) => step().catch((err: unknown) => onSettleError(err, what));
+    let result: T;
+    try {
+      result = await withEventStamp(id, call);
+    } catch (error) {
+      await settle('discarded', () => this.discard(id));
+      throw error;
+    }
+    const outcome = outcomeOf(result);
+    await (outcome ? settle('committed', () => this.commit(id, outcome)) : settle('discarded', () => this.discard(id)));
+    return result;
+  }
+
+  /** Removes the pending event of a call that failed (it changed nothing). */
+  async discard(id: Types.ObjectId): Promise<void> {
+    await this.model.collection.deleteOne({ _id: id, state: EventState.pending });
+  }
+
+  private expiry(now: Date): Date {
+    return new Date(now.getTime() + this.options.retentionSeconds * 1000);
   }
 }

@@ -51,7 +51,7 @@ export class MealMenuResolver {
   }
 
   @Authorized('menus:delete')
-  @UseMiddleware(Audited('menus.delete', { targetType: 'MealMenu' }))
+  @UseMiddleware(Audited('menus.delete', { targetType: 'MealMenu', removesTarget: true }))
   @Mutation(() => DeleteMealMenuResult, {
     description: 'Soft-delete a menu that stores deletedAt; remove one that lacks the field (legacy).',
   })

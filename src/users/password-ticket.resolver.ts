@@ -1,5 +1,5 @@
 import { Args, Authorized, Ctx, Mutation, Resolver, UseMiddleware } from 'type-graphql';
-import { Audited, AuditActorType, AuditOutcome, recordAuditEvent, type AuditedContext } from '../audit/index.js';
+import { asEvent, Audited, AuditActorType, declareAuditAction, AuditOutcome, recordAuditEvent, type AuditedContext } from '../audit/index.js';
 import { CurrentActor, type Actor } from '../auth/index.js';
 import { OncePerRequest } from '../graphql/index.js';
 import { CreatePasswordTicketArgs, RedeemPasswordTicketArgs } from './password-ticket.inputs.js';
@@ -31,11 +31,11 @@ export class PasswordTicketResolver {
       'the ticket: a second use, an expired or an unknown ticket is the same 401. Throttled as sign-in is (429 with Retry-After).',
   })
   async redeemPasswordTicket(@Args() { ticket, newPassword }: RedeemPasswordTicketArgs, @Ctx() context: AuditedContext): Promise<RedeemedPasswordTicket> {
-    const redeemed = await this.service.redeem(context.config.loginThrottle, context.ip, ticket, newPassword);
-    // No caller to record by the Audited middleware: the record names the ticket's user.
+    // No caller to record by the Audited middleware: the event and the record name the ticket's user, known once redeemed.
+    const redeemed = await asEvent(context, REDEEM_EVENT, () => this.service.redeem(context.config.loginThrottle, context.ip, ticket, newPassword), redeemedEvent);
     await recordAuditEvent(context, {
       actor: { type: AuditActorType.user, id: redeemed.userId },
-      action: 'auth.password-ticket-redeem',
+      action: REDEEM_EVENT.type,
       target: { type: 'User', id: redeemed.userId },
       tenant_id: redeemed.tenantId,
       changes: ['password'],
@@ -46,3 +46,20 @@ export class PasswordTicketResolver {
     return { email: redeemed.email, tenantId: redeemed.tenantId };
   }
 }
+
+/** The redeem's event as the outbox opens it: its user (actor and target) is known once the ticket is spent. */
+const REDEEM_EVENT = {
+  type: declareAuditAction('auth.password-ticket-redeem'),
+  tenant_id: null,
+  actor: { type: 'user', id: null },
+  target: { type: 'User', id: null },
+  data: { changes: ['password'] },
+  actorIsTarget: true,
+};
+const redeemedEvent = ({ userId, tenantId }: { userId: string; tenantId: string | null }) => ({
+  actor: { type: 'user', id: userId },
+  tenant_id: tenantId,
+  target: { type: 'User', id: userId },
+  data: { changes: ['password'] },
+  alsoChanged: [],
+});

@@ -43,7 +43,7 @@ export class RoleResolver {
   }
 
   @Authorized('roles:delete')
-  @UseMiddleware(Audited('roles.delete', { targetType: 'Role' }))
+  @UseMiddleware(Audited('roles.delete', { targetType: 'Role', removesTarget: true }))
   @Mutation(() => Role, {
     description:
       'Delete a custom role nobody holds (409 naming how many users hold it); answers the role as it was. Never a built-in role (403), ' +

@@ -442,6 +442,14 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['users:update', ...MEMBER_PERMISSIONS],
     args: () => ({ id: records.userId }),
   }),
+
+  // Contract "Events and webhooks": the event log, holders of events:read, confined to their tenant.
+  'Query.events': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['events:read'],
+    args: () => ({}),
+  }),
 };
 
 /** A sign-in of `user` over REST: its tokens. */

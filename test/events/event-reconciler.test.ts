@@ -1,0 +1,114 @@
+import { ObjectId } from 'mongodb';
+import { Types } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeyModel } from '../../src/api-keys/index.js';
+import { EventOutbox, EventReconciler, withEventStamp } from '../../src/events/index.js';
+import { MealMenuModel } from '../../src/menus/index.js';
+import { PasswordTicketModel, RoleModel, UserModel } from '../../src/users/index.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * The reconciler's decisions (docs/events.md "The event model"), one test
+ * each, on events left pending as a crashed call leaves them: the records
+ * stamped through the real collections (startTestApp's service stamps them),
+ * the reconciler run by hand with a grace of 0.
+ */
+
+let app: TestApp;
+const TENANT = 'tenant-reconciler';
+const GRACE_MS = 60_000;
+const outbox = new EventOutbox({ retentionSeconds: 3600 });
+const records = { User: UserModel.collection, Role: RoleModel.collection, MealMenu: MealMenuModel.collection, ApiKey: ApiKeyModel.collection };
+const reconciler = () => new EventReconciler({ records: records as never, alsoStamped: [PasswordTicketModel.collection] as never, graceMs: GRACE_MS, intervalMs: 1000 });
+/** As if the grace period had passed. */
+const later = () => new Date(Date.now() + 2 * GRACE_MS);
+const events = () => app.db.collection('events');
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** A call's pending event, as the `Audited` middleware opens it. */
+async function pending(type: string, target: { type: string; id: string | null }, removesTarget = false) {
+  const id = new Types.ObjectId();
+  await outbox.open({ id, type, tenant_id: TENANT, actor: { type: 'user', id: new ObjectId().toHexString() }, target, data: { changes: ['name'] }, removesTarget });
+  return id;
+}
+const role = (name: string) => ({ name: `${name}-${new ObjectId().toHexString()}`, permissions: ['menus:read'], tenant_id: TENANT });
+
+describe('the reconciler settles a stale pending event by its evidence', () => {
+  it('commits an update whose record carries the event id (a driver write, stamped)', async () => {
+    const user = await app.createUser({ tenantId: TENANT });
+    const id = await pending('users.update', { type: 'User', id: user.id });
+    await withEventStamp(id, () => UserModel.collection.updateOne({ _id: new Types.ObjectId(user.id) }, { $set: { firstName: 'Changed' } }));
+    expect(await reconciler().reconcile(later())).toContain('committed');
+    expect(await events().findOne({ _id: id })).toMatchObject({ state: 'committed', target: { type: 'User', id: user.id }, tenant_id: TENANT });
+  });
+
+  it('commits a create (no target named) once per stamped record of its type, the first as the target (model writes, stamped)', async () => {
+    const id = await pending('roles.create', { type: 'Role', id: null });
+    const made = await withEventStamp(id, () => RoleModel.create([role('one'), role('two')]));
+    await reconciler().reconcile(later());
+    const settled = await events().find({ type: 'roles.create', 'target.id': { $in: made.map((m) => m.id as string) } }).toArray();
+    expect(settled.map((event) => event['target'].id).sort()).toEqual(made.map((m) => m.id as string).sort());
+    expect(settled.every((event) => event['state'] === 'committed')).toBe(true);
+  });
+
+  it('removes an event whose named record exists but carries no stamp (the call changed nothing)', async () => {
+    const user = await app.createUser({ tenantId: TENANT });
+    const id = await pending('users.disable', { type: 'User', id: user.id });
+    expect(await reconciler().reconcile(later())).toContain('removed');
+    expect(await events().findOne({ _id: id })).toBeNull();
+  });
+
+  it('removes a create whose record was never written', async () => {
+    const id = await pending('roles.create', { type: 'Role', id: null });
+    await reconciler().reconcile(later());
+    expect(await events().findOne({ _id: id })).toBeNull();
+  });
+
+  it('commits an event whose named record is gone (a hard delete leaves nothing to stamp)', async () => {
+    const [gone] = await RoleModel.create([role('gone')]);
+    const id = await pending('roles.delete', { type: 'Role', id: gone!.id as string }, true);
+    await RoleModel.deleteOne({ _id: gone!._id });
+    await reconciler().reconcile(later());
+    expect(await events().findOne({ _id: id })).toMatchObject({ state: 'committed', target: { type: 'Role', id: gone!.id } });
+  });
+
+  it('commits an event whose only evidence is a record of another kind (a password ticket of a User event)', async () => {
+    const user = await app.createUser({ tenantId: TENANT });
+    const id = await pending('users.password-ticket', { type: 'User', id: user.id });
+    await withEventStamp(id, () =>
+      PasswordTicketModel.collection.insertOne({ userId: user.id, hash: `h-${Date.now()}`, expiresAt: new Date(Date.now() + 60_000) }),
+    );
+    await reconciler().reconcile(later());
+    expect(await events().findOne({ _id: id })).toMatchObject({ state: 'committed', target: { type: 'User', id: user.id } });
+  });
+
+  it('removes an event of another kind whose named record is gone (only a hard delete reads absence as its evidence)', async () => {
+    const id = await pending('roles.update', { type: 'Role', id: new ObjectId().toHexString() });
+    await reconciler().reconcile(later());
+    expect(await events().findOne({ _id: id })).toBeNull();
+  });
+
+  it('leaves an event younger than the grace period alone (its call may still be under way)', async () => {
+    const id = await pending('users.update', { type: 'User', id: new ObjectId().toHexString() });
+    await reconciler().reconcile(new Date());
+    expect(await events().findOne({ _id: id })).toMatchObject({ state: 'pending' });
+    await reconciler().reconcile(later()); // settled (removed), not left for the next test
+  });
+
+  it('two reconcilers (two instances) settle each event once: the lease in the database decides', async () => {
+    const users = await Promise.all(Array.from({ length: 6 }, () => app.createUser({ tenantId: TENANT })));
+    const ids = await Promise.all(users.map((user) => pending('users.update', { type: 'User', id: user.id })));
+    await Promise.all(
+      ids.map((id, i) => withEventStamp(id, () => UserModel.collection.updateOne({ _id: new Types.ObjectId(users[i]!.id) }, { $set: { lastName: 'X' } }))),
+    );
+    const [a, b] = await Promise.all([reconciler().reconcile(later()), reconciler().reconcile(later())]);
+    expect([...a, ...b].filter((s) => s === 'committed')).toHaveLength(ids.length);
+    for (const user of users) expect(await events().countDocuments({ 'target.id': user.id, type: 'users.update' })).toBe(1);
+  });
+});
