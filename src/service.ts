@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyExpirySweeper, ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditActorType, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -21,9 +21,11 @@ import {
   type ActorResolver,
   type ApiKeyUse,
   type AppContext,
+  type AuthEvents,
   type RefreshReuseListener,
 } from './auth/index.js';
 import type { AppConfig } from './config.js';
+import { EventLog, OnceEvents } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
@@ -94,7 +96,7 @@ export function createServices(): Services {
   const auditEvents = new AuditEventService(new AuditEventRecords());
   const sessions = new SessionRecords();
   return {
-    login: new LoginService(userAccountStore, sessions),
+    login: new LoginService(userAccountStore, sessions, authEventsOf(systemEvents())),
     users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
@@ -168,6 +170,8 @@ export interface ServiceOptions {
    * trail writes the same collection but is not the one the schema reads through).
    */
   services?: Pick<Services, 'auditEvents'>;
+  /** Between two sweeps for keys about to expire (api-keys.expiring); default 60 s. */
+  expirySweepIntervalMs?: number;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -201,7 +205,10 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   // Refusals of an identified key go to the same batches: the hourly rollups count them.
   const onRefused = (use: ApiKeyUse) => usage.record(use);
   // One check of API keys: requests made with a key and verifyApiKey both run it.
-  const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused });
+  const onceEvents = systemEvents(logger);
+  const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused, events: authEventsOf(onceEvents) });
+  const expirySweeper = new ApiKeyExpirySweeper({ write: (event) => onceEvents.write(event), intervalMs: options.expirySweepIntervalMs, logger });
+  expirySweeper.start();
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
   const app = await createApp(config, schema, {
@@ -223,11 +230,49 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   return {
     app: app.app,
     async stop() {
+      await expirySweeper.close();
       await app.stop();
       await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();
+    },
+  };
+}
+
+// --- System events (issue 31, part X) ---------------------------------------
+// Until the event log is wired in createServices (part E), the system events
+// write through their own EventLog with the default retention; the lead folds
+// this block into E's `services.eventLog` at the merge.
+const SYSTEM_EVENT_RETENTION_SECONDS = 30 * 86400;
+
+function systemEvents(logger?: Logger): OnceEvents {
+  return new OnceEvents(new EventLog({ retentionSeconds: SYSTEM_EVENT_RETENTION_SECONDS }), logger);
+}
+
+/** auth/'s AuthEvents port as events (docs/events.md "System events"), each once across instances by its dedupeKey. */
+function authEventsOf(once: OnceEvents): AuthEvents {
+  return {
+    apiKeyRateLimited(key, windowStart, windowSeconds) {
+      once.raise({
+        type: 'api-keys.rate-limited',
+        tenant_id: key.tenantId,
+        actor: { type: 'system', id: null },
+        target: { type: 'ApiKey', id: key.id },
+        data: { limit: key.rateLimit, window: windowSeconds, windowStart: windowStart.toISOString() },
+        // The key's rate window is the clock hour: its first 429 in that hour is the occasion.
+        dedupeKey: `api-keys.rate-limited:${key.id}:${windowStart.toISOString()}`,
+      });
+    },
+    signInLocked(account, email, lockStart, lockedUntil) {
+      once.raise({
+        type: 'users.sign-in-locked',
+        tenant_id: account.tenantId,
+        actor: { type: 'system', id: null },
+        target: { type: 'User', id: account.id },
+        data: { email, lockedUntil: lockedUntil.toISOString() },
+        dedupeKey: `users.sign-in-locked:${account.id}:${lockStart.toISOString()}`,
+      });
     },
   };
 }
