@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyExpirySweeper, ApiKeyModel } from '../../src/api-keys/index.js';
 import { EventLog, EventModel, OnceEvents, type OnceEvent } from '../../src/events/index.js';
+import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { callOperation, SURFACES, type Operation, type Surface } from '../support/surfaces.js';
 
@@ -18,9 +20,18 @@ let app: TestApp;
 const TENANT = 'tenant-system-events';
 const OTHER_TENANT = 'tenant-system-events-other';
 let admin: TestUser;
+/** Every log line of the app (debug and up). */
+const logLines: string[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Every sign-in here comes from 127.0.0.1: the IP's own throttle must not be what refuses them.
+  app = await startTestApp({ env: { LOGIN_IP_FAILURES: '1000' }, logger: createLogger({ logLevel: 'debug' }, sink) });
   admin = await app.createUser({ tenantId: TENANT });
 });
 
@@ -130,16 +141,31 @@ describe('users.sign-in-locked', () => {
     expect(JSON.stringify(events)).not.toMatch(/wrong-Passw0rd!|Passw0rd!/);
   });
 
+  it('is raised once when many failed sign-ins race over both surfaces', async () => {
+    const user = await app.createUser({ tenantId: TENANT });
+    const statuses = await Promise.all(
+      Array.from({ length: freeFailures() + 6 }, (_, i) => callOperation(app, SURFACES[i % 2], login(user.email, 'wrong-Passw0rd!', TENANT)).then((o) => o.status)),
+    );
+    expect(statuses.filter((status) => status === 401)).toHaveLength(freeFailures());
+    await eventually(() => eventsOf('users.sign-in-locked', user.id), 1);
+    await settle();
+    expect(await eventsOf('users.sign-in-locked', user.id)).toHaveLength(1);
+  });
+
   it('is not raised for an email no account of that tenant has (nor tells another tenant of it)', async () => {
     const elsewhere = await app.createUser({ tenantId: OTHER_TENANT });
-    for (let i = 0; i < freeFailures() + 1; i += 1) await callOperation(app, 'rest', login(elsewhere.email, 'wrong-Passw0rd!', TENANT));
+    const statuses: number[] = [];
+    for (let i = 0; i < freeFailures() + 1; i += 1) statuses.push((await callOperation(app, 'rest', login(elsewhere.email, 'wrong-Passw0rd!', TENANT))).status);
+    expect(statuses).toEqual([...Array<number>(freeFailures()).fill(401), 429]);
     await settle();
     expect(await EventModel.collection.countDocuments({ type: 'users.sign-in-locked', 'data.email': elsewhere.email })).toBe(0);
   });
 
   it('is not raised by failures under the free ones', async () => {
     const user = await app.createUser({ tenantId: TENANT });
-    for (let i = 0; i < freeFailures() - 1; i += 1) await callOperation(app, 'graphql', login(user.email, 'wrong-Passw0rd!', TENANT));
+    const statuses: number[] = [];
+    for (let i = 0; i < freeFailures() - 1; i += 1) statuses.push((await callOperation(app, 'graphql', login(user.email, 'wrong-Passw0rd!', TENANT))).status);
+    expect(statuses).toEqual(Array<number>(freeFailures() - 1).fill(401));
     await settle();
     expect(await eventsOf('users.sign-in-locked', user.id)).toEqual([]);
   });
@@ -211,6 +237,20 @@ describe('api-keys.expiring', () => {
     await settle();
     expect(sweeps).toBe(after);
     expect(await eventsOf('api-keys.expiring', key.id)).toHaveLength(1);
+  });
+});
+
+describe('secrets', () => {
+  it("neither a key's secret nor a password tried is in the system events or the logs", async () => {
+    const key = await makeKey({ rateLimit: 1 });
+    const user = await app.createUser({ tenantId: TENANT });
+    const tried = `Guess-${new ObjectId().toHexString()}!`;
+    for (let i = 0; i < 3; i += 1) await callOperation(app, 'rest', listMenus, { headers: { 'x-api-key': key.secret } });
+    for (let i = 0; i < app.config.loginThrottle.accountFailures + 1; i += 1) await callOperation(app, 'graphql', login(user.email, tried, TENANT));
+    const events = [...(await eventually(() => eventsOf('api-keys.rate-limited', key.id), 1)), ...(await eventually(() => eventsOf('users.sign-in-locked', user.id), 1))];
+    expect(events).toHaveLength(2);
+    const everything = JSON.stringify(events) + logLines.join('\n');
+    for (const secret of [key.secret, tried, user.password]) expect(everything).not.toContain(secret);
   });
 });
 
