@@ -1,10 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyExpirySweeper, ApiKeyModel } from '../../src/api-keys/index.js';
 import { EventLog, EventModel, OnceEvents, type OnceEvent } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { createService } from '../../src/service.js';
+import { servedSchema, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { callOperation, SURFACES, type Operation, type Surface } from '../support/surfaces.js';
 
 /**
@@ -106,6 +109,32 @@ describe('api-keys.rate-limited', () => {
       state: 'committed',
     });
     expect(JSON.stringify(events)).not.toContain(key.secret);
+  });
+
+  it('is raised once when two instances refuse the same key at once', async () => {
+    // A second instance of the service on the same database, with its own memory of written occasions.
+    const second = await createService(app.config, await servedSchema(), { logger: createLogger({ logLevel: 'silent' }, sink) });
+    const server = createServer(second.app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const bases = [app.baseUrl, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+      const key = await makeKey({ rateLimit: 2 });
+      const statuses = await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const response = await fetch(`${bases[i % 2]}/api/v1/restaurant/meal-menus`, { headers: { 'x-api-key': key.secret } });
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      );
+      expect(statuses.filter((status) => status === 429)).toHaveLength(14);
+      await eventually(() => eventsOf('api-keys.rate-limited', key.id), 1);
+      await settle();
+      expect(await eventsOf('api-keys.rate-limited', key.id)).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await second.stop();
+    }
   });
 
   it('is not raised for a key that was never refused', async () => {
