@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { ApiKeyModel, ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
+import { ApiKeyExpirySweeper, ApiKeyModel, ApiKeyRecords, ApiKeyResolver, apiKeyReplayedResults, apiKeyRestRoutes, ApiKeyService, createApiKeyStore } from './api-keys/index.js';
 import { AuditActorType, declareAuditAction, AuditEventRecords, AuditEventResolver, AuditEventService, AuditOutcome, auditRestRoutes, withAuditTrail } from './audit/index.js';
 import {
   apiKeyStrategy,
@@ -22,11 +22,12 @@ import {
   type ActorResolver,
   type ApiKeyUse,
   type AppContext,
+  type AuthEvents,
   type ChangeEvents,
   type RefreshReuseListener,
 } from './auth/index.js';
 import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
-import { EventLog, EventOutbox, EventReconciler, EventRecords, EventResolver, eventRestRoutes, EventService, EventTail, stampEventIds } from './events/index.js';
+import { EventLog, EventOutbox, EventReconciler, EventRecords, EventResolver, eventRestRoutes, EventService, EventTail, OnceEvents, stampEventIds } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
@@ -115,7 +116,7 @@ export function createServices(options: ServicesOptions = {}): Services {
   const sessions = new SessionRecords();
   const eventServices = createEventServices(options.events);
   return {
-    login: new LoginService(userAccountStore, sessions),
+    login: new LoginService(userAccountStore, sessions, authEventsOf(new OnceEvents(eventServices.eventLog))),
     users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
@@ -245,6 +246,8 @@ export interface ServiceOptions {
   services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox'>>;
   /** The reconciler's timing (tests); default: EVENT_PENDING_GRACE, looked at every half of it (10 s at most). */
   eventReconciler?: { graceMs?: number; intervalMs?: number };
+  /** Between two sweeps for keys about to expire (api-keys.expiring); default 60 s. */
+  expirySweepIntervalMs?: number;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -271,9 +274,9 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const logger = options.logger ?? createLogger(config);
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
-  const { eventTail, eventOutbox } =
+  const { eventLog, eventTail, eventOutbox } =
     services.eventLog && services.eventTail && services.eventOutbox
-      ? { eventTail: services.eventTail, eventOutbox: services.eventOutbox }
+      ? { eventLog: services.eventLog, eventTail: services.eventTail, eventOutbox: services.eventOutbox }
       : createEventServices(config.events);
   const reconciler = createEventReconciler(config, logger, eventTail, options.eventReconciler);
   reconciler.start();
@@ -285,7 +288,10 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   // Refusals of an identified key go to the same batches: the hourly rollups count them.
   const onRefused = (use: ApiKeyUse) => usage.record(use);
   // One check of API keys: requests made with a key and verifyApiKey both run it.
-  const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused });
+  const onceEvents = new OnceEvents(eventLog, logger);
+  const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused, events: authEventsOf(onceEvents) });
+  const expirySweeper = new ApiKeyExpirySweeper({ write: (event) => onceEvents.write(event), intervalMs: options.expirySweepIntervalMs, logger });
+  expirySweeper.start();
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
   const app = await createApp(config, schema, {
@@ -307,6 +313,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   return {
     app: app.app,
     async stop() {
+      await expirySweeper.close();
       await app.stop();
       eventTail.close();
       await reconciler.close();
@@ -314,6 +321,33 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();
+    },
+  };
+}
+
+/** auth/'s AuthEvents port as events (docs/events.md "System events"), each once across instances by its dedupeKey. */
+function authEventsOf(once: OnceEvents): AuthEvents {
+  return {
+    apiKeyRateLimited(key, windowStart, windowSeconds) {
+      once.raise({
+        type: 'api-keys.rate-limited',
+        tenant_id: key.tenantId,
+        actor: { type: 'system', id: null },
+        target: { type: 'ApiKey', id: key.id },
+        data: { limit: key.rateLimit, window: windowSeconds, windowStart: windowStart.toISOString() },
+        // The key's rate window is the clock hour: its first 429 in that hour is the occasion.
+        dedupeKey: `api-keys.rate-limited:${key.id}:${windowStart.toISOString()}`,
+      });
+    },
+    signInLocked(account, email, lockStart, lockedUntil) {
+      once.raise({
+        type: 'users.sign-in-locked',
+        tenant_id: account.tenantId,
+        actor: { type: 'system', id: null },
+        target: { type: 'User', id: account.id },
+        data: { email, lockedUntil: lockedUntil.toISOString() },
+        dedupeKey: `users.sign-in-locked:${account.id}:${lockStart.toISOString()}`,
+      });
     },
   };
 }

@@ -119,6 +119,8 @@ export class ApiKeySummary {
 @index({ tenant_id: 1, createdBy: 1, _id: 1 })
 // A revoke finds the keys the revoked one created, and theirs, in its tenant.
 @index({ tenant_id: 1, createdByKey: 1 })
+// The expiry sweep (api-key-expiry.sweeper.ts) reads the keys whose expiresAt is within the next 7 days.
+@index({ expiresAt: 1 })
 // A key written through the model (revoked, rolled, changed) ends this process's grants of uses at once.
 @plugin(forgetApiKeyGrantsOnWrite)
 @modelOptions({

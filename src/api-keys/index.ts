@@ -18,3 +18,4 @@ export { ApiKeyRecords, type ApiKeyDocument, type ApiKeyUsageDocument } from './
 export { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.js';
 export { apiKeyRestRoutes } from './api-keys.routes.js';
 export { apiKeyReplayedResults, REPLAYED_WITHOUT_SECRET } from './api-key-replay.js';
+export { ApiKeyExpirySweeper, expiryWindowAt, EXPIRY_WINDOWS, type ApiKeyExpirySweeperOptions, type ExpiryWindow } from './api-key-expiry.sweeper.js';

@@ -1,5 +1,5 @@
 import { errors, type AppError } from '../errors/index.js';
-import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse } from './ports.js';
+import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse, AuthEvents } from './ports.js';
 import { isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
 import { parseApiKeySecret, sameHash } from './api-key-secret.js';
 import type { RequestFacts } from './credentials.js';
@@ -53,6 +53,8 @@ export interface ApiKeyCheckOptions {
   now?: () => Date;
   /** Told of each use of an identified key that is refused here (the usage rollups count them; usage.record). */
   onRefused?: (use: ApiKeyUse) => void;
+  /** Told of each 429 (the `api-keys.rate-limited` event; it returns at once). */
+  events?: Pick<AuthEvents, 'apiKeyRateLimited'>;
 }
 
 /**
@@ -65,7 +67,7 @@ export interface ApiKeyCheckOptions {
  * limit, then the creator the key acts as. Every refusal of an identified
  * key is told to `onRefused`, so the rollups count it.
  */
-export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRefused }: ApiKeyCheckOptions): ApiKeyCheck {
+export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRefused, events }: ApiKeyCheckOptions): ApiKeyCheck {
   return async (secret, use, within) => {
     const at = now();
     const outcome = (code: ApiKeyCheckCode, message: string, key: ApiKeyCredentialRecord | null = null, rateLimit: RateLimitState | null = null): ApiKeyOutcome => ({
@@ -112,6 +114,7 @@ export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRe
     };
     if (usedInWindow > key.rateLimit) {
       refused(key.id, 'rateLimited', 429);
+      events?.apiKeyRateLimited(key, windowStart, RATE_WINDOW_SECONDS);
       return outcome('RATE_LIMITED', `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, key, rateLimit);
     }
     const acting = await actingCreator(accounts, key);

@@ -15,6 +15,7 @@ export type {
   ApiKeyUse,
   CountedApiKeyUse,
   LoginCandidate,
+  AuthEvents,
 } from './ports.js';
 export { generateApiKeySecret, hashApiKeySecret, parseApiKeySecret, sameHash, type NewApiKeySecret, type ParsedApiKeySecret } from './api-key-secret.js';
 export { hasPermission, isPlatformAdmin, isUserInPerson, type Actor, type ApiKeyBounds, type RateLimitState } from './actor.js';

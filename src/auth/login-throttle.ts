@@ -49,6 +49,12 @@ export interface SignInAttempt {
   succeeded(): Promise<void>;
   /** No password was checked after all (the hashing queue was full): both counters get it back. */
   unchecked(): Promise<void>;
+  /**
+   * Set when this attempt, if it fails, is the one that starts the email's
+   * throttling (its last free failure): the lock's start and end, the
+   * database's times. One attempt per lock has it (the counting is atomic).
+   */
+  startsLock?: { at: Date; until: Date };
 }
 
 /**
@@ -62,14 +68,15 @@ export async function admitSignIn(settings: LoginThrottleSettings, email: string
   // The IP's counter first: an attempt it refuses stores nothing for its email, so a flood of
   // fresh emails from one address stops adding documents once the address must wait.
   const addressWait = await letThrough(address, attempt);
-  if (addressWait !== true) throw refusal(addressWait);
-  const accountWait = await letThrough(account, attempt);
-  if (accountWait !== true) {
+  if (typeof addressWait === 'number') throw refusal(addressWait);
+  const counted = await letThrough(account, attempt);
+  if (typeof counted === 'number') {
     // Refused by the email's counter: the IP gets the attempt back (no password was checked).
     await giveBack(address);
-    throw refusal(accountWait);
+    throw refusal(counted);
   }
   return {
+    ...(counted.failures === account.freeFailures ? { startsLock: { at: counted.lastAt, until: counted.lockedUntil } } : {}),
     async succeeded() {
       await Promise.all([LoginThrottleModel.collection.deleteOne({ _id: account.key as never }), giveBack(address)]);
     },
@@ -88,7 +95,7 @@ export async function admitSignIn(settings: LoginThrottleSettings, email: string
 export async function admitFromAddress(settings: LoginThrottleSettings, ip: string): Promise<SignInAttempt> {
   const address: Counter = { key: ipThrottleKey(ip), freeFailures: settings.ipFailures, windowSeconds: settings.windowSeconds };
   const wait = await letThrough(address, randomUUID());
-  if (wait !== true) throw refusal(wait);
+  if (typeof wait === 'number') throw refusal(wait);
   const giveItBack = () => giveBack(address);
   return { succeeded: giveItBack, unchecked: giveItBack };
 }
@@ -106,9 +113,14 @@ interface Counter {
 /** The stored fields letThrough reads back. */
 interface StoredCounter {
   attempt: string;
+  failures: number;
+  lastAt: Date;
   lockedUntil: Date;
   seenAt: Date;
 }
+
+/** A counter that let the attempt through, as it stands with it counted. */
+type Counted = Pick<StoredCounter, 'failures' | 'lastAt' | 'lockedUntil'>;
 
 /** The database's time of the update that reads it (the same in every stage of one update). */
 const NOW = '$$NOW';
@@ -116,10 +128,10 @@ const NOW = '$$NOW';
 /**
  * One atomic upsert: when the counter is new, over, or past its wait, counts
  * the attempt (marking it as this attempt) and sets the next wait; else
- * changes nothing. True when this attempt was let through, else the seconds
- * to wait.
+ * changes nothing. The counter with this attempt when it was let through,
+ * else the seconds to wait.
  */
-async function letThrough(counter: Counter, attempt: string, retried = false): Promise<true | number> {
+async function letThrough(counter: Counter, attempt: string, retried = false): Promise<Counted | number> {
   const over = { $not: [{ $gt: ['$expireAt', NOW] }] };
   const open = { $or: [over, { $lte: ['$lockedUntil', NOW] }] };
   const pipeline = [
@@ -138,9 +150,11 @@ async function letThrough(counter: Counter, attempt: string, retried = false): P
     const stored = (await LoginThrottleModel.collection.findOneAndUpdate({ _id: counter.key as never }, pipeline, {
       upsert: true,
       returnDocument: 'after',
-      projection: { attempt: 1, lockedUntil: 1, seenAt: 1 },
+      projection: { attempt: 1, failures: 1, lastAt: 1, lockedUntil: 1, seenAt: 1 },
     })) as StoredCounter | null;
-    if (!stored || stored.attempt === attempt) return true;
+    // No document back (an engine that answers none for an upsert): counted, and no lock is known to start.
+    if (!stored) return { failures: 0, lastAt: new Date(0), lockedUntil: new Date(0) };
+    if (stored.attempt === attempt) return stored;
     // The wait as the database counts it: from this attempt's time there, not this instance's.
     return Math.max(1, Math.ceil((stored.lockedUntil.getTime() - stored.seenAt.getTime()) / 1000));
   } catch (err) {

@@ -3,8 +3,8 @@ import { signAccessToken, type JwtSettings } from './jwt.js';
 import type { SignedSessionTokens } from './login.types.js';
 import { dummyPasswordHash, verifyPassword } from './password.js';
 import { errors } from '../errors/index.js';
-import type { AccountStore } from './ports.js';
-import { admitSignIn, type LoginThrottleSettings } from './login-throttle.js';
+import type { AccountStore, AuthEvents, LoginCandidate } from './ports.js';
+import { admitSignIn, type LoginThrottleSettings, type SignInAttempt } from './login-throttle.js';
 import { ACCOUNT_DISABLED, isAccountActive } from './account-status.js';
 import type { SessionRecords } from './session.store.js';
 
@@ -46,10 +46,22 @@ export class LoginService {
   constructor(
     private readonly accounts: AccountStore,
     private readonly sessions: SessionRecords,
+    /** Told when a failed sign-in starts an account's throttling (`users.sign-in-locked`). */
+    private readonly events?: Pick<AuthEvents, 'signInLocked'>,
   ) {
     // Made now, so the first sign-in without a candidate does not pay for it
     // (a failure here surfaces at that sign-in instead).
     dummyPasswordHash().catch(() => {});
+  }
+
+  /**
+   * A failed sign-in: when it started the email's throttling, tells `events`
+   * (only for an account that exists: a lock on an email no account has
+   * concerns no tenant). Answers the error to throw.
+   */
+  private failed(attempt: SignInAttempt, candidate: LoginCandidate | null, email: string, error: Error): Error {
+    if (attempt.startsLock && candidate) this.events?.signInLocked(candidate, email, attempt.startsLock.at, attempt.startsLock.until);
+    return error;
   }
 
   async login(settings: LoginSettings, input: LoginInput, { ip, userAgent }: SignInClient): Promise<SignedSessionTokens> {
@@ -62,9 +74,9 @@ export class LoginService {
       throw err;
     });
     // A failure stays counted: admitSignIn counted it already.
-    if (!candidate || !matches) throw errors.unauthenticated('Invalid email or password');
+    if (!candidate || !matches) throw this.failed(attempt, candidate, input.email, errors.unauthenticated('Invalid email or password'));
     // Said only after the right password, so the state does not leak; not a success, so the failure stays counted.
-    if (!isAccountActive(candidate)) throw errors.unauthenticated(ACCOUNT_DISABLED);
+    if (!isAccountActive(candidate)) throw this.failed(attempt, candidate, input.email, errors.unauthenticated(ACCOUNT_DISABLED));
     await attempt.succeeded();
     const session = await this.sessions.start({
       userId: candidate.id,

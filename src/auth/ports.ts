@@ -142,3 +142,15 @@ export interface ChangeEvents {
 
 /** No outbox (a service built without one): the change alone. */
 export const NO_CHANGE_EVENTS: ChangeEvents = { record: (_event, change) => change() };
+
+/**
+ * The system events auth/ raises (issue 31); the composition root wires them
+ * to the event log. Each call returns at once: a refusal never waits for the
+ * event's write.
+ */
+export interface AuthEvents {
+  /** A key was refused 429 in its rate window (the clock hour starting at `windowStart`). */
+  apiKeyRateLimited(key: Pick<ApiKeyCredentialRecord, 'id' | 'tenantId' | 'rateLimit'>, windowStart: Date, windowSeconds: number): void;
+  /** A failed sign-in started the throttling of this account's email (the lock began at `lockStart`, the database's time). */
+  signInLocked(account: Pick<Account, 'id' | 'tenantId'>, email: string, lockStart: Date, lockedUntil: Date): void;
+}

@@ -17,3 +17,4 @@ export { EventService } from './event.service.js';
 export { EventPage } from './event.types.js';
 export { EventResolver } from './event.resolver.js';
 export { eventRestRoutes } from './events.routes.js';
+export { OnceEvents, type OnceEvent } from './once-events.js';
