@@ -77,6 +77,11 @@ export interface AppConfig {
     readonly queue: number;
     readonly retryAfterSeconds: number;
   };
+  /** Webhook delivery (src/webhooks/). */
+  readonly webhooks: {
+    /** WEBHOOK_ALLOW_PRIVATE=true: production may deliver to loopback, private and link-local addresses (and http). */
+    readonly allowPrivate: boolean;
+  };
 }
 
 export interface LoadedConfig {
@@ -156,6 +161,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const loginThrottle = readLoginThrottle(env, problems);
   const http = readHttpLimits(env, problems);
   const passwordWork = readPasswordWork(env, problems);
+  const webhooks = readWebhooks(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -175,6 +181,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     http,
     loginThrottle,
     passwordWork,
+    webhooks,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -406,4 +413,11 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** WEBHOOK_ALLOW_PRIVATE (default false): see AppConfig.webhooks. */
+function readWebhooks(env: Env, problems: string[]): AppConfig['webhooks'] {
+  const text = read(env, 'WEBHOOK_ALLOW_PRIVATE') ?? 'false';
+  if (text !== 'true' && text !== 'false') problems.push(`WEBHOOK_ALLOW_PRIVATE must be true or false (got "${text}")`);
+  return { allowPrivate: text === 'true' };
 }

@@ -49,6 +49,8 @@ import {
   userReplayedResults,
   type UserApiKeys,
 } from './users/index.js';
+import { EventLog, EventTail } from './events/index.js';
+import { WebhookRecords, webhookReplayedResults, WebhookResolver, webhookRestRoutes, WebhookService, WebhookWorker, type WebhookDeliveryOptions } from './webhooks/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -62,6 +64,7 @@ export const restRoutes: RestRoutes = {
   ...auditRestRoutes,
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
+  ...webhookRestRoutes,
 };
 
 /** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
@@ -85,6 +88,8 @@ export interface Services {
   refresh: RefreshService;
   /** Sessions as users and administrators see them, and the password changed in person. */
   sessions: SessionService;
+  /** Webhook endpoints (the delivery worker runs in createService). */
+  webhooks: WebhookService;
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
@@ -103,7 +108,15 @@ export function createServices(): Services {
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
+    webhooks: new WebhookService(new WebhookRecords(), webhookEventLog()),
   };
+}
+
+// --- webhooks (W): until E wires `eventLog` / `eventTail` into the services, the webhooks area builds its own. ---
+/** How long webhook test / disabled events are kept until EVENT_RETENTION exists (E). */
+const WEBHOOK_EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
+function webhookEventLog(onCommit?: () => void): EventLog {
+  return new EventLog({ retentionSeconds: WEBHOOK_EVENT_RETENTION_SECONDS, onCommit });
 }
 
 /** The users area's port to API keys: deleteUser revokes the deleted user's keys. */
@@ -142,6 +155,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       RefreshResolver,
       SessionResolver,
       PasswordTicketResolver,
+      WebhookResolver,
     ],
     authChecker,
     instances: [
@@ -154,6 +168,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new PasswordTicketResolver(services.passwordTickets),
       new RefreshResolver(services.refresh),
       new SessionResolver(services.sessions),
+      new WebhookResolver(services.webhooks),
     ],
   });
 }
@@ -168,6 +183,8 @@ export interface ServiceOptions {
    * trail writes the same collection but is not the one the schema reads through).
    */
   services?: Pick<Services, 'auditEvents'>;
+  /** Webhook delivery settings (tests: a fast retry schedule, a short timeout, a clock). */
+  webhooks?: WebhookDeliveryOptions;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -215,19 +232,41 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     idempotency: {
       creates: createOperations,
       scopeOf: idempotencyScope,
-      replayed: { ...apiKeyReplayedResults, ...userReplayedResults },
+      replayed: { ...apiKeyReplayedResults, ...userReplayedResults, ...webhookReplayedResults },
       records: new IdempotencyRecords(),
     },
     logger,
   });
+  const webhookWorker = startWebhookWorker(config, logger, options.webhooks);
   return {
     app: app.app,
     async stop() {
       await app.stop();
+      await webhookWorker.close();
       await auditEvents.drain();
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();
+    },
+  };
+}
+
+/** The webhook delivery worker of this instance, following its own tail (see the webhooks block above). */
+function startWebhookWorker(config: AppConfig, logger: Logger, options?: WebhookDeliveryOptions): { close(): Promise<void> } {
+  const tail = new EventTail();
+  const worker = new WebhookWorker({
+    tail,
+    eventLog: webhookEventLog(() => tail.wake()),
+    jwtSecret: config.jwt.secret,
+    guarded: config.nodeEnv === 'production' && !config.webhooks.allowPrivate,
+    logger,
+    options,
+  });
+  worker.start();
+  return {
+    async close() {
+      await worker.close();
+      tail.close();
     },
   };
 }
