@@ -1,6 +1,6 @@
 import type { Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { collectionPages, findPage, toObjectId, type Page } from '../shared/index.js';
+import { collectionPages, findPage, orStale, storedVersion, toObjectId, versionCondition, type Page } from '../shared/index.js';
 import { DeliveryStatus, Webhook, WebhookDelivery, WebhookDeliveryModel, WebhookModel } from './webhook.model.js';
 
 type Stored<T> = Omit<T, 'id'> & { _id: Types.ObjectId };
@@ -36,18 +36,25 @@ export class WebhookRecords {
     return WebhookModel.countDocuments({ tenant_id: tenantId });
   }
 
+  /** Under an If-Match, only the version read (a stale one: 412, shared/write-precondition.ts). */
   async remove(scope: TenantFilter, id: string): Promise<Webhook | null> {
-    const hook = (await WebhookModel.collection.findOneAndDelete({ _id: toObjectId(id), ...scope }, SECRET_HIDDEN)) as Stored<Webhook> | null;
-    return hook && answered<Webhook>(hook);
+    const hook = (await WebhookModel.collection.findOneAndDelete({ _id: toObjectId(id), ...scope, ...versionCondition() }, SECRET_HIDDEN)) as Stored<Webhook> | null;
+    const written = await orStale(hook, () => this.version(scope, id));
+    return written && answered<Webhook>(written);
+  }
+
+  private version(scope: TenantFilter, id: string) {
+    return storedVersion(WebhookModel.collection, { _id: toObjectId(id), ...scope });
   }
 
   async update(scope: TenantFilter, id: string, changes: WebhookChanges): Promise<Webhook | null> {
     const hook = (await WebhookModel.collection.findOneAndUpdate(
-      { _id: toObjectId(id), ...scope },
+      { _id: toObjectId(id), ...scope, ...versionCondition() },
       { $set: { ...changes, updatedAt: new Date() } },
       { returnDocument: 'after', ...SECRET_HIDDEN },
     )) as Stored<Webhook> | null;
-    return hook && answered<Webhook>(hook);
+    const written = await orStale(hook, () => this.version(scope, id));
+    return written && answered<Webhook>(written);
   }
 
   async deliveries(webhookId: string, page: { limit: number; cursor?: string | null }): Promise<Page<WebhookDelivery>> {
