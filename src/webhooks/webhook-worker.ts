@@ -77,7 +77,8 @@ export class WebhookWorker {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly now: () => number;
-  private readonly owner = randomBytes(8).toString('hex');
+  // The pid first: a test of a killed instance counts the leases it held.
+  private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly policy: SendPolicy;
   private active = 0;
   private pumping = false;
