@@ -17,6 +17,8 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const TEST_EVENT_TYPE = 'webhooks.test';
 export const DISABLED_EVENT_TYPE = 'webhooks.disabled';
 const CURSOR_ID = 'fan-out';
+/** A delivery nobody holds: a lease that ended long ago (one range condition claims, no $or). */
+export const NO_LEASE = new Date(0);
 
 /** What tests may change (createService options, never the environment). */
 export interface WebhookDeliveryOptions {
@@ -164,6 +166,7 @@ export class WebhookWorker {
             status: DeliveryStatus.pending,
             attempts: 0,
             nextAttemptAt: now,
+            leaseUntil: NO_LEASE,
             payload: eventPayload(event),
           });
         }
@@ -208,7 +211,7 @@ export class WebhookWorker {
   private async claim(): Promise<(WebhookDelivery & { _id: unknown }) | null> {
     const now = new Date(this.now());
     return WebhookDeliveryModel.findOneAndUpdate(
-      { status: DeliveryStatus.pending, nextAttemptAt: trusted({ $lte: now }), $or: [{ leaseUntil: null }, { leaseUntil: trusted({ $lt: now }) }] },
+      { status: DeliveryStatus.pending, nextAttemptAt: trusted({ $lte: now }), leaseUntil: trusted({ $lt: now }) },
       { $set: { leaseUntil: new Date(now.getTime() + this.leaseMs), leaseOwner: this.owner } },
       { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
     ).lean();
@@ -220,7 +223,7 @@ export class WebhookWorker {
     const mine = { _id: delivery._id, leaseOwner: this.owner };
     if (!hook || !hook.enabled) {
       await WebhookDeliveryModel.updateOne(mine, {
-        $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: null, error: hook ? 'the endpoint is disabled' : 'the endpoint was deleted' },
+        $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, error: hook ? 'the endpoint is disabled' : 'the endpoint was deleted' },
       });
       return;
     }
@@ -243,7 +246,7 @@ export class WebhookWorker {
         responseStatus: outcome.responseStatus,
         durationMs: outcome.durationMs,
         error: outcome.error,
-        leaseUntil: null,
+        leaseUntil: NO_LEASE,
         leaseOwner: null,
         manualRetry: false,
       },

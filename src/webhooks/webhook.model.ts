@@ -79,7 +79,7 @@ registerEnumType(DeliveryStatus, { name: 'WebhookDeliveryStatus', description: '
  */
 @index({ eventId: 1, webhookId: 1 }, { unique: true })
 @index({ webhookId: 1, _id: -1 })
-@index({ status: 1, nextAttemptAt: 1 })
+@index({ status: 1, nextAttemptAt: 1, leaseUntil: 1 })
 @modelOptions({ schemaOptions: { collection: 'webhookdeliveries', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
 @ObjectType({ description: 'One event sent (or to be sent) to one webhook endpoint.' })
 export class WebhookDelivery {
@@ -136,8 +136,8 @@ export class WebhookDelivery {
   payload!: Record<string, unknown>;
 
   /** A worker holds it until then (a crashed worker's claim is retaken after). */
-  @prop({ type: () => Date, default: null })
-  leaseUntil?: Date | null;
+  @prop({ type: () => Date, default: () => new Date(0) })
+  leaseUntil?: Date;
 
   @prop({ type: () => String, default: null })
   leaseOwner?: string | null;

@@ -71,7 +71,7 @@ export class WebhookRecords {
   async requeueFailed(webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
     const delivery = (await WebhookDeliveryModel.collection.findOneAndUpdate(
       { _id: toObjectId(deliveryId), webhookId, status: DeliveryStatus.failed },
-      { $set: { status: DeliveryStatus.pending, nextAttemptAt: new Date(), manualRetry: true, leaseUntil: null, updatedAt: new Date() } },
+      { $set: { status: DeliveryStatus.pending, nextAttemptAt: new Date(), manualRetry: true, leaseUntil: new Date(0), updatedAt: new Date() } },
       { returnDocument: 'after' },
     )) as Stored<WebhookDelivery> | null;
     return delivery && answered<WebhookDelivery>(delivery);
