@@ -11,6 +11,7 @@ import { pingVsFindOne } from './ping-vs-find.bench.js';
 import { rawFindById, rawPing } from './raw-ping.bench.js';
 import { startStandaloneEngine } from './standalone-engine.js';
 import { usersSearch } from './users-search.bench.js';
+import { webhooksBench } from './webhooks.bench.js';
 import { readOptions } from './options.js';
 import { printTable, perSecond, ratio, us, type Row } from './report.js';
 import { serviceBench } from './service-bench.js';
@@ -113,6 +114,20 @@ async function main(): Promise<void> {
   if (engineParts) {
     console.log('engine (its own measurements):');
     printTable(Object.keys(configs), rows);
+  }
+  if (parts.has('w')) {
+    process.stderr.write('bench: webhooks...\n');
+    const w = await webhooksBench();
+    const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    console.log('');
+    printTable(['service (memory)'], [
+      { metric: 'webhook deliveries per second (3 endpoints)', values: { 'service (memory)': w.deliveredPerSecond.toFixed(0) } },
+      { metric: 'commit -> delivery delay p50 (ms)', values: { 'service (memory)': w.p50Ms.toFixed(0) } },
+      { metric: 'commit -> delivery delay p99 (ms)', values: { 'service (memory)': `${w.p99Ms.toFixed(0)} ${met(w.p99Ms < 1000)}` }, target: '< 1000' },
+      { metric: 'menu creates/s, no endpoint', values: { 'service (memory)': w.writesWithout.toFixed(0) } },
+      { metric: 'menu creates/s, 3 endpoints', values: { 'service (memory)': w.writesWith.toFixed(0) } },
+      { metric: 'writes with 3 endpoints / without', values: { 'service (memory)': `${ratio(w.writeRatio)} ${met(w.writeRatio >= 0.9)}` }, target: '>= 0.9' },
+    ]);
   }
   if (parts.has('d')) {
     process.stderr.write('bench: service, API key vs JWT...\n');

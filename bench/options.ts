@@ -42,7 +42,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     return value;
   };
   const parts = (flag('only') ?? env.BENCH_ONLY ?? DEFAULT_PARTS).split(',').map((part) => part.trim());
-  const known = ['service', 'memory', 'a', 'b', 'c', 'd', 'e'];
+  const known = ['service', 'memory', 'a', 'b', 'c', 'd', 'e', 'w'];
   const unknown = parts.filter((part) => !known.includes(part));
   if (unknown.length > 0) throw new Error(`--only takes ${known.join(', ')} (unknown: ${unknown.join(', ')})`);
   return {

@@ -84,6 +84,11 @@ export interface AppConfig {
     /** How old a pending event must be before the reconciler settles it, in seconds (EVENT_PENDING_GRACE, default 30). */
     readonly pendingGraceSeconds: number;
   };
+  /** Webhook delivery (src/webhooks/). */
+  readonly webhooks: {
+    /** WEBHOOK_ALLOW_PRIVATE=true: production may deliver to loopback, private and link-local addresses (and http). */
+    readonly allowPrivate: boolean;
+  };
 }
 
 export interface LoadedConfig {
@@ -166,6 +171,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const http = readHttpLimits(env, problems);
   const passwordWork = readPasswordWork(env, problems);
   const events = readEvents(env, problems);
+  const webhooks = readWebhooks(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -186,6 +192,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     loginThrottle,
     passwordWork,
     events,
+    webhooks,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -428,4 +435,11 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** WEBHOOK_ALLOW_PRIVATE (default false): see AppConfig.webhooks. */
+function readWebhooks(env: Env, problems: string[]): AppConfig['webhooks'] {
+  const text = read(env, 'WEBHOOK_ALLOW_PRIVATE') ?? 'false';
+  if (text !== 'true' && text !== 'false') problems.push(`WEBHOOK_ALLOW_PRIVATE must be true or false (got "${text}")`);
+  return { allowPrivate: text === 'true' };
 }

@@ -56,6 +56,7 @@ import {
   userReplayedResults,
   type UserApiKeys,
 } from './users/index.js';
+import { WebhookRecords, webhookReplayedResults, WebhookResolver, webhookRestRoutes, WebhookService, WebhookWorker, type WebhookDeliveryOptions } from './webhooks/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -70,6 +71,7 @@ export const restRoutes: RestRoutes = {
   ...apiKeyRestRoutes,
   ...schemaRestRoutes,
   ...eventRestRoutes,
+  ...webhookRestRoutes,
 };
 
 /** The operations that create a record: those whose REST route answers 201 (each area's table says so once). */
@@ -101,6 +103,8 @@ export interface Services {
   eventOutbox: EventOutbox;
   /** The event log's reads (`events`, GET /events). */
   events: EventService;
+  /** Webhook endpoints (the delivery worker runs in createService). */
+  webhooks: WebhookService;
 }
 
 export interface ServicesOptions {
@@ -125,6 +129,7 @@ export function createServices(options: ServicesOptions = {}): Services {
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents), changeEventsOf(eventServices.eventOutbox)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
+    webhooks: new WebhookService(new WebhookRecords(), eventServices.eventLog),
     ...eventServices,
   };
 }
@@ -217,6 +222,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       SessionResolver,
       PasswordTicketResolver,
       EventResolver,
+      WebhookResolver,
     ],
     authChecker,
     instances: [
@@ -230,6 +236,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       new RefreshResolver(services.refresh),
       new SessionResolver(services.sessions),
       new EventResolver(services.events),
+      new WebhookResolver(services.webhooks),
     ],
   });
 }
@@ -248,6 +255,8 @@ export interface ServiceOptions {
   eventReconciler?: { graceMs?: number; intervalMs?: number };
   /** Between two sweeps for keys about to expire (api-keys.expiring); default 60 s. */
   expirySweepIntervalMs?: number;
+  /** Webhook delivery settings (tests: a fast retry schedule, a short timeout, a clock). */
+  webhooks?: WebhookDeliveryOptions;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -305,16 +314,18 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     idempotency: {
       creates: createOperations,
       scopeOf: idempotencyScope,
-      replayed: { ...apiKeyReplayedResults, ...userReplayedResults },
+      replayed: { ...apiKeyReplayedResults, ...userReplayedResults, ...webhookReplayedResults },
       records: new IdempotencyRecords(),
     },
     logger,
   });
+  const webhookWorker = startWebhookWorker(config, logger, { eventLog, eventTail }, options.webhooks);
   return {
     app: app.app,
     async stop() {
       await expirySweeper.close();
       await app.stop();
+      await webhookWorker.close();
       eventTail.close();
       await reconciler.close();
       await auditEvents.drain();
@@ -348,6 +359,29 @@ function authEventsOf(once: OnceEvents): AuthEvents {
         data: { email, lockedUntil: lockedUntil.toISOString() },
         dedupeKey: `users.sign-in-locked:${account.id}:${lockStart.toISOString()}`,
       });
+    },
+  };
+}
+
+/** The webhook delivery worker of this instance, following the instance's event tail. */
+function startWebhookWorker(
+  config: AppConfig,
+  logger: Logger,
+  events: { eventLog: EventLog; eventTail: EventTail },
+  options?: WebhookDeliveryOptions,
+): { close(): Promise<void> } {
+  const worker = new WebhookWorker({
+    tail: events.eventTail,
+    eventLog: events.eventLog,
+    jwtSecret: config.jwt.secret,
+    guarded: config.nodeEnv === 'production' && !config.webhooks.allowPrivate,
+    logger,
+    options,
+  });
+  worker.start();
+  return {
+    async close() {
+      await worker.close();
     },
   };
 }

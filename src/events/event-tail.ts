@@ -1,4 +1,5 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
+import { trusted } from 'mongoose';
 import { EventModel, EventState, type ServiceEvent } from './event.model.js';
 
 /** A committed event as the tail hands it out (a plain object, `id` filled in). */
@@ -106,8 +107,9 @@ export class EventTail {
     const since = new Date(this.watermark - this.lookbackMs);
     let after: { at: Date; id: unknown } | null = null;
     for (;;) {
-      const filter: Record<string, unknown> = { state: EventState.committed, committedAt: { $gte: after?.at ?? since } };
-      if (after) filter['$or'] = [{ committedAt: { $gt: after.at } }, { _id: { $gt: after.id } }];
+      // trusted(): the connection sanitizes filters (sanitizeFilter), which would refuse these operators.
+      const filter: Record<string, unknown> = { state: EventState.committed, committedAt: trusted({ $gte: after?.at ?? since }) };
+      if (after) filter['$or'] = [{ committedAt: trusted({ $gt: after.at }) }, { _id: trusted({ $gt: after.id }) }];
       const found = await this.model
         .find(filter, { state: 0, dedupeKey: 0, expireAt: 0 })
         .sort({ committedAt: 1, _id: 1 })

@@ -30,6 +30,11 @@ export const AUDITED_EVENT_TYPES = [
   'users.enable',
   'users.delete',
   'users.password-ticket',
+  'webhooks.create',
+  'webhooks.update',
+  'webhooks.delete',
+  'webhooks.test',
+  'webhooks.delivery-retry',
 ] as const;
 
 /** Raised by the service itself, not by a caller's mutation. */

@@ -1,3 +1,4 @@
+import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissions } from '../../src/auth/index.js';
 import { buildServiceSchema, restRoutes } from '../../src/service.js';
@@ -450,7 +451,72 @@ const matrix: Record<OperationKey, MatrixRow<any>> = {
     keyScopes: ['events:read'],
     args: () => ({}),
   }),
+
+  // Contract "Events and webhooks": every webhook operation needs webhooks:manage, tenant-scoped.
+  'Query.webhooks': row({ allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'], otherTenant: 'allowed', keyScopes: ['webhooks:manage'], args: () => ({}) }),
+  'Query.webhook': row({ allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'], otherTenant: 404, keyScopes: ['webhooks:manage'], args: () => ({ id: webhookRecords.id }) }),
+  'Mutation.createWebhook': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 'allowed',
+    keyScopes: ['webhooks:manage'],
+    // The delete row's planted endpoints left by refused callers must not fill the tenant's 20.
+    fresh: async () => void (await app.db.collection('webhooks').deleteMany({ secretSealed: 'v1.planted' })),
+    args: () => ({ url: 'http://127.0.0.1:9/matrix', events: ['*'] }),
+  }),
+  'Mutation.updateWebhook': row({ allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'], otherTenant: 404, keyScopes: ['webhooks:manage'], args: () => ({ id: webhookRecords.id, description: unique('matrix') }) }),
+  'Mutation.deleteWebhook': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['webhooks:manage'],
+    fresh: () => plantedMatrixWebhook(),
+    args: (_who, id: string) => ({ id }),
+  }),
+  'Mutation.testWebhook': row({ allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'], otherTenant: 404, keyScopes: ['webhooks:manage'], args: () => ({ id: webhookRecords.id }) }),
+  'Query.webhookDeliveries': row({ allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'], otherTenant: 404, keyScopes: ['webhooks:manage'], args: () => ({ id: webhookRecords.id }) }),
+  'Mutation.retryWebhookDelivery': row({
+    allowed: ['platformAdmin', 'tenantAdmin', 'keyWithScope'],
+    otherTenant: 404,
+    keyScopes: ['webhooks:manage'],
+    fresh: () => failedMatrixDelivery(),
+    args: (_who, deliveryId: string) => ({ id: webhookRecords.id, deliveryId }),
+  }),
 };
+
+/** Tenant A's webhook endpoint the webhook rows address (made on first use). */
+const webhookRecords = { id: '' };
+
+async function makeMatrixWebhook(): Promise<string> {
+  const answer = await app.rest('POST', '/webhooks', { token: users.tenantAdmin.token, body: { url: 'http://127.0.0.1:9/matrix', events: ['*'] } });
+  if (answer.status !== 201) throw new Error(`createWebhook answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.id;
+}
+
+/** An endpoint of tenant A planted in the database (a delete per caller would pass the API's 20 per tenant). */
+async function plantedMatrixWebhook(): Promise<string> {
+  const now = new Date();
+  const { insertedId } = await app.db.collection('webhooks').insertOne({
+    url: 'http://127.0.0.1:9/matrix', events: ['*'], description: null, enabled: true, tenant_id: TENANT,
+    createdBy: users.tenantAdmin.id, secretSealed: 'v1.planted', createdAt: now, updatedAt: now,
+  });
+  return insertedId.toHexString();
+}
+
+/** A failed delivery of tenant A's endpoint, planted (retryWebhookDelivery retries failed ones only). */
+async function failedMatrixDelivery(): Promise<string> {
+  const { insertedId } = await app.db.collection('webhookdeliveries').insertOne({
+    webhookId: webhookRecords.id,
+    eventId: new ObjectId().toHexString(),
+    type: 'menus.create',
+    tenant_id: TENANT,
+    attempts: 7,
+    status: 'failed',
+    nextAttemptAt: null,
+    payload: {},
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  return insertedId.toHexString();
+}
 
 /** A sign-in of `user` over REST: its tokens. */
 async function signedIn(user: TestUser): Promise<{ accessToken: string; refreshToken: string }> {
@@ -648,6 +714,7 @@ beforeAll(async () => {
   records.menuId = menuId;
   records.roleId = await makeRole();
   records.keyId = targetKey.id;
+  webhookRecords.id = await makeMatrixWebhook();
   revokedSecret = revoked.secret;
   await freshRecords.fill();
   // Every caller acting as tenant A's admin (its keys, its expired token, none) takes one of its sessions.

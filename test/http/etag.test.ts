@@ -35,6 +35,7 @@ const newMenu = () => created('/restaurant/meal-menus', { name: `menu ${unique()
 const newUser = () =>
   created('/access-control/users', { email: `e${unique()}@example.test`, firstName: 'Ada', password: 'Passw0rd!', createdBy: admin.id, updatedBy: admin.id });
 const newKey = () => created('/api-keys', { name: `key ${unique()}`, scopes: ['menus:read'] });
+const newWebhook = () => created('/webhooks', { url: `http://127.0.0.1:9/${unique()}`, events: ['*'] });
 const newRole = () => created('/access-control/roles', { name: `role-${unique()}`, permissions: ['menus:read'] });
 /** The current refresh token of each session newSession made. */
 const refreshTokens = new Map<string, string>();
@@ -78,6 +79,12 @@ const kinds: Record<string, RecordKind> = {
     create: newRole,
     read: { operation: 'Query.role', path: (id) => `/access-control/roles/${id}` },
     touch: async (id) => void (await app.rest('PATCH', `/access-control/roles/${id}`, { token: admin.token, body: { description: `d${unique()}` } })),
+  },
+  webhook: {
+    collection: 'webhooks',
+    create: newWebhook,
+    read: { operation: 'Query.webhook', path: (id) => `/webhooks/${id}` },
+    touch: async (id) => void (await app.rest('PATCH', `/webhooks/${id}`, { token: admin.token, body: { description: `d${unique()}` } })),
   },
   // A sign-in session of the admin (read and ended by the admin, in person); a refresh changes it.
   session: {
@@ -134,6 +141,8 @@ const writes: Write[] = [
   { operation: 'Mutation.enableUser', kind: disabledUser, method: 'PATCH', path: (id) => `/access-control/users/${id}/enable` },
   { operation: 'Mutation.deleteUser', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}` },
   { operation: 'Mutation.endSession', kind: kinds.session, method: 'DELETE', path: (id) => `/auth/sessions/${id}` },
+  { operation: 'Mutation.updateWebhook', kind: kinds.webhook, method: 'PATCH', path: (id) => `/webhooks/${id}`, body: () => ({ description: `d${unique()}` }) },
+  { operation: 'Mutation.deleteWebhook', kind: kinds.webhook, method: 'DELETE', path: (id) => `/webhooks/${id}` },
   { operation: 'Mutation.endUserSessions', kind: kinds.user, method: 'DELETE', path: (id) => `/access-control/users/${id}/sessions` },
 ];
 

@@ -1,3 +1,4 @@
+import { REPLAYED_WITHOUT_SECRET as WEBHOOK_REPLAYED_WITHOUT_SECRET } from '../../src/webhooks/webhook-replay.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPLAYED_WITHOUT_SECRET } from '../../src/api-keys/index.js';
 import { createOperations } from '../../src/service.js';
@@ -82,6 +83,15 @@ const creates: Create[] = [
     graphql: 'createRole(name: $name, permissions: $permissions) { id name }',
     types: { name: 'String!', permissions: '[String!]!' },
   },
+  {
+    operation: 'Mutation.createWebhook',
+    collection: 'webhooks',
+    body: (tag) => ({ url: `http://127.0.0.1:9/${tag}`, events: ['*'] }),
+    filter: (tag) => ({ url: `http://127.0.0.1:9/${tag}` }),
+    rest: '/webhooks',
+    graphql: 'createWebhook(url: $url, events: $events) { id url }',
+    types: { url: 'String!', events: '[String!]!' },
+  },
 ];
 
 /** Sends one create with a key; answers the status, the result and the raw answer. */
@@ -132,6 +142,11 @@ describe.each(creates)('$operation', (create) => {
         // No secret is stored to replay it.
         const stored = JSON.stringify(await app.db.collection('idempotencykeys').find().toArray());
         expect(stored).not.toContain(first.result.key);
+      } else if (create.operation === 'Mutation.createWebhook' && surface === 'rest') {
+        expect(first.result.secret).toMatch(/^whsec_/);
+        expect(again.result).toEqual({ ...first.result, secret: null, detail: WEBHOOK_REPLAYED_WITHOUT_SECRET });
+        const stored = JSON.stringify(await app.db.collection('idempotencykeys').find().toArray());
+        expect(stored).not.toContain(first.result.secret.slice('whsec_'.length));
       } else {
         expect(again.result).toEqual(first.result);
       }

@@ -11,6 +11,7 @@ import { REST_BASE_PATH } from '../../src/http/app.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { buildServiceSchema, createService } from '../../src/service.js';
 import { UserModel } from '../../src/users/index.js';
+import type { WebhookDeliveryOptions } from '../../src/webhooks/index.js';
 
 /**
  * A whole service for one test file: its own in-memory engine, its own
@@ -80,6 +81,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Replaces the credential strategies (e.g. one that refuses with 429). */
   resolveActor?: ActorResolver;
+  /** Webhook delivery settings (a fast retry schedule, a short timeout, a clock). */
+  webhooks?: WebhookDeliveryOptions;
 }
 
 export const DEFAULT_TEST_PASSWORD = 'Passw0rd!';
@@ -103,7 +106,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
   await connectMongoose(engine.uri, `test_${randomBytes(4).toString('hex')}`);
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor });
+  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import mongoose from 'mongoose';
+import { hashPassword, signAccessToken } from '../src/auth/index.js';
+import { loadConfig } from '../src/config.js';
+import { connectMongoose } from '../src/database.js';
+import { startEngine } from '../src/engine/index.js';
+import { EventLog } from '../src/events/index.js';
+import { buildServiceSchema, createService } from '../src/service.js';
+import { UserModel } from '../src/users/index.js';
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+/**
+ * (w) Webhooks, in-process on the in-memory engine with a local receiver:
+ * events delivered per second and the delay from commit to receipt (p50,
+ * p99; target p99 < 1 s), then the API's write throughput (menu creates,
+ * 8 at a time for `seconds`) with 3 endpoints subscribed to every event
+ * against none (target >= 0.9). Each is printed with its target and met.
+ */
+export async function webhooksBench(events = 1000, seconds = 5) {
+  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
+  const engine = await startEngine({ inMemory: true, port: 0 });
+  await connectMongoose(engine.uri, 'bench_webhooks');
+  const handle = await createService(config, await buildServiceSchema());
+  const server = handle.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  const arrivals = new Map<string, number>();
+  const receiver = createServer((req, res) => {
+    arrivals.set(String(req.headers['webhook-id']), Date.now());
+    req.resume().on('end', () => res.writeHead(204).end());
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => receiver.once('listening', resolve));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  try {
+    const user = await UserModel.create({ email: 'bench@example.test', passwordHash: await hashPassword('Passw0rd!'), firstName: 'B', roles: ['admin'], tenant_id: 'bench' });
+    const { accessToken } = signAccessToken(config.jwt, { sub: String(user._id), tenant: 'bench', roles: ['admin'], ver: 0 });
+    const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (response.status !== 201) throw new Error(`${path} answered ${response.status}`);
+      return response.json() as Promise<{ id: string }>;
+    };
+    let serial = 0;
+    const writesPerSecond = async () => {
+      let done = 0;
+      const until = Date.now() + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (Date.now() < until) {
+            await post('/restaurant/meal-menus', { name: `m${(serial += 1)}`, date: '2030-01-01', mealType: 'lunch' });
+            done += 1;
+          }
+        }),
+      );
+      return done / seconds;
+    };
+    const without = await writesPerSecond();
+    for (let i = 0; i < 3; i += 1) await post('/webhooks', { url: hookUrl, events: ['*'] });
+    const withHooks = await writesPerSecond();
+
+    // Throughput: a burst of `events` committed at once, delivered to the 3 endpoints.
+    const log = new EventLog({ retentionSeconds: 3600 });
+    const append = async () => (await log.append({ type: 'menus.create', tenant_id: 'bench', actor: { type: 'system', id: null }, target: { type: 'MealMenu', id: null } }))!.id;
+    const waitFor = async (ids: Iterable<string>) => {
+      const deadline = Date.now() + 120_000;
+      while ([...ids].some((id) => !arrivals.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    arrivals.clear();
+    const burstStart = Date.now();
+    const burst = await Promise.all(Array.from({ length: events }, append));
+    await waitFor(burst);
+    const burstSeconds = (Math.max(...arrivals.values()) - burstStart) / 1000;
+    const deliveredPerSecond = (arrivals.size * 3) / burstSeconds;
+
+    // Delay: events at a steady pace (one every 50 ms), each timed from commit to its first receipt.
+    arrivals.clear();
+    const committed = new Map<string, number>();
+    for (let i = 0; i < 200; i += 1) {
+      const at = Date.now();
+      committed.set(await append(), at);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await waitFor(committed.keys());
+    const delays = [...committed].map(([id, at]) => (arrivals.get(id) ?? Infinity) - at).sort((x, y) => x - y);
+    return {
+      deliveredPerSecond,
+      p50Ms: quantile(delays, 0.5),
+      p99Ms: quantile(delays, 0.99),
+      writeRatio: withHooks / without,
+      writesWithout: without,
+      writesWith: withHooks,
+    };
+  } finally {
+    receiver.closeAllConnections();
+    receiver.close();
+    server.close();
+    await handle.stop();
+    await mongoose.disconnect();
+    await engine.close();
+  }
+}
