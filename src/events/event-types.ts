@@ -33,7 +33,7 @@ export const AUDITED_EVENT_TYPES = [
   'webhooks.create',
   'webhooks.update',
   'webhooks.delete',
-  'webhooks.test',
+  'webhooks.test-send',
   'webhooks.delivery-retry',
 ] as const;
 

@@ -52,7 +52,7 @@ export class WebhookResolver {
   }
 
   @Authorized('webhooks:manage')
-  @UseMiddleware(Audited('webhooks.test', { targetType: 'Webhook' }))
+  @UseMiddleware(Audited('webhooks.test-send', { targetType: 'Webhook' }))
   @Mutation(() => WebhookTestResult, { description: 'Send a webhooks.test event to this endpoint only.' })
   testWebhook(@Args() { id }: WebhookIdArgs, @CurrentActor() actor: Actor): Promise<WebhookTestResult> {
     return this.hooks.test(actor, id);

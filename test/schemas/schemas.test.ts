@@ -148,7 +148,7 @@ runCases('schemas by name', client, [
         for (const name of names) {
           const outcome = await callOperation(client(), 'rest', op.schema(name), as(member));
           expect([name, outcome.status, outcome.raw.body.title]).toEqual([name, 200, name]);
-          if (name.endsWith('Input') || name === 'ApiKeyWithSecret' || name === 'AccessToken') continue;
+          if (name.endsWith('Input') || name === 'ApiKeyWithSecret' || name === 'CreatedWebhook' || name === 'AccessToken') continue;
           expect(JSON.stringify(Object.keys(outcome.raw.body.properties ?? {})), name).not.toMatch(/password|hash|secret/i);
         }
       },
