@@ -77,6 +77,13 @@ export interface AppConfig {
     readonly queue: number;
     readonly retryAfterSeconds: number;
   };
+  /** The `events` subscription (src/events/event-subscriptions.ts). */
+  readonly eventSubscriptions: {
+    /** Streams one credential (API key, sign-in session) may hold open on one instance (EVENT_SUBSCRIPTIONS_PER_CREDENTIAL, default 5). */
+    readonly perCredential: number;
+    /** Events a stream may hold unsent before it is ended (EVENT_SUBSCRIPTION_BUFFER, default 1000). */
+    readonly buffer: number;
+  };
 }
 
 export interface LoadedConfig {
@@ -156,6 +163,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const loginThrottle = readLoginThrottle(env, problems);
   const http = readHttpLimits(env, problems);
   const passwordWork = readPasswordWork(env, problems);
+  const eventSubscriptions = readEventSubscriptions(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -175,6 +183,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     http,
     loginThrottle,
     passwordWork,
+    eventSubscriptions,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -406,4 +415,15 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** EVENT_SUBSCRIPTIONS_PER_CREDENTIAL (default 5), EVENT_SUBSCRIPTION_BUFFER (default 1000). */
+function readEventSubscriptions(env: Env, problems: string[]): AppConfig['eventSubscriptions'] {
+  const count = (name: string, fallback: number) => {
+    const text = read(env, name) ?? String(fallback);
+    if (/^\d{1,6}$/.test(text) && Number(text) >= 1) return Number(text);
+    problems.push(`${name} must be a whole number from 1 to 999999 (got "${text}")`);
+    return fallback;
+  };
+  return { perCredential: count('EVENT_SUBSCRIPTIONS_PER_CREDENTIAL', 5), buffer: count('EVENT_SUBSCRIPTION_BUFFER', 1000) };
 }

@@ -28,6 +28,10 @@ import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { errors } from './errors/index.js';
+import { EventSubscriptionResolver, EventSubscriptions, EventTail, type SubscriptionContext } from './events/index.js';
+import type { SubscriptionHeaderReader, SubscriptionRequestFacts } from './http/index.js';
+import type { Actor } from './auth/index.js';
 import { MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import {
@@ -85,6 +89,8 @@ export interface Services {
   refresh: RefreshService;
   /** Sessions as users and administrators see them, and the password changed in person. */
   sessions: SessionService;
+  /** The one feed of committed events on this instance (subscriptions, webhook fan-out). */
+  eventTail: EventTail;
 }
 
 /** Needs no configuration, so `npm run schema` builds the schema without one. */
@@ -103,6 +109,8 @@ export function createServices(): Services {
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
+    // S (subscriptions): the tail, if E's wiring has not built it already.
+    eventTail: new EventTail(),
   };
 }
 
@@ -142,6 +150,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       RefreshResolver,
       SessionResolver,
       PasswordTicketResolver,
+      EventSubscriptionResolver,
     ],
     authChecker,
     instances: [
@@ -167,7 +176,7 @@ export interface ServiceOptions {
    * trail and `stop()` drains it (default: a new set, createServices(), whose
    * trail writes the same collection but is not the one the schema reads through).
    */
-  services?: Pick<Services, 'auditEvents'>;
+  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventTail'>>;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -192,7 +201,7 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
-  const { auditEvents } = options.services ?? createServices();
+  const { auditEvents, eventTail = new EventTail() } = options.services ?? createServices();
   setListReadTimeLimit(config.listReadTimeLimitMs);
   limitPasswordWork(config.passwordWork);
   const { usageLogRetentionSeconds, usageRollupRetentionSeconds } = config.apiKeys;
@@ -204,6 +213,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused });
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
+  const eventSubscriptions = new EventSubscriptions(eventTail, { ...config.eventSubscriptions, logger });
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
@@ -219,10 +229,18 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       records: new IdempotencyRecords(),
     },
     logger,
+    subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions) },
   });
   return {
     app: app.app,
+    upgrade: app.upgrade,
+    endStreams: () => {
+      eventSubscriptions.close();
+      app.endStreams?.();
+    },
     async stop() {
+      eventSubscriptions.close();
+      eventTail.close();
       await app.stop();
       await auditEvents.drain();
       await usage.close();
@@ -230,4 +248,25 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       await keys.close();
     },
   };
+}
+
+/**
+ * The context of a subscription (WebSocket or SSE): the credential resolved
+ * as a request's (throws its 401/403/429), counted against the credential
+ * it is, and resolved again each second by its stream (event-subscriptions.ts).
+ */
+function subscriptionContextFactory(config: AppConfig, resolveActor: ActorResolver, streams: EventSubscriptions) {
+  return async (header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<SubscriptionContext> => {
+    const recheck = () => resolveActor(header, facts);
+    const actor = await recheck();
+    if (!actor) throw errors.unauthenticated('A subscription needs a credential: Authorization: Bearer <token or API key> (in connection_init\'s payload over WebSocket)');
+    const { requestId, ip, origin, logger } = facts;
+    return { actor, requestId, ip, origin, logger, config, subscription: { caller: { actor, credential: credentialOf(actor), recheck }, streams } };
+  };
+}
+
+/** What a subscription counts against: the API key, else the sign-in session, else the user. */
+function credentialOf(actor: Actor): string {
+  if (actor.via.kind === 'api-key') return `api-key:${actor.via.apiKeyId}`;
+  return actor.via.sessionId ? `session:${actor.via.sessionId}` : `user:${actor.userId}`;
 }

@@ -8,3 +8,5 @@ export { EVENT_COLLECTION, EventActor, EventModel, EventState, EventTarget, Serv
 export { EventTail, type EventTailOptions, type TailedEvent } from './event-tail.js';
 export { EventLog, type EventLogOptions, type NewEvent } from './event-log.js';
 export { ALL_EVENT_TYPES, AUDITED_EVENT_TYPES, EVENT_TYPES, isEventType, SYSTEM_EVENT_TYPES } from './event-types.js';
+export { EVENTS_READ, EventSubscriptions, type EventStreamItem, type EventSubscriptionOptions, type SubscriptionCaller } from './event-subscriptions.js';
+export { EventSubscriptionArgs, EventSubscriptionResolver, type SubscriptionContext } from './event-subscription.resolver.js';
