@@ -19,9 +19,11 @@ export interface SubscriptionContext extends AppContext {
   subscription?: { caller: SubscriptionCaller; streams: EventSubscriptions };
 }
 
+const NOT_A_STREAM = 'Subscriptions are served over WebSocket (graphql-transport-ws) or Server-Sent Events (Accept: text/event-stream) on /graphql';
+
 /** Opens the caller's stream; type-graphql's `subscribe` gets the context, not the resolver instance. */
 function openStream({ args, context }: { args: EventSubscriptionArgs; context: SubscriptionContext }): AsyncIterableIterator<EventStreamItem> {
-  if (!context.subscription) throw errors.badInput('Subscriptions are served over WebSocket (graphql-transport-ws) or Server-Sent Events on /graphql');
+  if (!context.subscription) throw errors.badInput(NOT_A_STREAM);
   return context.subscription.streams.open(context.subscription.caller, args.types);
 }
 
@@ -34,7 +36,9 @@ export class EventSubscriptionResolver {
       'Events as they are committed: your tenant\'s (a platform administrator: every tenant\'s), of the types asked for. ' +
       'Over WebSocket (graphql-transport-ws) or SSE (graphql-sse) on /graphql; ends with an error when the credential no longer holds.',
   })
-  events(@Root() item: EventStreamItem, @Args() _args: EventSubscriptionArgs): ServiceEvent {
+  events(@Root() item: EventStreamItem | undefined, @Args() _args: EventSubscriptionArgs): ServiceEvent {
+    // A plain POST /graphql runs the field as a query, with no event to resolve.
+    if (!item) throw errors.badInput(NOT_A_STREAM);
     if ('end' in item) throw item.end;
     return item.event as unknown as ServiceEvent;
   }
