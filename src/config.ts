@@ -89,6 +89,13 @@ export interface AppConfig {
     /** WEBHOOK_ALLOW_PRIVATE=true: production may deliver to loopback, private and link-local addresses (and http). */
     readonly allowPrivate: boolean;
   };
+  /** The `events` subscription (src/events/event-subscriptions.ts). */
+  readonly eventSubscriptions: {
+    /** Streams one credential (API key, sign-in session) may hold open on one instance (EVENT_SUBSCRIPTIONS_PER_CREDENTIAL, default 5). */
+    readonly perCredential: number;
+    /** Events a stream may hold unsent before it is ended (EVENT_SUBSCRIPTION_BUFFER, default 1000). */
+    readonly buffer: number;
+  };
 }
 
 export interface LoadedConfig {
@@ -172,6 +179,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const passwordWork = readPasswordWork(env, problems);
   const events = readEvents(env, problems);
   const webhooks = readWebhooks(env, problems);
+  const eventSubscriptions = readEventSubscriptions(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -193,6 +201,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     passwordWork,
     events,
     webhooks,
+    eventSubscriptions,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -442,4 +451,15 @@ function readWebhooks(env: Env, problems: string[]): AppConfig['webhooks'] {
   const text = read(env, 'WEBHOOK_ALLOW_PRIVATE') ?? 'false';
   if (text !== 'true' && text !== 'false') problems.push(`WEBHOOK_ALLOW_PRIVATE must be true or false (got "${text}")`);
   return { allowPrivate: text === 'true' };
+}
+
+/** EVENT_SUBSCRIPTIONS_PER_CREDENTIAL (default 5), EVENT_SUBSCRIPTION_BUFFER (default 1000). */
+function readEventSubscriptions(env: Env, problems: string[]): AppConfig['eventSubscriptions'] {
+  const count = (name: string, fallback: number) => {
+    const text = read(env, name) ?? String(fallback);
+    if (/^\d{1,6}$/.test(text) && Number(text) >= 1) return Number(text);
+    problems.push(`${name} must be a whole number from 1 to 999999 (got "${text}")`);
+    return fallback;
+  };
+  return { perCredential: count('EVENT_SUBSCRIPTIONS_PER_CREDENTIAL', 5), buffer: count('EVENT_SUBSCRIPTION_BUFFER', 1000) };
 }

@@ -36,9 +36,9 @@ async function main(): Promise<void> {
   // One set of services: the schema's resolvers read the audit trail the requests write and stop() drains.
   const services = createServices({ events: config.events });
   const schema = await buildServiceSchema(services);
-  const { app, stop } = await createService(config, schema, { logger, services });
+  const { app, stop, upgrade, endStreams } = await createService(config, schema, { logger, services });
 
-  const server = createHttpServer(app, logger, config.http);
+  const server = createHttpServer(app, logger, config.http, upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(config.port, config.host, resolve);
   });
@@ -64,6 +64,8 @@ async function main(): Promise<void> {
     // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    // Open subscriptions (SSE responses, WebSockets) end now, each told why, rather than hold the drain.
+    endStreams?.();
     const forced = setTimeout(() => server.closeAllConnections(), 10_000);
     await closed;
     clearTimeout(forced);

@@ -33,6 +33,10 @@ import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
+import { errors } from './errors/index.js';
+import { EventSubscriptionResolver, EventSubscriptions, type SubscriptionContext } from './events/index.js';
+import type { SubscriptionHeaderReader, SubscriptionRequestFacts } from './http/index.js';
+import type { Actor } from './auth/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import {
   accessControlRestRoutes,
@@ -223,6 +227,7 @@ export function buildServiceSchema(services: Services = createServices()): Promi
       PasswordTicketResolver,
       EventResolver,
       WebhookResolver,
+      EventSubscriptionResolver,
     ],
     authChecker,
     instances: [
@@ -303,6 +308,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   expirySweeper.start();
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
+  const eventSubscriptions = new EventSubscriptions(eventTail, { ...config.eventSubscriptions, logger });
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
@@ -318,12 +324,19 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       records: new IdempotencyRecords(),
     },
     logger,
+    subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions) },
   });
   const webhookWorker = startWebhookWorker(config, logger, { eventLog, eventTail }, options.webhooks);
   return {
     app: app.app,
+    upgrade: app.upgrade,
+    endStreams: () => {
+      eventSubscriptions.close();
+      app.endStreams?.();
+    },
     async stop() {
       await expirySweeper.close();
+      eventSubscriptions.close();
       await app.stop();
       await webhookWorker.close();
       eventTail.close();
@@ -384,4 +397,25 @@ function startWebhookWorker(
       await worker.close();
     },
   };
+}
+
+/**
+ * The context of a subscription (WebSocket or SSE): the credential resolved
+ * as a request's (throws its 401/403/429), counted against the credential
+ * it is, and resolved again each second by its stream (event-subscriptions.ts).
+ */
+function subscriptionContextFactory(config: AppConfig, resolveActor: ActorResolver, streams: EventSubscriptions) {
+  return async (header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<SubscriptionContext> => {
+    const recheck = () => resolveActor(header, facts);
+    const actor = await recheck();
+    if (!actor) throw errors.unauthenticated('A subscription needs a credential: Authorization: Bearer <token or API key> (in connection_init\'s payload over WebSocket)');
+    const { requestId, ip, origin, logger } = facts;
+    return { actor, requestId, ip, origin, logger, config, subscription: { caller: { actor, credential: credentialOf(actor), recheck }, streams } };
+  };
+}
+
+/** What a subscription counts against: the API key, else the sign-in session, else the user. */
+function credentialOf(actor: Actor): string {
+  if (actor.via.kind === 'api-key') return `api-key:${actor.via.apiKeyId}`;
+  return actor.via.sessionId ? `session:${actor.via.sessionId}` : `user:${actor.userId}`;
 }

@@ -36,6 +36,8 @@ export class EventTail {
   private readonly batch: number;
   /** The newest committedAt handed out. */
   private watermark = 0;
+  /** When the first listener came: events committed before it are not handed out (the lookback would replay them). */
+  private startedAt = 0;
   /** Ids handed out within the lookback, by their committedAt (ms). */
   private readonly seen = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
@@ -73,7 +75,7 @@ export class EventTail {
   }
 
   private start(): void {
-    this.watermark = Date.now();
+    this.watermark = this.startedAt = Date.now();
     this.seen.clear();
     this.timer = setInterval(() => void this.read(), this.intervalMs);
     this.timer.unref();
@@ -107,7 +109,7 @@ export class EventTail {
     const since = new Date(this.watermark - this.lookbackMs);
     let after: { at: Date; id: unknown } | null = null;
     for (;;) {
-      // trusted(): the connection sanitizes filters (sanitizeFilter), which would refuse these operators.
+      // Operators marked trusted: sanitizeFilter is on (src/database.ts) and would read them as values.
       const filter: Record<string, unknown> = { state: EventState.committed, committedAt: trusted({ $gte: after?.at ?? since }) };
       if (after) filter['$or'] = [{ committedAt: trusted({ $gt: after.at }) }, { _id: trusted({ $gt: after.id }) }];
       const found = await this.model
@@ -122,7 +124,7 @@ export class EventTail {
         const at = (event.committedAt as Date).getTime();
         this.seen.set(id, at);
         if (at > this.watermark) this.watermark = at;
-        fresh.push({ ...(event as unknown as TailedEvent), id });
+        if (at >= this.startedAt) fresh.push({ ...(event as unknown as TailedEvent), id });
       }
       if (fresh.length > 0) for (const listener of [...this.listeners]) listener(fresh);
       const last = found.at(-1);

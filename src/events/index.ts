@@ -18,3 +18,5 @@ export { EventPage } from './event.types.js';
 export { EventResolver } from './event.resolver.js';
 export { eventRestRoutes } from './events.routes.js';
 export { OnceEvents, type OnceEvent } from './once-events.js';
+export { EVENTS_READ, EventSubscriptions, type EventStreamItem, type EventSubscriptionOptions, type SubscriptionCaller } from './event-subscriptions.js';
+export { EventSubscriptionArgs, EventSubscriptionResolver, type SubscriptionContext } from './event-subscription.resolver.js';

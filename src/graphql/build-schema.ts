@@ -32,6 +32,8 @@ export function buildAppSchema<TContext extends object>(parts: SchemaParts<TCont
     resolvers: parts.resolvers,
     authChecker: parts.authChecker,
     validateFn: validateArguments,
+    // Every subscription names its own source (`subscribe`); type-graphql insists on a pubSub all the same.
+    pubSub: NO_PUB_SUB,
     // type-graphql's own DateTimeISO, with a cheaper answer for the common Date (scalars.ts).
     scalarsMap: [{ type: Date, scalar: DateTimeISO }],
     container: {
@@ -44,6 +46,13 @@ export function buildAppSchema<TContext extends object>(parts: SchemaParts<TCont
     },
   });
 }
+
+const NO_PUB_SUB = {
+  publish: () => {},
+  subscribe: () => {
+    throw new Error('No topic-based subscriptions: a @Subscription must give its own `subscribe`');
+  },
+};
 
 /**
  * Inputs are class instances; unknown-value checks would refuse plain args.

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createApolloMount } from './apollo.js';
+import { createGraphQLSubscriptions, type GraphQLSubscriptionOptions, type GraphQLSubscriptions } from './graphql-subscriptions.js';
 import { useDatabaseGate } from './use-database-gate.js';
 import { useDocs } from './use-docs.js';
 import { useGraphiQL } from './use-graphiql.js';
@@ -48,12 +49,21 @@ export interface AppOptions<TContext> {
   /** `Idempotency-Key` on creates (src/http/use-idempotency-key.ts); none: the header is ignored. */
   idempotency?: IdempotencyOptions<TContext>;
   logger?: Logger;
+  /**
+   * Subscriptions on /graphql over WebSocket and SSE (graphql-subscriptions.ts):
+   * their context from the credential in connection_init or the headers. None: not served.
+   */
+  subscriptions?: Pick<GraphQLSubscriptionOptions<TContext>, 'createContext'>;
 }
 
 export interface AppHandle {
   app: Express;
   /** Waits for requests still being handled, then stops the GraphQL server (call after the HTTP server stopped accepting). */
   stop(): Promise<void>;
+  /** The HTTP server's `upgrade` listener (WebSocket subscriptions on /graphql), when subscriptions are served. */
+  upgrade?: GraphQLSubscriptions['upgrade'];
+  /** Ends every open subscription (shutdown: before waiting for the server's connections to close). */
+  endStreams?: () => void;
 }
 
 /**
@@ -75,6 +85,10 @@ export async function createApp<TContext>(
     exposeErrorDetails: development,
     logger,
   });
+
+  const subscriptions = options.subscriptions
+    ? createGraphQLSubscriptions({ schema, path: GRAPHQL_PATH, createContext: options.subscriptions.createContext, exposeErrorDetails: development, logger })
+    : undefined;
 
   const app = express();
   app.disable('x-powered-by');
@@ -114,6 +128,8 @@ export async function createApp<TContext>(
     // Before the body and the credential (which may read the database): refused at once while it is away.
     ...(options.databaseAvailable ? [useDatabaseGate(options.databaseAvailable, (path) => isApiCall(path, docsPath) && path !== openApiPath)] : []),
     useJsonBody({ limitBytes: config.bodyLimit.bytes, limitLabel: config.bodyLimit.label }),
+    // A subscription over SSE (Accept: text/event-stream): its credential is resolved as a subscription's, re-checked each second.
+    ...(subscriptions ? [subscriptions.sse] : []),
     useRequestEdge({
       schema,
       graphqlPath: GRAPHQL_PATH,
@@ -147,7 +163,10 @@ export async function createApp<TContext>(
   for (const piece of pipeline) app.use(piece);
   return {
     app,
+    upgrade: subscriptions?.upgrade,
+    endStreams: () => subscriptions?.close(),
     async stop() {
+      subscriptions?.close();
       // Requests whose clients left are still handled after the server closed: let them finish
       // writing before Apollo stops and the caller closes the database.
       const left = await inFlight.settled(IN_FLIGHT_WAIT_MS);

@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { answerClientErrors } from './client-errors.js';
@@ -12,7 +13,13 @@ import { limitConnections } from './connection-limits.js';
  * never completed, cannot hold a connection; and the connections open at
  * once are capped (connection-limits.ts).
  */
-export function createHttpServer(app: RequestListener, logger: Logger, limits: AppConfig['http']): Server {
+export function createHttpServer(
+  app: RequestListener,
+  logger: Logger,
+  limits: AppConfig['http'],
+  /** WebSocket upgrades (GraphQL subscriptions); none: upgrades are not answered. */
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+): Server {
   const requestTimeout = limits.requestTimeoutSeconds * 1000;
   const server = createServer(
     {
@@ -24,6 +31,7 @@ export function createHttpServer(app: RequestListener, logger: Logger, limits: A
     },
     app,
   );
+  if (upgrade) server.on('upgrade', upgrade);
   answerClientErrors(server, logger);
   limitConnections(server, limits, logger);
   return server;

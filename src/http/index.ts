@@ -10,3 +10,4 @@ export { databaseConnected } from './use-database-gate.js';
 export type { RestRoutes } from './rest-routes.js';
 export type { CallerAdmission, EdgeScope } from './use-request-edge.js';
 export { IdempotencyRecords } from './idempotency-records.js';
+export type { SubscriptionHeaderReader, SubscriptionRequestFacts } from './graphql-subscriptions.js';

@@ -108,7 +108,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = options.logger ?? pino({ level: config.logLevel });
   const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
-  const server = createHttpServer(handle.app, logger, config.http).listen(0, '127.0.0.1');
+  const server = createHttpServer(handle.app, logger, config.http, handle.upgrade).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve).once('error', reject);
   });
@@ -153,6 +153,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { id, email, password, tenantId: opts.tenantId, roles, token: accessToken };
     },
     async close() {
+      // Open subscriptions (SSE responses, WebSockets, which closeAllConnections does not reach) end first.
+      handle.endStreams?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await handle.stop();

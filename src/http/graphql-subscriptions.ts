@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { RequestHandler } from 'express';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
+import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { errors, settleError, toGraphQLError } from '../errors/index.js';
+import { assertOperationInput, assertQueryCost, createDocumentGuard, GRAPHQL_LIMITS, limitedParseOptions } from '../graphql/index.js';
+import type { Logger } from '../logger.js';
+
+/** What a subscription's credential is read from: the WebSocket's connection_init payload, or the SSE request's headers. */
+export type SubscriptionHeaderReader = (name: string) => string | undefined;
+
+export interface SubscriptionRequestFacts {
+  ip: string;
+  origin?: string;
+  /** GET for a WebSocket (its upgrade request), the SSE request's method otherwise. */
+  method: string;
+  path: string;
+  requestId: string;
+  logger: Logger;
+}
+
+export interface GraphQLSubscriptionOptions<TContext> {
+  schema: GraphQLSchema;
+  path: string;
+  /** The subscription's context: the credential resolved as a request's; throws the request's 401/403. */
+  createContext(header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<TContext>;
+  exposeErrorDetails: boolean;
+  logger: Logger;
+}
+
+export interface GraphQLSubscriptions {
+  /** The HTTP server's `upgrade` listener: WebSocket on `path` (graphql-transport-ws); any other upgrade is refused. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** SSE on `path` (GraphQL over SSE, distinct connections): requests that accept text/event-stream; others pass on. */
+  sse: RequestHandler;
+  /** Closes every WebSocket (shutdown; the streams themselves are ended by their source). */
+  close(): void;
+}
+
+interface Operation {
+  query?: unknown;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/**
+ * Subscriptions on /graphql: over WebSocket with the graphql-ws library and
+ * over Server-Sent Events with graphql-sse. Only subscription operations are
+ * served here (queries and mutations are POST /graphql's); each document
+ * meets the limits and rules POST /graphql applies (token limit, depth,
+ * aliases, directives, one mutation, every failing argument, cost), and
+ * every error leaves in the project's GraphQL error shape. It knows no
+ * credential kind: the composition root's `createContext` resolves it.
+ */
+export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptionOptions<TContext>): GraphQLSubscriptions {
+  const { schema, logger, exposeErrorDetails } = options;
+  const guard = createDocumentGuard(schema);
+
+  /** The document, checked as POST /graphql checks one; throws the catalogue's refusal. */
+  const prepare = (operation: Operation): DocumentNode => {
+    if (typeof operation.query !== 'string') throw errors.badInput('A subscription needs its document (query)');
+    let document: DocumentNode;
+    try {
+      document = parse(operation.query, limitedParseOptions);
+    } catch (err) {
+      throw errors.documentUnparsable((err as Error).message);
+    }
+    guard.assertWithinLimits(document);
+    const ast = getOperationAST(document, operation.operationName ?? undefined);
+    if (!ast) throw errors.badInput('The document has no operation of that name (or several without operationName)');
+    if (ast.operation !== 'subscription') {
+      throw errors.badInput(`Only subscriptions are served over this transport; send a ${ast.operation} as POST ${options.path}`);
+    }
+    const variables = operation.variables ?? {};
+    assertOperationInput({ schema, document, operationName: operation.operationName ?? undefined, variables });
+    assertQueryCost({ schema, document, operation: ast, variables }, GRAPHQL_LIMITS.cost);
+    return document;
+  };
+
+  const formatted = (thrown: readonly unknown[], scope: { requestId: string; logger: Logger }) =>
+    thrown.map((error) => {
+      const located = error as Partial<GraphQLError>;
+      return toGraphQLError(settleError(error, scope), {
+        requestId: scope.requestId,
+        exposeDetails: exposeErrorDetails,
+        locations: located.locations,
+        path: located.path,
+      });
+    });
+  const formatResult = (result: ExecutionResult, scope: { requestId: string; logger: Logger }): FormattedExecutionResult =>
+    result.errors?.length
+      ? // A refusal made before execution (SSE) is formatted already: only thrown errors are settled here.
+        { ...result, errors: result.errors.map((error) => (error instanceof Error ? formatted([error], scope)[0] : error)) }
+      : (result as FormattedExecutionResult);
+  const asErrors = (thrown: unknown, scope: { requestId: string; logger: Logger }) =>
+    formatted([thrown], scope).map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
+
+  const scopes = new WeakMap<object, { requestId: string; logger: Logger }>();
+
+  // WebSocket: graphql-transport-ws. The credential is connection_init's payload `Authorization` (or `X-API-Key`).
+  const wsServer = new WebSocketServer({ noServer: true });
+  useServer<Record<string, unknown>>(
+    {
+      schema,
+      onSubscribe: async (ctx, _id, payload) => {
+        const requestId = randomUUID();
+        const scope = { requestId, logger: logger.child({ requestId }) };
+        const params = ctx.connectionParams ?? {};
+        const header: SubscriptionHeaderReader = (name) => {
+          const found = Object.entries(params).find(([key]) => key.toLowerCase() === name);
+          return typeof found?.[1] === 'string' ? found[1] : undefined;
+        };
+        const req = ctx.extra.request;
+        try {
+          const document = prepare(payload);
+          const contextValue = await options.createContext(header, {
+            ip: req.socket.remoteAddress ?? '',
+            origin: req.headers.origin,
+            method: 'GET',
+            path: options.path,
+            ...scope,
+          });
+          scopes.set(contextValue as object, scope);
+          return { schema, document, contextValue, variableValues: payload.variables, operationName: payload.operationName };
+        } catch (err) {
+          return asErrors(err, scope);
+        }
+      },
+      onNext: (_ctx, _id, _payload, args, result) => formatResult(result, scopes.get(args.contextValue as object) ?? { requestId: '', logger }),
+    },
+    wsServer,
+  );
+
+  // SSE: GraphQL over SSE, distinct connections mode; the credential is the request's own headers.
+  const sseHandler = createSseHandler<Record<PropertyKey, unknown>>({
+    schema,
+    onSubscribe: async (req, params) => {
+      const raw = req.raw;
+      const requestId = (raw.headers['x-request-id'] as string | undefined)?.slice(0, 100) || randomUUID();
+      const scope = { requestId, logger: logger.child({ requestId }) };
+      try {
+        const document = prepare(params);
+        const header: SubscriptionHeaderReader = (name) => {
+          const value = raw.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        const contextValue = await options.createContext(header, {
+          ip: raw.ip ?? raw.socket.remoteAddress ?? '',
+          origin: raw.get('origin') ?? undefined,
+          method: raw.method,
+          path: options.path,
+          ...scope,
+        });
+        scopes.set(contextValue as object, scope);
+        return { schema, document, contextValue: contextValue as Record<PropertyKey, unknown>, variableValues: params.variables, operationName: params.operationName };
+      } catch (err) {
+        // graphql-sse streams a result with `data` (null) as one `next` and `complete`.
+        return { data: null, errors: formatted([err], scope) } as never;
+      }
+    },
+    // graphql-sse sends the result as returned: formatted errors in place of the thrown ones.
+    onNext: (context, _req, result) => formatResult(result as ExecutionResult, scopes.get(context as object) ?? { requestId: '', logger }) as ExecutionResult,
+  });
+
+  return {
+    upgrade(req, socket, head) {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== options.path) return void socket.destroy();
+      wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req));
+    },
+    sse: (req, res, next) => {
+      if (req.path !== options.path || !req.accepts('text/event-stream') || !req.get('accept')?.includes('text/event-stream')) return next();
+      sseHandler(req, res).catch(next);
+    },
+    close() {
+      for (const client of wsServer.clients) client.close(1001, 'The service is stopping');
+      wsServer.close();
+    },
+  };
+}
