@@ -45,7 +45,8 @@ const op = {
 };
 
 const roles = () => app.db.collection('roles');
-const storedRole = (id: string) => roles().findOne({ _id: new ObjectId(id) });
+// Without the outbox's evidence (`_events`: the ids of the calls that wrote it), which a refused call's undo also leaves.
+const storedRole = (id: string) => roles().findOne({ _id: new ObjectId(id) }, { projection: { _events: 0 } });
 
 /** A fresh custom role of TENANT (or `tenant`), with what was stored. */
 async function freshRole(permissions: string[] = ['menus:read'], tenant = TENANT): Promise<{ id: string; name: string; before: Document | null }> {
