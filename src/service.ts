@@ -294,6 +294,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     services.eventLog && services.eventTail && services.eventOutbox
       ? { eventLog: services.eventLog, eventTail: services.eventTail, eventOutbox: services.eventOutbox }
       : createEventServices(config.events);
+  // The tail may come from createServices, built before this logger: its read failures are logged here.
+  eventTail.logTo(logger);
   const reconciler = createEventReconciler(config, logger, eventTail, options.eventReconciler);
   reconciler.start();
   setListReadTimeLimit(config.listReadTimeLimitMs);
