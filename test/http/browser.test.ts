@@ -201,7 +201,7 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
             expect(created.status).toBe(201);
             return response.innerText();
           },
-          { timeout: STEP_MS, intervals: [500] },
+          { timeout: STEP_MS, interval: 500 },
         )
         .toContain('api-keys.create');
       expect(await response.innerText()).not.toContain('"errors"');
