@@ -262,6 +262,8 @@ export interface ServiceOptions {
   expirySweepIntervalMs?: number;
   /** Webhook delivery settings (tests: a fast retry schedule, a short timeout, a clock). */
   webhooks?: WebhookDeliveryOptions;
+  /** Subscription stream settings beyond the config's (tests: a short re-check interval). */
+  eventSubscriptions?: { recheckMs?: number };
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -292,6 +294,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     services.eventLog && services.eventTail && services.eventOutbox
       ? { eventLog: services.eventLog, eventTail: services.eventTail, eventOutbox: services.eventOutbox }
       : createEventServices(config.events);
+  // The tail may come from createServices, built before this logger: its read failures are logged here.
+  eventTail.logTo(logger);
   const reconciler = createEventReconciler(config, logger, eventTail, options.eventReconciler);
   reconciler.start();
   setListReadTimeLimit(config.listReadTimeLimitMs);
@@ -308,7 +312,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   expirySweeper.start();
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
-  const eventSubscriptions = new EventSubscriptions(eventTail, { ...config.eventSubscriptions, logger });
+  const eventSubscriptions = new EventSubscriptions(eventTail, { ...config.eventSubscriptions, ...options.eventSubscriptions, logger });
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
@@ -406,8 +410,9 @@ function startWebhookWorker(
  */
 function subscriptionContextFactory(config: AppConfig, resolveActor: ActorResolver, streams: EventSubscriptions) {
   return async (header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<SubscriptionContext> => {
-    const recheck = () => resolveActor(header, facts);
-    const actor = await recheck();
+    // The stream's re-checks run every check of the credential but are no uses of it (an API key's quota stays the caller's).
+    const recheck = () => resolveActor(header, { ...facts, recheck: true });
+    const actor = await resolveActor(header, facts);
     if (!actor) throw errors.unauthenticated('A subscription needs a credential: Authorization: Bearer <token or API key> (in connection_init\'s payload over WebSocket)');
     const { requestId, ip, origin, logger } = facts;
     return { actor, requestId, ip, origin, logger, config, subscription: { caller: { actor, credential: credentialOf(actor), recheck }, streams } };

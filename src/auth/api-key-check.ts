@@ -86,6 +86,7 @@ export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRe
     const refused = (apiKeyId: string, refusal: NonNullable<ApiKeyUse['refusal']>, status: number) =>
       onRefused?.({ apiKeyId, at, ip: use.ip, origin: use.origin ?? null, method: use.method, path: use.path, operation: use.operation ?? null, status, refusal });
 
+    if (use.recheck) return recheckKey(keys, accounts, parsed, use, at, within, outcome);
     const counted = await keys.countUse(parsed.keyId, parsed.hash, at, windowStart);
     if (!counted) {
       const why = await whyRefused(keys, parsed.keyId, parsed.hash, at);
@@ -117,13 +118,46 @@ export function createApiKeyCheck({ keys, accounts, now = () => new Date(), onRe
       events?.apiKeyRateLimited(key, windowStart, RATE_WINDOW_SECONDS);
       return outcome('RATE_LIMITED', `This API key allows ${key.rateLimit} requests per hour; try again in ${rateLimit.resetSeconds} s`, key, rateLimit);
     }
-    const acting = await actingCreator(accounts, key);
-    // The creator is gone, disabled, or lost what a platform key needs: the key cannot act (not a refusal counted in the rollups, as before).
-    if (typeof acting === 'string') return outcome('DISABLED', acting, key, rateLimit);
-    const bounds = { expiresAt: key.expiresAt, rateLimit: key.rateLimit, allowedIPs: key.allowedIPs, allowedOrigins: key.allowedOrigins };
-    const actor: Actor = { ...acting, via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit, bounds } };
-    return { ...outcome('VALID', 'valid', key, rateLimit), actor };
+    return actingOutcome(accounts, key, rateLimit, outcome);
   };
+}
+
+type OutcomeOf = (code: ApiKeyCheckCode, message: string, key?: ApiKeyCredentialRecord | null, rateLimit?: RateLimitState | null) => ApiKeyOutcome;
+
+/** VALID with the key acting as its creator; DISABLED when the creator is gone, disabled, or lost what a platform key needs. */
+async function actingOutcome(accounts: AccountStore, key: ApiKeyCredentialRecord, rateLimit: RateLimitState, outcome: OutcomeOf): Promise<ApiKeyOutcome> {
+  const acting = await actingCreator(accounts, key);
+  // Not a refusal counted in the rollups, as before.
+  if (typeof acting === 'string') return outcome('DISABLED', acting, key, rateLimit);
+  const bounds = { expiresAt: key.expiresAt, rateLimit: key.rateLimit, allowedIPs: key.allowedIPs, allowedOrigins: key.allowedOrigins };
+  const actor: Actor = { ...acting, via: { kind: 'api-key', apiKeyId: key.id, keyId: key.keyId, platform: key.tenantId === null, rateLimit, bounds } };
+  return { ...outcome('VALID', 'valid', key, rateLimit), actor };
+}
+
+/**
+ * A re-check (use.recheck: an open subscription's credential, once a second):
+ * the key's state and secret, the tenant, the allowed callers and the creator
+ * as a use checks them, but read rather than counted, so a stream spends none
+ * of the key's hourly quota and writes no usage (no rollup, no 429 event).
+ */
+async function recheckKey(
+  keys: ApiKeyStore,
+  accounts: AccountStore,
+  parsed: { keyId: string; hash: string },
+  use: KeyUseFacts,
+  at: Date,
+  within: CheckWithin | undefined,
+  outcome: OutcomeOf,
+): Promise<ApiKeyOutcome> {
+  const state = await keyState(keys, parsed.keyId, parsed.hash, at);
+  if (!state.key || !isWithin(state.key, within)) return outcome('NOT_FOUND', INVALID);
+  if (state.code !== 'VALID') return outcome(state.code, state.message, state.key);
+  const key = state.key;
+  const callerRefusal = allowedCallerRefusal(key, use);
+  if (callerRefusal) return outcome('FORBIDDEN', callerRefusal, key);
+  // No use counted: the window is not read, so the state says the limit only.
+  const rateLimit: RateLimitState = { limit: key.rateLimit, remaining: key.rateLimit, resetSeconds: RATE_WINDOW_SECONDS, windowSeconds: RATE_WINDOW_SECONDS };
+  return actingOutcome(accounts, key, rateLimit, outcome);
 }
 
 /** A request's refusal for an outcome other than VALID: 401, 403 (IP, origin) or 429 with the window's fields. */
@@ -155,6 +189,18 @@ async function whyRefused(
   hash: string,
   at: Date,
 ): Promise<{ code: ApiKeyCheckCode; message: string; key: ApiKeyCredentialRecord | null }> {
+  const state = await keyState(keys, keyId, hash, at);
+  // Live now yet not counted a moment ago (a change in between): refused as unknown, as before.
+  return state.code === 'VALID' ? { code: 'NOT_FOUND', message: INVALID, key: null } : state;
+}
+
+/** The key's state for a holder of `hash` at `at`: VALID when live, else why not (NOT_FOUND: not identified). */
+async function keyState(
+  keys: ApiKeyStore,
+  keyId: string,
+  hash: string,
+  at: Date,
+): Promise<{ code: ApiKeyCheckCode; message: string; key: ApiKeyCredentialRecord | null }> {
   const key = await keys.findByKeyId(keyId);
   // A secret rolled out (past its grace period) is no secret of the key any more: its holder learns nothing of the key's state.
   const held = key?.secrets.some((secret) => (secret.validUntil === null || secret.validUntil.getTime() > at.getTime()) && sameHash(secret.hash, hash));
@@ -162,7 +208,7 @@ async function whyRefused(
   if (key.revokedAt) return { code: 'REVOKED', message: 'API key revoked', key };
   if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) return { code: 'EXPIRED', message: 'API key expired', key };
   if (key.disabledAt) return { code: 'DISABLED', message: 'API key disabled', key };
-  return { code: 'NOT_FOUND', message: INVALID, key: null };
+  return { code: 'VALID', message: 'valid', key };
 }
 
 /** The key's creator, as the actor the key acts for (its permissions narrowed to the key's scopes); else why it cannot act. */

@@ -19,6 +19,12 @@ export interface RequestFacts {
   origin?: string;
   method: string;
   path: string;
+  /**
+   * A re-check of a credential already accepted (an open subscription, once a
+   * second): every check of the credential runs, but it is no use of it (an
+   * API key's hourly quota and usage log are not touched).
+   */
+  recheck?: boolean;
 }
 
 export interface CredentialStrategy {

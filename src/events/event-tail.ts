@@ -1,5 +1,6 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
+import type { Logger } from '../logger.js';
 import { EventModel, EventState, type ServiceEvent } from './event.model.js';
 
 /** A committed event as the tail hands it out (a plain object, `id` filled in). */
@@ -17,6 +18,8 @@ export interface EventTailOptions {
   lookbackMs?: number;
   /** The most events one query takes; a full page is followed by the next at once. */
   batch?: number;
+  /** Told when reads start failing (once per outage, not once per poll) and when they work again. */
+  logger?: Pick<Logger, 'error' | 'info'>;
 }
 
 type Listener = (events: readonly TailedEvent[]) => void;
@@ -34,6 +37,7 @@ export class EventTail {
   private readonly intervalMs: number;
   private readonly lookbackMs: number;
   private readonly batch: number;
+  private logger: EventTailOptions['logger'];
   /** The newest committedAt handed out. */
   private watermark = 0;
   /** When the first listener came: events committed before it are not handed out (the lookback would replay them). */
@@ -43,6 +47,8 @@ export class EventTail {
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
   private again = false;
+  /** Reads are failing (the database is away): logged once when it starts, once when it ends. */
+  private failing = false;
 
   constructor(
     private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
@@ -51,6 +57,7 @@ export class EventTail {
     this.intervalMs = options.intervalMs ?? 100;
     this.lookbackMs = options.lookbackMs ?? 2000;
     this.batch = options.batch ?? 500;
+    this.logger = options.logger;
   }
 
   /** Calls `listener` with each batch of newly committed events until the returned function is called. */
@@ -66,6 +73,11 @@ export class EventTail {
   /** Reads now rather than at the next interval. */
   wake(): void {
     if (this.listeners.size > 0) void this.read();
+  }
+
+  /** Logs read failures to `logger` (the composition root's, when the tail was built before it). */
+  logTo(logger: NonNullable<EventTailOptions['logger']>): void {
+    this.logger = logger;
   }
 
   /** Stops reading (shutdown). */
@@ -93,7 +105,7 @@ export class EventTail {
       return this.reading;
     }
     this.reading = this.readOnce()
-      .catch(() => undefined) // the database is away: the next interval tries again
+      .then(() => this.recovered(), (err: unknown) => this.failed(err)) // the next interval tries again
       .finally(() => {
         this.reading = null;
         if (this.again && this.listeners.size > 0) {
@@ -132,6 +144,18 @@ export class EventTail {
       after = { at: last.committedAt as Date, id: last._id };
     }
     this.forgetOld();
+  }
+
+  private failed(err: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.logger?.error({ err }, 'could not read the event log; subscriptions and webhook fan-out wait until it can be read again');
+  }
+
+  private recovered(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.logger?.info('the event log can be read again');
   }
 
   private forgetOld(): void {

@@ -21,6 +21,8 @@ function assetFiles(): Record<string, string> {
     'react-dom.production.min.js': join(packageRoot('react-dom'), 'umd/react-dom.production.min.js'),
     'graphiql.min.js': require.resolve('graphiql/graphiql.min.js'),
     'graphiql.min.css': require.resolve('graphiql/graphiql.min.css'),
+    // The graphql-ws client (window.graphqlWs): subscriptions over WebSocket on the same /graphql.
+    'graphql-ws.min.js': join(packageRoot('graphql-ws'), 'umd/graphql-ws.min.js'),
     // The bundles name their source maps; served so a browser's devtools find them.
     'graphiql.min.js.map': require.resolve('graphiql/graphiql.min.js.map'),
     'graphiql.min.css.map': require.resolve('graphiql/graphiql.min.css.map'),
@@ -50,8 +52,39 @@ export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: 
   const assets = `${path}/assets`;
   const files = assetFiles();
 
+  // Queries and mutations go over HTTP; a subscription over WebSocket (graphql-transport-ws), one
+  // connection per run, its connection_init carrying the Headers tab's Authorization.
   const initializer = `(function () {
-  var fetcher = GraphiQL.createFetcher({ url: new URL(${JSON.stringify(graphqlPath)}, window.location.href).href });
+  var url = new URL(${JSON.stringify(graphqlPath)}, window.location.href).href;
+  var httpFetcher = GraphiQL.createFetcher({ url: url });
+  function isSubscription(params) {
+    var text = String(params.query || '').replace(/#[^\\n]*/g, '');
+    var name = params.operationName;
+    if (name) return new RegExp('\\\\bsubscription\\\\s+' + name + '\\\\b').test(text);
+    return /(^|\\})\\s*subscription\\b/.test(text);
+  }
+  function subscribe(params, headers) {
+    var auth = headers.Authorization || headers.authorization;
+    return {
+      subscribe: function (observer) {
+        var client = graphqlWs.createClient({ url: url.replace(/^http/, 'ws'), connectionParams: auth ? { Authorization: auth } : {}, lazy: true, retryAttempts: 0 });
+        var stop = client.subscribe({ query: params.query, variables: params.variables, operationName: params.operationName }, {
+          next: function (value) { observer.next(value); },
+          error: function (err) {
+            // A refusal arrives as GraphQL errors: shown as a result; a closed socket as an error.
+            if (Array.isArray(err)) { observer.next({ errors: err }); observer.complete(); }
+            else observer.error(err instanceof Error ? err : new Error('WebSocket closed' + (err && err.code ? ' (' + err.code + (err.reason ? ': ' + err.reason : '') + ')' : '')));
+            client.dispose();
+          },
+          complete: function () { observer.complete(); client.dispose(); },
+        });
+        return { unsubscribe: function () { stop(); client.dispose(); } };
+      },
+    };
+  }
+  var fetcher = function (params, options) {
+    return isSubscription(params) ? subscribe(params, (options && options.headers) || {}) : httpFetcher(params, options);
+  };
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(
     React.createElement(GraphiQL, {
@@ -81,6 +114,7 @@ export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: 
   <script src="${assets}/react.production.min.js"></script>
   <script src="${assets}/react-dom.production.min.js"></script>
   <script src="${assets}/graphiql.min.js"></script>
+  <script src="${assets}/graphql-ws.min.js"></script>
   <script src="${assets}/graphiql-init.js"></script>
 </body>
 </html>

@@ -182,6 +182,37 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
     }
   }, 90_000);
 
+  it('GraphiQL runs a subscription over WebSocket with the Headers tab\'s Authorization, and shows an event of a change made meanwhile', async () => {
+    const { page, external, cspViolations } = await newPage();
+    try {
+      await page.goto(`${app.baseUrl}/graphiql`);
+      await page.locator('.graphiql-container').waitFor();
+      await page.locator('.graphiql-editor-tools button[data-name="headers"]').click();
+      await typeInto(page, '.graphiql-editor-tool[aria-label="Headers"] .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: `Bearer ${admin.token}` }));
+      await typeInto(page, '.graphiql-query-editor', 'subscription { events(types: ["api-keys.create"]) { id type } }');
+      await page.locator('.graphiql-execute-button').click();
+      const response = page.locator('.graphiql-response');
+      // Keys are created through the API until one's event shows (the stream may open after the first).
+      let made = 0;
+      await expect
+        .poll(
+          async () => {
+            const created = await app.rest('POST', '/api-keys', { token: admin.token, body: { name: `graphiql ${made++}`, scopes: ['menus:read'] } });
+            expect(created.status).toBe(201);
+            return response.innerText();
+          },
+          { timeout: STEP_MS, interval: 500 },
+        )
+        .toContain('api-keys.create');
+      expect(await response.innerText()).not.toContain('"errors"');
+      // Offline (the WebSocket client is a file of the service) and within the Content-Security-Policy.
+      expect(external).toEqual([]);
+      expect(cspViolations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 90_000);
+
   it('the landing page links the doors, and its GraphiQL link opens the IDE', async () => {
     const { page, external, cspViolations } = await newPage();
     try {

@@ -64,7 +64,12 @@ describe('GraphiQL, the offline GraphQL IDE', () => {
 
   it('points GraphiQL at /graphql, with the headers editor on and the headers persisted', async () => {
     const script = String((await app.http('GET', '/graphiql/assets/graphiql-init.js')).body);
-    expect(script).toContain('GraphiQL.createFetcher({ url: new URL("/graphql"');
+    expect(script).toContain('var url = new URL("/graphql"');
+    expect(script).toContain('GraphiQL.createFetcher({ url: url })');
+    // Subscriptions over WebSocket on the same URL, through the local graphql-ws client.
+    expect(script).toContain("graphqlWs.createClient({ url: url.replace(/^http/, 'ws')");
+    const client = await app.http('GET', '/graphiql/assets/graphql-ws.min.js');
+    expect(client.status).toBe(200);
     expect(script).toContain('isHeadersEditorEnabled: true');
     expect(script).toContain('shouldPersistHeaders: true');
   });

@@ -83,6 +83,8 @@ export interface TestAppOptions {
   resolveActor?: ActorResolver;
   /** Webhook delivery settings (a fast retry schedule, a short timeout, a clock). */
   webhooks?: WebhookDeliveryOptions;
+  /** Subscription stream settings (a short re-check interval). */
+  eventSubscriptions?: { recheckMs?: number };
 }
 
 export const DEFAULT_TEST_PASSWORD = 'Passw0rd!';
@@ -106,7 +108,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
   await connectMongoose(engine.uri, `test_${randomBytes(4).toString('hex')}`);
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks });
+  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http, handle.upgrade).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
