@@ -60,7 +60,7 @@ import {
   userReplayedResults,
   type UserApiKeys,
 } from './users/index.js';
-import { WebhookRecords, webhookReplayedResults, WebhookResolver, webhookRestRoutes, WebhookService, WebhookWorker, type WebhookDeliveryOptions } from './webhooks/index.js';
+import { WebhookDeliveryModel, WebhookModel, WebhookRecords, webhookReplayedResults, WebhookResolver, webhookRestRoutes, WebhookService, WebhookWorker, type WebhookDeliveryOptions } from './webhooks/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -162,15 +162,16 @@ function createEventServices(
  * with: each write to them carries the call's event id (events/event-stamp.ts),
  * the evidence the reconciler reads.
  */
-const eventTargetCollections = {
+export const eventTargetCollections = {
   User: UserModel.collection,
   Role: RoleModel.collection,
   MealMenu: MealMenuModel.collection,
   ApiKey: ApiKeyModel.collection,
   Session: SessionModel.collection,
+  Webhook: WebhookModel.collection,
 };
-/** Written by audited calls, but no event's target (a password ticket is a User event). */
-const alsoStampedCollections = [PasswordTicketModel.collection];
+/** Written by audited calls, but no event's target (a password ticket is a User event; a delivery sent or retried, a Webhook event). */
+const alsoStampedCollections = [PasswordTicketModel.collection, WebhookDeliveryModel.collection];
 
 /** The reconciler of this instance: pending events older than the grace period are settled by their evidence. */
 function createEventReconciler(config: AppConfig, logger: Logger, eventTail: EventTail, tuning: ServiceOptions['eventReconciler'] = {}): EventReconciler {

@@ -90,6 +90,7 @@ export function withAuditTrail<Request extends unknown[]>(
  */
 export function Audited(action: string, { targetType, skip, removesTarget }: AuditedOptions): MiddlewareFn<AuditedContext> {
   declareAuditAction(action);
+  declaredTargetTypes.add(targetType);
   return async ({ args, context }, next) => {
     const { actor } = context;
     if (!actor || skip?.(args)) return next();
@@ -153,6 +154,10 @@ export function settleErrorLogger(context: AppContext): (err: unknown, what: str
 }
 
 const declaredActions = new Set<string>();
+const declaredTargetTypes = new Set<string>();
+
+/** The target types of every `Audited` declaration: each needs its records stamped as the outbox's evidence (a test checks the composition root's list). */
+export const auditedTargetTypes: ReadonlySet<string> = declaredTargetTypes;
 
 /**
  * Every action the service records: each `Audited` declaration adds its own

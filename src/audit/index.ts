@@ -20,4 +20,4 @@ export { AuditEventService, type AuditEventDocument, type NewAuditEvent } from '
 export { AuditEventRecords } from './audit-event.store.js';
 export { AuditEventPage } from './audit-event.types.js';
 export { auditRestRoutes } from './audit.routes.js';
-export { asEvent, auditActions, Audited, declareAuditAction, recordAuditEvent, reportAlsoChanged, withAuditTrail, type AuditedContext, type AuditedOptions } from './audited.middleware.js';
+export { asEvent, auditActions, auditedTargetTypes, Audited, declareAuditAction, recordAuditEvent, reportAlsoChanged, withAuditTrail, type AuditedContext, type AuditedOptions } from './audited.middleware.js';

@@ -94,9 +94,10 @@ export class EventOutbox {
     private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
   ) {}
 
-  async open(event: PendingEvent): Promise<void> {
+  /** Writes the event pending; answers the record as written (commit writes it again if a reconciler removed it meanwhile). */
+  async open(event: PendingEvent): Promise<Record<string, unknown>> {
     const now = new Date();
-    await this.model.collection.insertOne({
+    const record = {
       _id: event.id,
       type: event.type,
       tenant_id: event.tenant_id,
@@ -109,13 +110,15 @@ export class EventOutbox {
       ...(event.removesTarget ? { removesTarget: true } : {}),
       ...(event.actorIsTarget ? { actorIsTarget: true } : {}),
       expireAt: this.expiry(now),
-    });
+    };
+    await this.model.collection.insertOne(record);
+    return record;
   }
 
   /** Commits the pending event (only while still pending: a reconciler may have settled it) and adds the cascade's events. */
-  async commit(id: Types.ObjectId, outcome: EventOutcome): Promise<void> {
+  async commit(id: Types.ObjectId, outcome: EventOutcome, opened?: Record<string, unknown>): Promise<void> {
     const now = new Date();
-    const committed = await this.model.collection.findOneAndUpdate(
+    let committed = await this.model.collection.findOneAndUpdate(
       { _id: id, state: EventState.pending },
       {
         $set: {
@@ -130,6 +133,7 @@ export class EventOutbox {
       },
       { returnDocument: 'after' },
     );
+    if (!committed && opened) committed = await this.restore(opened, outcome, now);
     if (committed && outcome.alsoChanged.length > 0) {
       await this.model.collection.insertMany(
         outcome.alsoChanged.map((targetId) => ({
@@ -159,7 +163,7 @@ export class EventOutbox {
     onSettleError: (err: unknown, what: 'committed' | 'discarded') => void = () => undefined,
   ): Promise<T> {
     const id = new Types.ObjectId();
-    await this.open({ ...event, id });
+    const opened = await this.open({ ...event, id });
     const settle = (what: 'committed' | 'discarded', step: () => Promise<void>) => step().catch((err: unknown) => onSettleError(err, what));
     let result: T;
     try {
@@ -169,8 +173,30 @@ export class EventOutbox {
       throw error;
     }
     const outcome = outcomeOf(result);
-    await (outcome ? settle('committed', () => this.commit(id, outcome)) : settle('discarded', () => this.discard(id)));
+    await (outcome ? settle('committed', () => this.commit(id, outcome, opened)) : settle('discarded', () => this.discard(id)));
     return result;
+  }
+
+  /**
+   * The call succeeded but its pending event is gone: a reconciler took the call for a crashed one
+   * (it outlived the grace period) and, finding no evidence yet, removed it. The call knows better:
+   * its event is written committed under the same id. If a reconciler committed it instead, that
+   * record stays (the insert is refused) and nothing more is added.
+   */
+  private async restore(opened: Record<string, unknown>, outcome: EventOutcome, now: Date) {
+    const record = {
+      ...opened,
+      state: EventState.committed,
+      committedAt: now,
+      tenant_id: outcome.tenant_id,
+      target: outcome.target,
+      data: outcome.data,
+      ...(outcome.actor ? { actor: outcome.actor } : {}),
+    };
+    delete (record as Record<string, unknown>)['removesTarget'];
+    delete (record as Record<string, unknown>)['actorIsTarget'];
+    const { upsertedCount } = await this.model.collection.updateOne({ _id: opened['_id'] as Types.ObjectId }, { $setOnInsert: record }, { upsert: true });
+    return upsertedCount === 1 ? (record as never) : null;
   }
 
   /** Removes the pending event of a call that failed (it changed nothing). */

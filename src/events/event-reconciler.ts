@@ -90,9 +90,11 @@ export class EventReconciler {
   }
 
   private async claim(now: Date): Promise<StoredEvent | null> {
-    const stale = new Date(now.getTime() - this.options.graceMs);
+    // Stale by the database's clock ($$NOW), not this instance's: an instance whose clock runs ahead would
+    // otherwise take the events of calls still running on the others.
+    const stale = { $expr: { $lt: ['$occurredAt', { $subtract: ['$$NOW', this.options.graceMs] }] } };
     return (await this.model.collection.findOneAndUpdate(
-      { state: EventState.pending, occurredAt: { $lt: stale }, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
+      { state: EventState.pending, ...stale, $or: [{ leaseUntil: { $exists: false } }, { leaseUntil: { $lt: now } }] },
       { $set: { leaseUntil: new Date(now.getTime() + this.leaseMs) } },
       { returnDocument: 'after', sort: { _id: 1 } },
     )) as StoredEvent | null;

@@ -47,7 +47,11 @@ const stamped = new WeakSet<object>();
 type Stamp = (args: unknown[], id: Types.ObjectId) => unknown[];
 type Doc = Record<string, unknown>;
 
-const onDocument = (doc: Doc, id: Types.ObjectId): Doc => ({ ...doc, [EVENT_IDS_FIELD]: [id] });
+// A document written again whole (an undo re-inserting a record) keeps the ids it carried: they are other calls' evidence.
+const onDocument = (doc: Doc, id: Types.ObjectId): Doc => {
+  const carried = Array.isArray(doc[EVENT_IDS_FIELD]) ? (doc[EVENT_IDS_FIELD] as unknown[]) : [];
+  return { ...doc, [EVENT_IDS_FIELD]: [...carried, id].slice(-KEPT_EVENT_IDS) };
+};
 const onUpdate = (update: unknown, id: Types.ObjectId): unknown => {
   // A pipeline update or a replacement has no $push: none of the audited stores sends one; left as it is.
   if (!update || typeof update !== 'object' || Array.isArray(update) || !Object.keys(update).some((key) => key.startsWith('$'))) return update;

@@ -45,7 +45,7 @@ export class WebhookResolver {
   }
 
   @Authorized('webhooks:manage')
-  @UseMiddleware(Audited('webhooks.delete', { targetType: 'Webhook' }))
+  @UseMiddleware(Audited('webhooks.delete', { targetType: 'Webhook', removesTarget: true }))
   @Mutation(() => DeleteWebhookResult, { description: 'Delete an endpoint: it receives nothing more.' })
   deleteWebhook(@Args() { id }: WebhookIdArgs, @CurrentActor() actor: Actor): Promise<DeleteWebhookResult> {
     return this.hooks.delete(actor, id);

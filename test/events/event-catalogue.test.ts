@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { auditActions } from '../../src/audit/index.js';
+import { auditActions, auditedTargetTypes } from '../../src/audit/index.js';
 import { AUDITED_EVENT_TYPES, EVENT_TYPES, SYSTEM_EVENT_TYPES } from '../../src/events/index.js';
-import { buildServiceSchema } from '../../src/service.js';
+import { buildServiceSchema, eventTargetCollections } from '../../src/service.js';
 
 /**
  * The event catalogue's audited half (src/events/event-types.ts) is exactly
@@ -17,5 +17,12 @@ describe('the event catalogue', () => {
 
   it('names each type once', () => {
     expect(new Set(EVENT_TYPES).size).toBe(AUDITED_EVENT_TYPES.length + SYSTEM_EVENT_TYPES.length);
+  });
+});
+
+describe('the outbox evidence', () => {
+  it('stamps the records of every target type an audited call names (else a crashed call of that type would lose its event)', async () => {
+    await buildServiceSchema();
+    expect([...auditedTargetTypes].filter((type) => !Object.hasOwn(eventTargetCollections, type))).toEqual([]);
   });
 });

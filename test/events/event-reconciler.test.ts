@@ -19,8 +19,9 @@ const TENANT = 'tenant-reconciler';
 const GRACE_MS = 60_000;
 const outbox = new EventOutbox({ retentionSeconds: 3600 });
 const records = { User: UserModel.collection, Role: RoleModel.collection, MealMenu: MealMenuModel.collection, ApiKey: ApiKeyModel.collection };
-const reconciler = () => new EventReconciler({ records: records as never, alsoStamped: [PasswordTicketModel.collection] as never, graceMs: GRACE_MS, intervalMs: 1000 });
-/** As if the grace period had passed. */
+/** Staleness is the database's clock against the grace (0 here: every pending event is stale at once). */
+const reconciler = (graceMs = 0) => new EventReconciler({ records: records as never, alsoStamped: [PasswordTicketModel.collection] as never, graceMs, intervalMs: 1000 });
+/** The reconciling instance's clock far ahead (leases are its own). */
 const later = () => new Date(Date.now() + 2 * GRACE_MS);
 const events = () => app.db.collection('events');
 
@@ -94,11 +95,36 @@ describe('the reconciler settles a stale pending event by its evidence', () => {
     expect(await events().findOne({ _id: id })).toBeNull();
   });
 
-  it('leaves an event younger than the grace period alone (its call may still be under way)', async () => {
+  it('leaves an event younger than the grace period by the database clock alone, however far ahead the reconciling instance\'s clock runs (its call may still be under way)', async () => {
     const id = await pending('users.update', { type: 'User', id: new ObjectId().toHexString() });
-    await reconciler().reconcile(new Date());
+    await reconciler(GRACE_MS).reconcile(later());
     expect(await events().findOne({ _id: id })).toMatchObject({ state: 'pending' });
     await reconciler().reconcile(later()); // settled (removed), not left for the next test
+  });
+
+  it('a call that outlives the grace: a reconciler removes its event before the write, and the call writes it committed', async () => {
+    const user = await app.createUser({ tenantId: TENANT });
+    const settledMeanwhile: string[] = [];
+    await outbox.around(
+      { type: 'users.update', tenant_id: TENANT, actor: { type: 'user', id: user.id }, target: { type: 'User', id: user.id }, data: { changes: ['firstName'] } },
+      async () => {
+        settledMeanwhile.push(...(await reconciler().reconcile(later())));
+        await UserModel.collection.updateOne({ _id: new Types.ObjectId(user.id) }, { $set: { firstName: 'Slow' } });
+      },
+      () => ({ tenant_id: TENANT, target: { type: 'User', id: user.id }, data: { changes: ['firstName'] }, alsoChanged: [] }),
+    );
+    expect(settledMeanwhile).toContain('removed');
+    expect(await events().find({ type: 'users.update', 'target.id': user.id }).toArray()).toEqual([
+      expect.objectContaining({ state: 'committed', tenant_id: TENANT, data: { changes: ['firstName'] } }),
+    ]);
+  });
+
+  it('a record written again whole keeps the ids it carried (an earlier call\'s evidence) and adds the new one', async () => {
+    const earlier = new Types.ObjectId();
+    const now = new Types.ObjectId();
+    const _id = new Types.ObjectId();
+    await withEventStamp(now, () => RoleModel.collection.insertOne({ _id, ...role('again'), _events: [earlier] }));
+    expect((await RoleModel.collection.findOne({ _id }))?.['_events']).toEqual([earlier, now]);
   });
 
   it('two reconcilers (two instances) settle each event once: the lease in the database decides', async () => {
