@@ -23,6 +23,20 @@ export interface EventLogOptions {
 
 const DUPLICATE_KEY = 11000;
 
+/** The fields every stored event has, whichever writer (append, the outbox's open) writes it. */
+function eventRecord(_id: Types.ObjectId, event: Omit<NewEvent, 'dedupeKey'>, now: Date, retentionSeconds: number) {
+  return {
+    _id,
+    type: event.type,
+    tenant_id: event.tenant_id,
+    occurredAt: now,
+    actor: { type: event.actor.type, id: event.actor.id },
+    target: { type: event.target.type, id: event.target.id },
+    data: event.data ?? {},
+    expireAt: new Date(now.getTime() + retentionSeconds * 1000),
+  };
+}
+
 /**
  * The writer of the event outbox. `append` writes an event that is its own
  * change (a system event, a test event): committed at once.
@@ -39,17 +53,10 @@ export class EventLog {
     const _id = new Types.ObjectId();
     try {
       await this.model.collection.insertOne({
-        _id,
-        type: event.type,
-        tenant_id: event.tenant_id,
-        occurredAt: now,
-        actor: { type: event.actor.type, id: event.actor.id },
-        target: { type: event.target.type, id: event.target.id },
-        data: event.data ?? {},
+        ...eventRecord(_id, event, now, this.options.retentionSeconds),
         state: EventState.committed,
         committedAt: now,
         ...(event.dedupeKey === undefined ? {} : { dedupeKey: event.dedupeKey }),
-        expireAt: new Date(now.getTime() + this.options.retentionSeconds * 1000),
       });
     } catch (err) {
       if ((err as { code?: unknown }).code === DUPLICATE_KEY && event.dedupeKey !== undefined) return null;
@@ -98,18 +105,11 @@ export class EventOutbox {
   async open(event: PendingEvent): Promise<Record<string, unknown>> {
     const now = new Date();
     const record = {
-      _id: event.id,
-      type: event.type,
-      tenant_id: event.tenant_id,
-      occurredAt: now,
-      actor: { type: event.actor.type, id: event.actor.id },
-      target: { type: event.target.type, id: event.target.id },
-      data: event.data ?? {},
+      ...eventRecord(event.id, event, now, this.options.retentionSeconds),
       state: EventState.pending,
       committedAt: null,
       ...(event.removesTarget ? { removesTarget: true } : {}),
       ...(event.actorIsTarget ? { actorIsTarget: true } : {}),
-      expireAt: this.expiry(now),
     };
     await this.model.collection.insertOne(record);
     return record;
@@ -202,9 +202,5 @@ export class EventOutbox {
   /** Removes the pending event of a call that failed (it changed nothing). */
   async discard(id: Types.ObjectId): Promise<void> {
     await this.model.collection.deleteOne({ _id: id, state: EventState.pending });
-  }
-
-  private expiry(now: Date): Date {
-    return new Date(now.getTime() + this.options.retentionSeconds * 1000);
   }
 }
