@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { errors, settleError, toGraphQLError } from '../errors/index.js';
 import { assertOperationInput, assertQueryCost, createDocumentGuard, GRAPHQL_LIMITS, limitedParseOptions } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
@@ -38,6 +38,8 @@ export interface GraphQLSubscriptionOptions<TContext> {
   createContext(header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<TContext>;
   exposeErrorDetails: boolean;
   logger: Logger;
+  /** The largest WebSocket message read (BODY_LIMIT, as for a POST): a larger one closes the socket (1009) unread. */
+  maxMessageBytes: number;
 }
 
 export interface GraphQLSubscriptions {
@@ -110,7 +112,8 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
   const scopes = new WeakMap<object, { requestId: string; logger: Logger }>();
 
   // WebSocket: graphql-transport-ws. The credential is connection_init's payload `Authorization` (or `X-API-Key`).
-  const wsServer = new WebSocketServer({ noServer: true });
+  // ws reads messages up to 100 MiB by default, before any credential is checked.
+  const wsServer = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
   useServer<Record<string, unknown>>(
     {
       schema,
@@ -178,7 +181,10 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
     upgrade(req, socket, head) {
       const path = (req.url ?? '').split('?')[0];
       if (path !== options.path) return void socket.destroy();
-      wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req));
+      wsServer.handleUpgrade(req, socket, head, (ws) => {
+        refuseOversizeQuietly(ws, logger);
+        wsServer.emit('connection', ws, req);
+      });
     },
     sse: (req, res, next) => {
       if (req.path !== options.path || !req.accepts('text/event-stream') || !req.get('accept')?.includes('text/event-stream')) return next();
@@ -189,4 +195,20 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
       wsServer.close();
     },
   };
+}
+
+/**
+ * ws closes a socket whose message passes maxPayload (1009) and reports it as
+ * an `error` event, which graphql-ws prints to the console as an internal
+ * error. It is the client's mistake: logged as a warning, not passed on.
+ */
+function refuseOversizeQuietly(ws: WebSocket, logger: Logger): void {
+  const emit = ws.emit.bind(ws);
+  ws.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      logger.warn('a WebSocket message over BODY_LIMIT closed its socket (1009)');
+      return true;
+    }
+    return emit(event, ...args);
+  }) as typeof ws.emit;
 }
