@@ -344,7 +344,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       eventSubscriptions.close();
       await app.stop();
       await webhookWorker.close();
-      eventTail.close();
+      await eventTail.close();
       await reconciler.close();
       await auditEvents.drain();
       await usage.close();

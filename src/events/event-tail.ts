@@ -80,10 +80,11 @@ export class EventTail {
     this.logger = logger;
   }
 
-  /** Stops reading (shutdown). */
-  close(): void {
+  /** Stops reading (shutdown), once the read under way has ended: the database may close after it. */
+  async close(): Promise<void> {
     this.listeners.clear();
     this.stop();
+    await this.reading;
   }
 
   private start(): void {

@@ -84,6 +84,8 @@ export class WebhookWorker {
   private readonly policy: SendPolicy;
   private active = 0;
   private pumping = false;
+  /** The pump under way, which close() waits for. */
+  private pumped: Promise<void> = Promise.resolve();
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -115,7 +117,7 @@ export class WebhookWorker {
 
   /** Looks for due deliveries now. */
   wake(): void {
-    if (!this.stopped) void this.pump();
+    if (!this.stopped && !this.pumping) this.pumped = this.pump();
   }
 
   /** Stops claiming; waits for the sends under way (each ends by its timeout). */
@@ -124,6 +126,8 @@ export class WebhookWorker {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
     await this.fanning;
+    // The claim under way ends first (the database may close after this); then the sends it started.
+    await this.pumped;
     await Promise.allSettled([...this.inFlight]);
   }
 
