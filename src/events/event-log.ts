@@ -24,6 +24,13 @@ export interface EventLogOptions {
 const DUPLICATE_KEY = 11000;
 
 /** The fields every stored event has, whichever writer (append, the outbox's open) writes it. */
+/**
+ * How long an event with a dedupeKey is kept at least: its stored key is what
+ * makes it happen once, so it must outlive its occasion (an expiring key is
+ * announced 7 days ahead), whatever EVENT_RETENTION says.
+ */
+export const ONCE_KEPT_SECONDS = 8 * 24 * 3600;
+
 function eventRecord(_id: Types.ObjectId, event: Omit<NewEvent, 'dedupeKey'>, now: Date, retentionSeconds: number) {
   return {
     _id,
@@ -53,7 +60,7 @@ export class EventLog {
     const _id = new Types.ObjectId();
     try {
       await this.model.collection.insertOne({
-        ...eventRecord(_id, event, now, this.options.retentionSeconds),
+        ...eventRecord(_id, event, now, event.dedupeKey === undefined ? this.options.retentionSeconds : Math.max(this.options.retentionSeconds, ONCE_KEPT_SECONDS)),
         state: EventState.committed,
         committedAt: now,
         ...(event.dedupeKey === undefined ? {} : { dedupeKey: event.dedupeKey }),
