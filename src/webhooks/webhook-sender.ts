@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './ssrf-guard.js';
+import { FORBIDDEN_KINDS, ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './ssrf-guard.js';
 
 export interface SendPolicy {
   /** Production without WEBHOOK_ALLOW_PRIVATE: https only, public addresses only. */
@@ -44,7 +44,7 @@ export function send(url: string, body: string, headers: Record<string, string>,
     if (target.protocol !== 'https:') return Promise.resolve(done(false, null, 'refused: only https endpoints are allowed in production'));
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     if (isIP(literal) && isForbiddenAddress(literal)) {
-      return Promise.resolve(done(false, null, `refused: ${literal} is a loopback, private or link-local address (WEBHOOK_ALLOW_PRIVATE=true allows it)`));
+      return Promise.resolve(done(false, null, `refused: ${literal} is ${FORBIDDEN_KINDS} (WEBHOOK_ALLOW_PRIVATE=true allows it)`));
     }
   }
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
