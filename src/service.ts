@@ -169,9 +169,10 @@ export const eventTargetCollections = {
   ApiKey: ApiKeyModel.collection,
   Session: SessionModel.collection,
   Webhook: WebhookModel.collection,
+  WebhookDelivery: WebhookDeliveryModel.collection,
 };
-/** Written by audited calls, but no event's target (a password ticket is a User event; a delivery sent or retried, a Webhook event). */
-const alsoStampedCollections = [PasswordTicketModel.collection, WebhookDeliveryModel.collection];
+/** Written by audited calls, but no event's target (a password ticket is a User event; a delivery made by a test send, a Webhook event). */
+const alsoStampedCollections = [PasswordTicketModel.collection];
 
 /** The reconciler of this instance: pending events older than the grace period are settled by their evidence. */
 function createEventReconciler(config: AppConfig, logger: Logger, eventTail: EventTail, tuning: ServiceOptions['eventReconciler'] = {}): EventReconciler {

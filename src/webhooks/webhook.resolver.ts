@@ -65,7 +65,7 @@ export class WebhookResolver {
   }
 
   @Authorized('webhooks:manage')
-  @UseMiddleware(Audited('webhooks.delivery-retry', { targetType: 'Webhook' }))
+  @UseMiddleware(Audited('webhooks.delivery-retry', { targetType: 'WebhookDelivery' }))
   @Mutation(() => WebhookDelivery, { description: 'Give a failed delivery one more attempt now; answers the delivery (pending).' })
   retryWebhookDelivery(@Args() { id, deliveryId }: RetryWebhookDeliveryArgs, @CurrentActor() actor: Actor): Promise<WebhookDelivery> {
     return this.hooks.retry(actor, id, deliveryId);

@@ -162,6 +162,7 @@ const retry = (id: string, deliveryId: string): Operation => ({
   rest: { method: 'POST', path: `/webhooks/${id}/deliveries/${deliveryId}/retry` },
   graphql: { query: `mutation($id: ID!, $d: ID!) { retryWebhookDelivery(id: $id, deliveryId: $d) { ${DELIVERY_FIELDS} } }`, variables: { id, d: deliveryId } },
 });
+let retriedHook: { id: string } | undefined;
 const hookOf = (user: () => typeof world.admin) => async () => makeWebhook(world.app, user(), { url: receiver.url, events: ['users.create'] });
 
 runCases('sending a test event (POST /webhooks/{id}/test, testWebhook)', () => world.app, [
@@ -219,6 +220,31 @@ runCases('listing deliveries and retrying one (GET /webhooks/{id}/deliveries, PO
     caller: () => world.admin,
     operation: ({ id }) => retry(id, new ObjectId().toHexString()),
     expect: { status: 404 },
+  }),
+  apiCase({
+    name: 'retrying a failed delivery is recorded and announced with the delivery as its target (webhooks.delivery-retry)',
+    arrange: async () => {
+      // One endpoint for both surfaces: the tenant's 20 are nearly used by the cases above.
+      const hook = (retriedHook ??= await hookOf(() => world.admin)());
+      const { insertedId } = await world.app.db.collection('webhookdeliveries').insertOne({
+        webhookId: hook.id, eventId: new ObjectId().toHexString(), type: 'users.create', tenant_id: 'acme', attempts: 7,
+        status: 'failed', nextAttemptAt: null, payload: {}, createdAt: new Date(), updatedAt: new Date(),
+      });
+      return { id: hook.id, deliveryId: insertedId.toHexString() };
+    },
+    caller: () => world.admin,
+    operation: ({ id, deliveryId }) => retry(id, deliveryId),
+    expect: {
+      status: 200,
+      data: async (answer, { id, deliveryId }) => {
+        expect(answer).toMatchObject({ id: deliveryId, webhookId: id, status: 'pending' });
+        const events = await eventually(async () => {
+          const found = await world.app.db.collection('events').find({ type: 'webhooks.delivery-retry', 'target.id': deliveryId, state: 'committed' }).toArray();
+          return found.length > 0 && found;
+        });
+        expect(events.map((event) => event.target)).toEqual([{ type: 'WebhookDelivery', id: deliveryId }]);
+      },
+    },
   }),
   apiCase({ name: 'a malformed delivery id is 400', arrange: hookOf(() => world.admin), caller: () => world.admin, operation: ({ id }) => retry(id, 'x'), expect: { status: 400, fieldErrors: [{ field: 'deliveryId', rule: 'isMongoId' }] } }),
 ]);
