@@ -23,7 +23,6 @@ export interface EventLogOptions {
 
 const DUPLICATE_KEY = 11000;
 
-/** The fields every stored event has, whichever writer (append, the outbox's open) writes it. */
 /**
  * How long an event with a dedupeKey is kept at least: its stored key is what
  * makes it happen once, so it must outlive its occasion (an expiring key is
@@ -31,6 +30,7 @@ const DUPLICATE_KEY = 11000;
  */
 export const ONCE_KEPT_SECONDS = 8 * 24 * 3600;
 
+/** The fields every stored event has, whichever writer (append, the outbox's open) writes it. */
 function eventRecord(_id: Types.ObjectId, event: Omit<NewEvent, 'dedupeKey'>, now: Date, retentionSeconds: number) {
   return {
     _id,
