@@ -133,7 +133,7 @@ export function createServices(options: ServicesOptions = {}): Services {
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents), changeEventsOf(eventServices.eventOutbox)),
     sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
-    webhooks: new WebhookService(new WebhookRecords(), eventServices.eventLog),
+    webhooks: new WebhookService(new WebhookRecords(options.events?.retentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS), eventServices.eventLog),
     ...eventServices,
   };
 }
@@ -393,6 +393,7 @@ function startWebhookWorker(
     tail: events.eventTail,
     eventLog: events.eventLog,
     jwtSecret: config.jwt.secret,
+    retentionSeconds: config.events.retentionSeconds,
     guarded: config.nodeEnv === 'production' && !config.webhooks.allowPrivate,
     logger,
     options,

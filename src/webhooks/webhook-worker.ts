@@ -3,7 +3,7 @@ import { trusted } from 'mongoose';
 import type { Logger } from 'pino';
 import { EventModel, EventState, type EventLog, type EventTail, type TailedEvent } from '../events/index.js';
 import { ALL_EVENT_TYPES } from '../events/index.js';
-import { DeliveryStatus, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type WebhookDelivery } from './webhook.model.js';
+import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type WebhookDelivery } from './webhook.model.js';
 import { openSecret } from './webhook-secret.js';
 import { send, type SendPolicy } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
@@ -17,6 +17,8 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const TEST_EVENT_TYPE = 'webhooks.test';
 export const DISABLED_EVENT_TYPE = 'webhooks.disabled';
 const CURSOR_ID = 'fan-out';
+/** Events read per page of a catch-up. */
+const CATCH_UP_PAGE = 500;
 /** A delivery nobody holds: a lease that ended long ago (one range condition claims, no $or). */
 export const NO_LEASE = new Date(0);
 
@@ -27,16 +29,27 @@ export interface WebhookDeliveryOptions {
   disableAfterMs?: number;
   /** Deliveries one instance sends at once. */
   concurrency?: number;
+  /** Of those, at most this many to one endpoint (a hanging endpoint holds no more of the pool). */
+  perEndpoint?: number;
+  /** And at most this many for one tenant's events (a tenant's hanging endpoints leave room for the others'). */
+  perTenant?: number;
   /** How often due deliveries are looked for (retries, other instances' fan-out). */
   pollMs?: number;
-  /** The clock (tests of the disable rule). */
+  /** The clock of the disable rule and the signature timestamp (tests); leases and due times follow the database's clock. */
   now?: () => number;
 }
+
+/** Each instance's share of the pool: a few sends per endpoint, half the pool per tenant. */
+export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_PER_ENDPOINT = 4;
+
 
 export interface WebhookWorkerDeps {
   tail: EventTail;
   eventLog: EventLog;
   jwtSecret: string;
+  /** EVENT_RETENTION: a delivery is kept this long after its last attempt (or after it was due), then the TTL index removes it. */
+  retentionSeconds: number;
   /** Production without WEBHOOK_ALLOW_PRIVATE. */
   guarded: boolean;
   logger: Logger;
@@ -64,60 +77,78 @@ export function eventPayload(event: Pick<TailedEvent, 'id' | 'type' | 'tenant_id
  * - fan-out: each committed event of the tail becomes one delivery per
  *   matching enabled endpoint; the unique (eventId, webhookId) index makes
  *   instances fanning out the same event create one. A watermark in the
- *   database catches up events committed while no instance ran.
- * - workers: claim a due delivery with a lease (findOneAndUpdate), longer
- *   than the send timeout, so a live delivery is never claimed twice and a
- *   crashed instance's claims are retaken once their lease ends.
+ *   database catches up events committed while no instance ran, and after a
+ *   fan-out that failed (the watermark only moves over what was written).
+ * - workers: claim a due delivery with a lease judged by the database's
+ *   clock ($$NOW, never this instance's), longer than the send timeout, so a
+ *   live delivery is never claimed twice and a crashed instance's claims are
+ *   retaken once their lease ends. A claim skips endpoints and tenants at
+ *   their share of this instance's pool.
  * It holds no API request (everything runs off the request path) and a
- * database error is logged and retried at the next round.
+ * database error is logged once per outage and retried at the next round.
  */
 export class WebhookWorker {
   private readonly schedule: readonly number[];
   private readonly timeoutMs: number;
   private readonly disableAfterMs: number;
   private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  private readonly perTenant: number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
+  private readonly retentionMs: number;
   private readonly now: () => number;
   // The pid first: a test of a killed instance counts the leases it held.
   private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly policy: SendPolicy;
+  /** Sends under way, by endpoint and by tenant (this instance's pool). */
+  private readonly sendingTo = new Map<string, number>();
+  private readonly sendingFor = new Map<string | null, number>();
   private active = 0;
-  private pumping = false;
-  /** The pump under way, which close() waits for. */
-  private pumped: Promise<void> = Promise.resolve();
+  /** The pump under way (null: none), which close() waits for. */
+  private pumped: Promise<void> | null = null;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private fanning: Promise<void> = Promise.resolve();
+  /** A fan-out failed: the next round catches up from the stored watermark. */
+  private behind = false;
+  private readonly outage: OutageLog;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     const options = deps.options ?? {};
     this.schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
-    this.concurrency = options.concurrency ?? 16;
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
+    this.perTenant = options.perTenant ?? Math.max(this.perEndpoint, Math.floor(this.concurrency / 2));
     this.pollMs = options.pollMs ?? 200;
     this.leaseMs = this.timeoutMs + 20_000;
+    this.retentionMs = deps.retentionSeconds * 1000;
     this.now = options.now ?? Date.now;
     this.policy = { guarded: deps.guarded, timeoutMs: this.timeoutMs, userAgent: 'admin-gateway-webhooks/1.0' };
+    this.outage = new OutageLog(deps.logger);
   }
 
   /** Catches up from the stored watermark, then follows the tail and polls for due deliveries. */
   start(): void {
     this.stopped = false;
-    this.fanning = this.catchUp().catch((error) => this.deps.logger.error({ err: error }, 'webhook fan-out catch-up failed; the tail goes on'));
-    this.unsubscribe = this.deps.tail.subscribe((events) => {
-      this.fanning = this.fanning.then(() => this.fanOut(events)).catch((error) => this.deps.logger.error({ err: error }, 'webhook fan-out failed'));
-    });
+    this.behind = true;
+    this.fanInOrder([]);
+    this.unsubscribe = this.deps.tail.subscribe((events) => this.fanInOrder(events));
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
   }
 
-  /** Looks for due deliveries now. */
+  /** Looks for due deliveries now (and retries a failed fan-out). */
   wake(): void {
-    if (!this.stopped && !this.pumping) this.pumped = this.pump();
+    if (this.stopped) return;
+    if (this.behind) this.fanInOrder([]);
+    this.pumped ??= this.pump().finally(() => {
+      this.pumped = null;
+    });
   }
 
   /** Stops claiming; waits for the sends under way (each ends by its timeout). */
@@ -131,23 +162,49 @@ export class WebhookWorker {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Events committed since the stored watermark (the first run starts from now). */
+  /**
+   * Fans out one tail batch after the previous one. Behind (at start, or after
+   * a failure), it first catches up from the stored watermark, which covers the
+   * failed batch: the watermark only moved over batches written.
+   */
+  private fanInOrder(events: readonly TailedEvent[]): void {
+    this.fanning = this.fanning.then(async () => {
+      if (this.stopped && events.length === 0) return;
+      try {
+        if (this.behind) {
+          await this.catchUp();
+          this.behind = false;
+        }
+        await this.fanOut(events);
+        this.outage.ended('webhook fan-out');
+      } catch (error) {
+        this.behind = true;
+        this.outage.failed('webhook fan-out', error, 'webhook fan-out failed; it catches up from the stored watermark at the next round');
+      }
+    });
+  }
+
+  /** Events committed since the stored watermark, in pages by (committedAt, _id) (the first run starts from now). */
   private async catchUp(): Promise<void> {
     const cursor = await WebhookCursorModel.findById(CURSOR_ID).lean();
     if (!cursor) {
       await WebhookCursorModel.updateOne({ _id: CURSOR_ID }, { $max: { committedAt: new Date(this.now()) } }, { upsert: true });
       return;
     }
-    let since = cursor.committedAt;
+    let since: { committedAt: Date; _id: unknown } | null = null;
     for (;;) {
-      const found = await EventModel.find({ state: EventState.committed, committedAt: trusted({ $gte: since }) }, { state: 0, dedupeKey: 0, expireAt: 0 })
+      const after: Record<string, unknown> = since
+        ? { $or: [{ committedAt: { $gt: since.committedAt } }, { committedAt: since.committedAt, _id: { $gt: since._id } }] }
+        : { committedAt: { $gte: cursor.committedAt } };
+      const found = await EventModel.collection
+        .find({ state: EventState.committed, ...after }, { projection: { state: 0, dedupeKey: 0, expireAt: 0 } })
         .sort({ committedAt: 1, _id: 1 })
-        .limit(500)
-        .lean();
+        .limit(CATCH_UP_PAGE)
+        .toArray();
       await this.fanOut(found.map((event) => ({ ...(event as unknown as TailedEvent), id: String(event._id) })));
       const last = found.at(-1);
-      if (found.length < 500 || !last || (last.committedAt as Date).getTime() === since.getTime()) break;
-      since = last.committedAt as Date;
+      if (found.length < CATCH_UP_PAGE || !last) break;
+      since = { committedAt: last.committedAt as Date, _id: last._id as unknown };
     }
   }
 
@@ -169,8 +226,10 @@ export class WebhookWorker {
             tenant_id: event.tenant_id,
             status: DeliveryStatus.pending,
             attempts: 0,
-            nextAttemptAt: now,
+            // Due since it committed: a time from the database's clock when the log stamps it so, never this instance's clock.
+            nextAttemptAt: (event.committedAt as Date | null) ?? now,
             leaseUntil: NO_LEASE,
+            expireAt: new Date(now.getTime() + this.retentionMs),
             payload: eventPayload(event),
           });
         }
@@ -189,46 +248,66 @@ export class WebhookWorker {
 
   /** Claims and sends due deliveries while there is room. */
   private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
     try {
       while (!this.stopped && this.active < this.concurrency) {
         const claimed = await this.claim();
         if (!claimed) break;
-        this.active += 1;
+        this.sending(claimed, +1);
         const sending = this.attempt(claimed)
           .catch((error) => this.deps.logger.error({ err: error, deliveryId: String(claimed._id) }, 'webhook delivery attempt failed to record; its lease will expire and it is retried'))
           .finally(() => {
-            this.active -= 1;
+            this.sending(claimed, -1);
             this.inFlight.delete(sending);
             this.wake();
           });
         this.inFlight.add(sending);
       }
+      this.outage.ended('claiming webhook deliveries');
     } catch (error) {
-      this.deps.logger.error({ err: error }, 'claiming webhook deliveries failed; retrying at the next round');
-    } finally {
-      this.pumping = false;
+      this.outage.failed('claiming webhook deliveries', error, 'claiming webhook deliveries failed; retrying at the next round');
     }
   }
 
+  /** Counts a send in (+1) or out (-1) of the pool and of its endpoint's and tenant's shares. */
+  private sending(delivery: Pick<WebhookDelivery, 'webhookId' | 'tenant_id'>, step: 1 | -1): void {
+    this.active += step;
+    this.sendingTo.set(delivery.webhookId, (this.sendingTo.get(delivery.webhookId) ?? 0) + step);
+    this.sendingFor.set(delivery.tenant_id, (this.sendingFor.get(delivery.tenant_id) ?? 0) + step);
+    if (this.sendingTo.get(delivery.webhookId) === 0) this.sendingTo.delete(delivery.webhookId);
+    if (this.sendingFor.get(delivery.tenant_id) === 0) this.sendingFor.delete(delivery.tenant_id);
+  }
+
+  /** The oldest due delivery not leased, of an endpoint and a tenant with room; leased by the database's clock. */
   private async claim(): Promise<(WebhookDelivery & { _id: unknown }) | null> {
-    const now = new Date(this.now());
-    return WebhookDeliveryModel.findOneAndUpdate(
-      { status: DeliveryStatus.pending, nextAttemptAt: trusted({ $lte: now }), leaseUntil: trusted({ $lt: now }) },
-      { $set: { leaseUntil: new Date(now.getTime() + this.leaseMs), leaseOwner: this.owner } },
+    const full = <K>(counts: Map<K, number>, cap: number) => [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
+    const fullEndpoints = full(this.sendingTo, this.perEndpoint);
+    const fullTenants = full(this.sendingFor, this.perTenant);
+    // The driver's collection: mongoose's sanitizeFilter refuses $expr.
+    return (await WebhookDeliveryModel.collection.findOneAndUpdate(
+      {
+        status: DeliveryStatus.pending,
+        // null: held while its endpoint is disabled (attempt()).
+        nextAttemptAt: { $ne: null },
+        $expr: { $and: [{ $lte: ['$nextAttemptAt', '$$NOW'] }, { $lt: ['$leaseUntil', '$$NOW'] }] },
+        ...(fullEndpoints.length > 0 ? { webhookId: { $nin: fullEndpoints } } : {}),
+        ...(fullTenants.length > 0 ? { tenant_id: { $nin: fullTenants } } : {}),
+      },
+      [{ $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } }],
       { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-    ).lean();
+    )) as (WebhookDelivery & { _id: unknown }) | null;
   }
 
   /** One attempt, its outcome recorded under this instance's lease. */
   private async attempt(delivery: WebhookDelivery & { _id: unknown }): Promise<void> {
     const hook = await WebhookModel.findById(delivery.webhookId).lean();
     const mine = { _id: delivery._id, leaseOwner: this.owner };
-    if (!hook || !hook.enabled) {
-      await WebhookDeliveryModel.updateOne(mine, {
-        $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, error: hook ? 'the endpoint is disabled' : 'the endpoint was deleted' },
-      });
+    if (!hook) {
+      await WebhookDeliveryModel.updateOne(mine, { $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: 'the endpoint was deleted' } });
+      return;
+    }
+    if (!hook.enabled) {
+      // Held, not failed: enabling the endpoint again makes it due (WebhookRecords.release).
+      await WebhookDeliveryModel.updateOne(mine, { $set: { nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: HELD } });
       return;
     }
     const secret = openSecret(this.deps.jwtSecret, hook.secretSealed);
@@ -240,21 +319,29 @@ export class WebhookWorker {
     const at = new Date(this.now());
     const lastChance = delivery.manualRetry === true || attempts > this.schedule.length;
     const status = outcome.ok ? DeliveryStatus.delivered : lastChance ? DeliveryStatus.failed : DeliveryStatus.pending;
-    const nextAttemptAt = status === DeliveryStatus.pending ? new Date(at.getTime() + this.schedule[attempts - 1]!) : null;
-    await WebhookDeliveryModel.updateOne(mine, {
-      $set: {
-        attempts,
-        status,
-        nextAttemptAt,
-        lastAttemptAt: at,
-        responseStatus: outcome.responseStatus,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
-        leaseUntil: NO_LEASE,
-        leaseOwner: null,
-        manualRetry: false,
-      },
-    });
+    // The next attempt is due by the database's clock (claims judge it so); the record is kept EVENT_RETENTION after it.
+    const nextAttemptAt = status === DeliveryStatus.pending ? { $add: ['$$NOW', this.schedule[attempts - 1]!] } : null;
+    await WebhookDeliveryModel.updateOne(
+      mine,
+      [
+        {
+          $set: {
+            attempts,
+            status: { $literal: status },
+            nextAttemptAt,
+            lastAttemptAt: at,
+            responseStatus: outcome.responseStatus,
+            durationMs: outcome.durationMs,
+            error: { $literal: outcome.error },
+            leaseUntil: NO_LEASE,
+            leaseOwner: null,
+            manualRetry: false,
+          },
+        },
+        { $set: { expireAt: { $add: [{ $ifNull: ['$nextAttemptAt', '$$NOW'] }, this.retentionMs] } } },
+      ],
+      { updatePipeline: true },
+    );
     await (outcome.ok ? this.succeeded(hook._id) : this.failed(hook._id, hook.tenant_id, at));
   }
 
@@ -281,5 +368,29 @@ export class WebhookWorker {
       data: { failingSince: disabled.failingSince, reason: disabled.disabledReason },
       dedupeKey: `${DISABLED_EVENT_TYPE}:${String(hookId)}:${(disabled.failingSince as Date).getTime()}`,
     });
+  }
+}
+
+/**
+ * One error line when an outage starts, then quiet (debug) while it lasts, and
+ * one line when it ends: the worker retries every poll (200 ms) and would
+ * otherwise log five errors a second while the database is down.
+ */
+class OutageLog {
+  private readonly failing = new Set<string>();
+
+  constructor(private readonly logger: Logger) {}
+
+  failed(what: string, error: unknown, message: string): void {
+    if (this.failing.has(what)) {
+      this.logger.debug({ err: error }, message);
+      return;
+    }
+    this.failing.add(what);
+    this.logger.error({ err: error }, `${message} (logged once until it recovers)`);
+  }
+
+  ended(what: string): void {
+    if (this.failing.delete(what)) this.logger.info(`${what} recovered`);
   }
 }

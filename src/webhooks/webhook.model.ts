@@ -70,6 +70,8 @@ export enum DeliveryStatus {
   delivered = 'delivered',
   failed = 'failed',
 }
+/** The error of a pending delivery held (no due time) while its endpoint is disabled. */
+export const HELD = 'held: the endpoint is disabled; it is sent when the endpoint is enabled again';
 registerEnumType(DeliveryStatus, { name: 'WebhookDeliveryStatus', description: 'pending: waiting or retrying; delivered: a 2xx; failed: every attempt failed.' });
 
 /**
@@ -80,6 +82,7 @@ registerEnumType(DeliveryStatus, { name: 'WebhookDeliveryStatus', description: '
 @index({ eventId: 1, webhookId: 1 }, { unique: true })
 @index({ webhookId: 1, _id: -1 })
 @index({ status: 1, nextAttemptAt: 1, leaseUntil: 1 })
+@index({ expireAt: 1 }, { expireAfterSeconds: 0 })
 @modelOptions({ schemaOptions: { collection: 'webhookdeliveries', timestamps: true }, options: { allowMixed: Severity.ALLOW } })
 @ObjectType({ description: 'One event sent (or to be sent) to one webhook endpoint.' })
 export class WebhookDelivery {
@@ -119,7 +122,7 @@ export class WebhookDelivery {
   @prop({ type: () => Number, default: null })
   durationMs?: number | null;
 
-  @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null once delivered or failed.' })
+  @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null once delivered or failed, and while held (pending) by a disabled endpoint.' })
   @prop({ type: () => Date, default: null })
   nextAttemptAt?: Date | null;
 
@@ -141,6 +144,10 @@ export class WebhookDelivery {
 
   @prop({ type: () => String, default: null })
   leaseOwner?: string | null;
+
+  /** EVENT_RETENTION after it was last due or attempted; the TTL index removes it then. */
+  @prop({ type: () => Date })
+  expireAt?: Date;
 
   /** Set by retryWebhookDelivery: one more attempt, failed again if it fails. */
   @prop({ type: () => Boolean, default: false })

@@ -72,7 +72,9 @@ export class WebhookService {
     if (args.description !== undefined) changes.description = args.description;
     if (args.enabled === true) Object.assign(changes, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
     if (args.enabled === false) Object.assign(changes, { enabled: false, disabledReason: 'disabled by updateWebhook', disabledAt: new Date() });
-    return (await this.hooks.update(tenantScope(actor), args.id, changes)) ?? throwNotFound(args.id);
+    const hook = (await this.hooks.update(tenantScope(actor), args.id, changes)) ?? throwNotFound(args.id);
+    if (args.enabled === true) await this.hooks.releaseHeld(hook.id);
+    return hook;
   }
 
   async delete(actor: Actor, id: string): Promise<DeleteWebhookResult> {

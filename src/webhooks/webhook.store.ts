@@ -1,7 +1,7 @@
 import type { Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
 import { collectionPages, findPage, orStale, storedVersion, toObjectId, versionCondition, type Page } from '../shared/index.js';
-import { DeliveryStatus, Webhook, WebhookDelivery, WebhookDeliveryModel, WebhookModel } from './webhook.model.js';
+import { DeliveryStatus, HELD, Webhook, WebhookDelivery, WebhookDeliveryModel, WebhookModel } from './webhook.model.js';
 
 type Stored<T> = Omit<T, 'id'> & { _id: Types.ObjectId };
 const answered = <T>(stored: Stored<T>): T => ({ ...stored, id: stored._id.toHexString() }) as unknown as T;
@@ -12,6 +12,13 @@ export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'events' | 'descripti
 
 /** The reads and writes of webhook endpoints and their deliveries; every method takes the tenant scope the service gave. */
 export class WebhookRecords {
+  /** EVENT_RETENTION in ms: how long a delivery is kept after it was due (the TTL index on expireAt). */
+  private readonly retentionMs: number;
+
+  constructor(retentionSeconds: number) {
+    this.retentionMs = retentionSeconds * 1000;
+  }
+
   private readonly hookPages = collectionPages<Stored<Webhook>>(WebhookModel);
   private readonly deliveryPages = collectionPages<Stored<WebhookDelivery>>(WebhookDeliveryModel);
 
@@ -63,7 +70,8 @@ export class WebhookRecords {
   }
 
   async addDelivery(delivery: Pick<WebhookDelivery, 'webhookId' | 'eventId' | 'type' | 'tenant_id' | 'payload'>): Promise<WebhookDelivery> {
-    const made = await WebhookDeliveryModel.create({ ...delivery, status: DeliveryStatus.pending, attempts: 0, nextAttemptAt: new Date() });
+    const now = new Date();
+    const made = await WebhookDeliveryModel.create({ ...delivery, status: DeliveryStatus.pending, attempts: 0, nextAttemptAt: now, expireAt: this.keptUntil(now) });
     return answered<WebhookDelivery>(made.toObject() as Stored<WebhookDelivery>);
   }
 
@@ -71,10 +79,22 @@ export class WebhookRecords {
   async requeueFailed(webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {
     const delivery = (await WebhookDeliveryModel.collection.findOneAndUpdate(
       { _id: toObjectId(deliveryId), webhookId, status: DeliveryStatus.failed },
-      { $set: { status: DeliveryStatus.pending, nextAttemptAt: new Date(), manualRetry: true, leaseUntil: new Date(0), updatedAt: new Date() } },
+      { $set: { status: DeliveryStatus.pending, nextAttemptAt: new Date(), manualRetry: true, leaseUntil: new Date(0), updatedAt: new Date(), expireAt: this.keptUntil(new Date()) } },
       { returnDocument: 'after' },
     )) as Stored<WebhookDelivery> | null;
     return delivery && answered<WebhookDelivery>(delivery);
+  }
+
+  /** The deliveries held while the endpoint was disabled become due now (the worker holds them: webhook-worker.ts). */
+  async releaseHeld(webhookId: string): Promise<void> {
+    await WebhookDeliveryModel.collection.updateMany({ webhookId, status: DeliveryStatus.pending, nextAttemptAt: null }, [
+      { $set: { nextAttemptAt: '$$NOW', error: { $cond: [{ $eq: ['$error', HELD] }, null, '$error'] }, updatedAt: '$$NOW' } },
+      { $set: { expireAt: { $add: ['$$NOW', this.retentionMs] } } },
+    ]);
+  }
+
+  private keptUntil(due: Date): Date {
+    return new Date(due.getTime() + this.retentionMs);
   }
 
   async findDelivery(webhookId: string, deliveryId: string): Promise<WebhookDelivery | null> {

@@ -1,0 +1,184 @@
+import { Writable } from 'node:stream';
+import { ObjectId } from 'mongodb';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EventLog } from '../../src/events/index.js';
+import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
+import type { TestApp, TestUser } from '../support/test-app.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { DELIVERY_FIELDS, makeWebhook, useWebhookApp, WEBHOOK_FIELDS } from './webhook-fixtures.js';
+
+/**
+ * The delivery worker's rules where instances, tenants and failures meet:
+ * a fair share of the send pool per endpoint and per tenant, a fan-out that
+ * fails loses nothing, leases judged by the database's clock, deliveries held
+ * (not failed) while their endpoint is paused, and kept no longer than the
+ * event retention. Events are appended with the driver-level EventLog.
+ */
+const log = new EventLog({ retentionSeconds: 3600 });
+const menuEvent = (user: TestUser) =>
+  log.append({ type: 'menus.create', tenant_id: user.tenantId ?? null, actor: { type: 'user', id: user.id }, target: { type: 'MealMenu', id: new ObjectId().toHexString() }, data: { changes: ['name'] } });
+
+const receivers: WebhookReceiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+});
+
+async function endpoint(app: TestApp, user: TestUser, plan: (n: number) => number | 'hang') {
+  const receiver = await startWebhookReceiver(plan);
+  receivers.push(receiver);
+  const hook = await makeWebhook(app, user, { url: receiver.url, events: ['menus.create'] });
+  receiver.setSecret(hook.secret);
+  return { hook, receiver };
+}
+
+const deliveriesOf = async (app: TestApp, user: TestUser, id: string) =>
+  (await app.rest('GET', `/webhooks/${id}/deliveries?limit=100`, { token: user.token })).body.items as any[];
+
+describe('the send pool is shared fairly (4 sends, 2 per endpoint, 3 per tenant; sends hang 60 s)', () => {
+  const world = useWebhookApp({ webhooks: { concurrency: 4, perEndpoint: 2, perTenant: 3, timeoutMs: 60_000, pollMs: 20 } });
+
+  it("another tenant's deliveries go out while one tenant's endpoints hang, which hold no more than their share", async () => {
+    const first = await endpoint(world.app, world.admin, () => 'hang');
+    for (let i = 0; i < 6; i += 1) await menuEvent(world.admin);
+    await first.receiver.waitFor(2);
+    // A second hanging endpoint of the same tenant: the events reach both.
+    const second = await endpoint(world.app, world.admin, () => 'hang');
+    for (let i = 0; i < 6; i += 1) await menuEvent(world.admin);
+    await second.receiver.waitFor(1);
+    const healthy = await endpoint(world.app, world.otherAdmin, () => 200);
+    const sent = [];
+    for (let i = 0; i < 5; i += 1) sent.push((await menuEvent(world.otherAdmin))!.id);
+    const got = await healthy.receiver.waitFor(5, 15_000);
+    expect(got.map((received) => received.id).sort()).toEqual(sent.sort());
+    expect(got.every((received) => received.signatureValid)).toBe(true);
+    // Still hanging: one endpoint at its share, the tenant at its share.
+    expect(first.receiver.received).toHaveLength(2);
+    expect(second.receiver.received).toHaveLength(1);
+    await first.receiver.close();
+    await second.receiver.close();
+  });
+});
+
+describe('a fan-out the database refuses', () => {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+  const world = useWebhookApp({ logger: pino({ level: 'debug' }, sink), webhooks: { pollMs: 20 } });
+  const messages = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+
+  it('loses no event: it catches up from the watermark, also past 600 events committed in one millisecond, and logs the outage once', async () => {
+    const { receiver } = await endpoint(world.app, world.admin, () => 200);
+    const before = (await menuEvent(world.admin))!.id;
+    await receiver.waitFor(1);
+    // Every delivery insert now fails validation (121): a real refusal by the database.
+    await world.app.db.command({ collMod: 'webhookdeliveries', validator: { type: 'no event has this type' } });
+    const during = [(await menuEvent(world.admin))!.id, (await menuEvent(world.admin))!.id];
+    const events = world.app.db.collection('events');
+    const model = await events.findOne({ _id: new ObjectId(during[1]) });
+    const sameMillisecond = Array.from({ length: 600 }, () => ({ ...model, _id: new ObjectId(), target: { type: 'MealMenu', id: new ObjectId().toHexString() } }));
+    await events.insertMany(sameMillisecond);
+    // Retried each round while refused, logged as an error once.
+    await eventually(async () => messages().filter((m) => m.msg.startsWith('webhook fan-out failed')).length >= 4);
+    await world.app.db.command({ collMod: 'webhookdeliveries', validator: {} });
+    const after = (await menuEvent(world.admin))!.id;
+    const got = await receiver.waitFor(1 + 2 + 600 + 1, 30_000);
+    const ids = new Set(got.map((received) => received.id));
+    for (const id of [before, ...during, ...sameMillisecond.map((event) => event._id.toHexString()), after]) expect(ids.has(id), id).toBe(true);
+    expect(ids.size).toBe(got.length);
+    const fanOut = messages().filter((m) => m.msg.startsWith('webhook fan-out failed'));
+    expect(fanOut.filter((m) => m.level >= 50)).toHaveLength(1);
+    expect(messages().some((m) => m.msg === 'webhook fan-out recovered')).toBe(true);
+  });
+});
+
+describe("leases by the database's clock", () => {
+  // This instance's clock runs two minutes ahead: past any lease another instance holds.
+  const world = useWebhookApp({ webhooks: { pollMs: 20, now: () => Date.now() + 120_000 } });
+
+  it("an instance whose clock runs ahead does not take a delivery another instance holds", async () => {
+    const { hook, receiver } = await endpoint(world.app, world.admin, () => 200);
+    const deliveries = world.app.db.collection('webhookdeliveries');
+    const delivery = (eventId: string, due: Date, lease: { leaseUntil: Date; leaseOwner: string | null }) => ({
+      _id: new ObjectId(),
+      webhookId: hook.id,
+      eventId,
+      type: 'menus.create',
+      tenant_id: 'acme',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: due,
+      ...lease,
+      payload: { id: eventId, type: 'menus.create' },
+    });
+    const held = delivery(new ObjectId().toHexString(), new Date(Date.now() - 1000), { leaseUntil: new Date(Date.now() + 60_000), leaseOwner: 'another-instance' });
+    const free = delivery(new ObjectId().toHexString(), new Date(), { leaseUntil: new Date(0), leaseOwner: null });
+    await deliveries.insertMany([held, free]);
+    await receiver.waitFor(1);
+    await eventually(async () => (await deliveries.findOne({ _id: free._id }))?.status === 'delivered');
+    expect(receiver.received.map((received) => received.id)).toEqual([free.eventId]);
+    expect(await deliveries.findOne({ _id: held._id })).toMatchObject({ status: 'pending', attempts: 0, leaseOwner: 'another-instance' });
+  });
+});
+
+const pause = (id: string, enabled: boolean): Operation => ({
+  rest: { method: 'PATCH', path: `/webhooks/${id}`, body: { enabled } },
+  graphql: { query: `mutation($id: ID!, $enabled: Boolean) { updateWebhook(id: $id, enabled: $enabled) { ${WEBHOOK_FIELDS} } }`, variables: { id, enabled } },
+});
+const deliveries = (id: string): Operation => ({
+  rest: { method: 'GET', path: `/webhooks/${id}/deliveries` },
+  graphql: { query: `query($id: ID!) { webhookDeliveries(id: $id) { items { ${DELIVERY_FIELDS} } nextCursor } }`, variables: { id } },
+});
+
+describe('a paused endpoint (updateWebhook enabled: false) and the event retention (EVENT_RETENTION=2h)', () => {
+  const world = useWebhookApp({ env: { EVENT_RETENTION: '2h' }, webhooks: { retryScheduleMs: [300, 300], pollMs: 20 } });
+
+  describe.each(SURFACES)('over %s', (surface) => {
+    it('holds its pending deliveries (pending, not due) and sends them once enabled again', async () => {
+      let failing = true;
+      const { hook, receiver } = await endpoint(world.app, world.admin, () => (failing ? 503 : 200));
+      const event = (await menuEvent(world.admin))!;
+      await receiver.waitFor(1);
+      const paused = await callOperation(world.app, surface, pause(hook.id, false), { token: world.admin.token });
+      expect(paused.data).toMatchObject({ enabled: false });
+      failing = false;
+      // The retry comes due while paused: held, with why.
+      const held = await eventually(async () => {
+        const listed = await callOperation(world.app, surface, deliveries(hook.id), { token: world.admin.token });
+        const [only] = (listed.data as { items: any[] }).items;
+        return only?.nextAttemptAt === null && only;
+      });
+      expect(held).toMatchObject({ eventId: event.id, status: 'pending', attempts: 1, nextAttemptAt: null, error: expect.stringMatching(/^held: the endpoint is disabled/) });
+      expect(receiver.received).toHaveLength(1);
+      const resumed = await callOperation(world.app, surface, pause(hook.id, true), { token: world.admin.token });
+      expect(resumed.data).toMatchObject({ enabled: true });
+      const [, second] = await receiver.waitFor(2);
+      expect(second).toMatchObject({ id: event.id, signatureValid: true });
+      const delivered = await eventually(async () => {
+        const [only] = await deliveriesOf(world.app, world.admin, hook.id);
+        return only?.status === 'delivered' && only;
+      });
+      expect(delivered).toMatchObject({ attempts: 2, responseStatus: 200, error: null });
+    });
+  });
+
+  it('keeps a delivery EVENT_RETENTION after its next attempt is due, or after its last one: a TTL index on expireAt', async () => {
+    const { hook, receiver } = await endpoint(world.app, world.admin, (n) => (n === 0 ? 503 : 200));
+    await menuEvent(world.admin);
+    const collection = world.app.db.collection('webhookdeliveries');
+    const retrying = await eventually(async () => {
+      const found = await collection.findOne({ webhookId: hook.id });
+      return found?.attempts === 1 && found;
+    });
+    // Both written in one update by the database's clock: exactly the retention apart.
+    expect((retrying.expireAt as Date).getTime() - (retrying.nextAttemptAt as Date).getTime()).toBe(2 * 3600 * 1000);
+    await receiver.waitFor(2);
+    const delivered = await eventually(async () => {
+      const found = await collection.findOne({ webhookId: hook.id });
+      return found?.status === 'delivered' && found;
+    });
+    const kept = (delivered.expireAt as Date).getTime() - (delivered.lastAttemptAt as Date).getTime();
+    expect(Math.abs(kept - 2 * 3600 * 1000)).toBeLessThan(1000);
+    const indexes = await collection.indexes();
+    expect(indexes.find((index) => index.key.expireAt === 1)).toMatchObject({ expireAfterSeconds: 0 });
+  });
+});
