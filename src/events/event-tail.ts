@@ -1,7 +1,7 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { trusted } from 'mongoose';
 import type { Logger } from '../logger.js';
-import { EventModel, EventState, type ServiceEvent } from './event.model.js';
+import { EventModel, type ServiceEvent } from './event.model.js';
 
 /** A committed event as the tail hands it out (a plain object, `id` filled in). */
 export type TailedEvent = Omit<ServiceEvent, 'id'> & { id: string };
@@ -123,7 +123,9 @@ export class EventTail {
     let after: { at: Date; id: unknown } | null = null;
     for (;;) {
       // Operators marked trusted: sanitizeFilter is on (src/database.ts) and would read them as values.
-      const filter: Record<string, unknown> = { state: EventState.committed, committedAt: trusted({ $gte: after?.at ?? since }) };
+      // No state condition: committedAt is set exactly when an event commits, and the range alone is
+      // served by the (committedAt, _id) index with no other index to weigh against it.
+      const filter: Record<string, unknown> = { committedAt: trusted({ $gte: after?.at ?? since }) };
       if (after) filter['$or'] = [{ committedAt: trusted({ $gt: after.at }) }, { _id: trusted({ $gt: after.id }) }];
       const found = await this.model
         .find(filter, { state: 0, dedupeKey: 0, expireAt: 0 })

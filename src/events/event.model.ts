@@ -42,11 +42,13 @@ export const EVENT_COLLECTION = 'events';
  * streamed. `committedAt` orders the tail every instance follows
  * (event-tail.ts); `dedupeKey` makes a system event happen once across
  * instances (a second insert with the same key is refused by the index);
- * `expireAt` is when retention removes it.
+ * `expireAt` is when retention removes it. The tail and the webhook catch-up
+ * page by (committedAt, _id): their index has both, so a read examines the new
+ * events only (with committedAt alone the read sorted every committed event).
  */
 @index({ tenant_id: 1, _id: -1 })
 @index({ tenant_id: 1, type: 1, _id: -1 })
-@index({ committedAt: 1 })
+@index({ committedAt: 1, _id: 1 })
 @index({ state: 1, _id: 1 })
 @index({ dedupeKey: 1 }, { unique: true, partialFilterExpression: { dedupeKey: { $type: 'string' } } })
 @index({ expireAt: 1 }, { expireAfterSeconds: 0 })
@@ -88,6 +90,7 @@ export class ServiceEvent {
   @prop({ required: true, enum: EventState, type: () => String })
   state!: EventState;
 
+  /** Set exactly when the event commits (null while pending): the tail selects committed events by it alone. */
   @prop({ type: () => Date, default: null })
   committedAt!: Date | null;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { trusted } from 'mongoose';
 import type { Logger } from 'pino';
-import { EventModel, EventState, type EventLog, type EventTail, type TailedEvent } from '../events/index.js';
+import { EventModel, type EventLog, type EventTail, type TailedEvent } from '../events/index.js';
 import { ALL_EVENT_TYPES } from '../events/index.js';
 import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type WebhookDelivery } from './webhook.model.js';
 import { openSecret } from './webhook-secret.js';
@@ -197,7 +197,8 @@ export class WebhookWorker {
         ? { $or: [{ committedAt: { $gt: since.committedAt } }, { committedAt: since.committedAt, _id: { $gt: since._id } }] }
         : { committedAt: { $gte: cursor.committedAt } };
       const found = await EventModel.collection
-        .find({ state: EventState.committed, ...after }, { projection: { state: 0, dedupeKey: 0, expireAt: 0 } })
+        // committedAt is set exactly when an event commits: the range alone selects committed events (event-tail.ts).
+        .find(after, { projection: { state: 0, dedupeKey: 0, expireAt: 0 } })
         .sort({ committedAt: 1, _id: 1 })
         .limit(CATCH_UP_PAGE)
         .toArray();
