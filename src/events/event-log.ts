@@ -30,6 +30,18 @@ const DUPLICATE_KEY = 11000;
  */
 export const ONCE_KEPT_SECONDS = 8 * 24 * 3600;
 
+/**
+ * `committedAt` orders the tail every instance follows (event-tail.ts), so it
+ * is the database's clock, never a writer's: an instance whose clock runs
+ * ahead (or behind) would otherwise hide other instances' events from the
+ * tails. Writes set it with `$$NOW` in a pipeline update, where every other
+ * value is a `$literal` (a value is never read as an expression).
+ */
+export const DATABASE_NOW = '$$NOW';
+function literally(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, { $literal: value }]));
+}
+
 /** The fields every stored event has, whichever writer (append, the outbox's open) writes it. */
 function eventRecord(_id: Types.ObjectId, event: Omit<NewEvent, 'dedupeKey'>, now: Date, retentionSeconds: number) {
   return {
@@ -58,13 +70,14 @@ export class EventLog {
   async append(event: NewEvent): Promise<{ id: string } | null> {
     const now = new Date();
     const _id = new Types.ObjectId();
+    const { _id: _, ...record } = {
+      ...eventRecord(_id, event, now, event.dedupeKey === undefined ? this.options.retentionSeconds : Math.max(this.options.retentionSeconds, ONCE_KEPT_SECONDS)),
+      state: EventState.committed,
+      ...(event.dedupeKey === undefined ? {} : { dedupeKey: event.dedupeKey }),
+    };
     try {
-      await this.model.collection.insertOne({
-        ...eventRecord(_id, event, now, event.dedupeKey === undefined ? this.options.retentionSeconds : Math.max(this.options.retentionSeconds, ONCE_KEPT_SECONDS)),
-        state: EventState.committed,
-        committedAt: now,
-        ...(event.dedupeKey === undefined ? {} : { dedupeKey: event.dedupeKey }),
-      });
+      // An insert by upsert: an insert cannot read the database's clock, a pipeline update can.
+      await this.model.collection.updateOne({ _id }, [{ $set: { ...literally(record), committedAt: DATABASE_NOW } }], { upsert: true });
     } catch (err) {
       if ((err as { code?: unknown }).code === DUPLICATE_KEY && event.dedupeKey !== undefined) return null;
       throw err;
@@ -73,6 +86,9 @@ export class EventLog {
     return { id: _id.toHexString() };
   }
 }
+
+/** Fields of a pending event only, removed when it commits. */
+const OPEN_ONLY_FIELDS = ['leaseUntil', 'removesTarget', 'actorIsTarget'] as const;
 
 /** The event of an audited call as the outbox opens it, before the change. */
 export interface PendingEvent extends NewEvent {
@@ -124,31 +140,23 @@ export class EventOutbox {
 
   /** Commits the pending event (only while still pending: a reconciler may have settled it) and adds the cascade's events. */
   async commit(id: Types.ObjectId, outcome: EventOutcome, opened?: Record<string, unknown>): Promise<void> {
-    const now = new Date();
+    const settled = literally({
+      state: EventState.committed,
+      tenant_id: outcome.tenant_id,
+      target: outcome.target,
+      data: outcome.data,
+      ...(outcome.actor ? { actor: outcome.actor } : {}),
+    });
     let committed = await this.model.collection.findOneAndUpdate(
       { _id: id, state: EventState.pending },
-      {
-        $set: {
-          state: EventState.committed,
-          committedAt: now,
-          tenant_id: outcome.tenant_id,
-          target: outcome.target,
-          data: outcome.data,
-          ...(outcome.actor ? { actor: outcome.actor } : {}),
-        },
-        $unset: { leaseUntil: '', removesTarget: '', actorIsTarget: '' },
-      },
+      [{ $set: { ...settled, committedAt: DATABASE_NOW } }, { $unset: [...OPEN_ONLY_FIELDS] }],
       { returnDocument: 'after' },
     );
-    if (!committed && opened) committed = await this.restore(opened, outcome, now);
+    if (!committed && opened) committed = await this.restore(opened, settled);
     if (committed && outcome.alsoChanged.length > 0) {
+      // The cascade's events carry the commit's time (the database's, as read back).
       await this.model.collection.insertMany(
-        outcome.alsoChanged.map((targetId) => ({
-          ...committed,
-          _id: new Types.ObjectId(),
-          target: { type: outcome.target.type, id: targetId },
-          committedAt: now,
-        })),
+        outcome.alsoChanged.map((targetId) => ({ ...committed, _id: new Types.ObjectId(), target: { type: outcome.target.type, id: targetId } })),
       );
     }
     this.options.onCommit?.();
@@ -190,20 +198,15 @@ export class EventOutbox {
    * its event is written committed under the same id. If a reconciler committed it instead, that
    * record stays (the insert is refused) and nothing more is added.
    */
-  private async restore(opened: Record<string, unknown>, outcome: EventOutcome, now: Date) {
-    const record = {
-      ...opened,
-      state: EventState.committed,
-      committedAt: now,
-      tenant_id: outcome.tenant_id,
-      target: outcome.target,
-      data: outcome.data,
-      ...(outcome.actor ? { actor: outcome.actor } : {}),
-    };
-    delete (record as Record<string, unknown>)['removesTarget'];
-    delete (record as Record<string, unknown>)['actorIsTarget'];
-    const { upsertedCount } = await this.model.collection.updateOne({ _id: opened['_id'] as Types.ObjectId }, { $setOnInsert: record }, { upsert: true });
-    return upsertedCount === 1 ? (record as never) : null;
+  private async restore(opened: Record<string, unknown>, settled: Record<string, unknown>) {
+    const { _id, ...fields } = opened;
+    for (const field of [...OPEN_ONLY_FIELDS, 'committedAt']) delete fields[field];
+    // Written only if absent: a record there (the reconciler committed it) is kept as it is.
+    const absent = { $eq: [{ $type: '$state' }, 'missing'] };
+    const { upsertedCount } = await this.model.collection.updateOne({ _id: _id as Types.ObjectId }, [
+      { $replaceWith: { $cond: [absent, { $mergeObjects: ['$$ROOT', literally(fields), settled, { committedAt: DATABASE_NOW }] }, '$$ROOT'] } },
+    ], { upsert: true });
+    return upsertedCount === 1 ? this.model.collection.findOne({ _id: _id as Types.ObjectId }) : null;
   }
 
   /** Removes the pending event of a call that failed (it changed nothing). */

@@ -1,6 +1,7 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
 import { EventModel, EventState, type ServiceEvent } from './event.model.js';
+import { DATABASE_NOW } from './event-log.js';
 import { EVENT_IDS_FIELD } from './event-stamp.js';
 
 /** The reads the reconciler makes of a stamped collection (a Model.collection). */
@@ -111,13 +112,21 @@ export class EventReconciler {
     const ids = stamped.map((record) => String(record['_id']));
     const primary = named ?? ids[0] ?? null;
     const tenant = event.tenant_id ?? (stamped.find((record) => String(record['_id']) === primary)?.['tenant_id'] as string | null | undefined) ?? null;
-    const now = new Date();
+    // committedAt by the database's clock, as the outbox's commit (event-log.ts).
     const committed = await this.model.collection.findOneAndUpdate(
       ours,
-      {
-        $set: { state: EventState.committed, committedAt: now, tenant_id: tenant, 'target.id': primary, ...(event['actorIsTarget'] ? { 'actor.id': primary } : {}) },
-        $unset: { leaseUntil: '', removesTarget: '', actorIsTarget: '' },
-      },
+      [
+        {
+          $set: {
+            state: { $literal: EventState.committed },
+            committedAt: DATABASE_NOW,
+            tenant_id: { $literal: tenant },
+            target: { type: { $literal: event.target.type }, id: { $literal: primary } },
+            ...(event['actorIsTarget'] ? { actor: { type: '$actor.type', id: { $literal: primary } } } : {}),
+          },
+        },
+        { $unset: ['leaseUntil', 'removesTarget', 'actorIsTarget'] },
+      ],
       { returnDocument: 'after' },
     );
     if (!committed) return 'lost-claim';

@@ -10,12 +10,15 @@ export interface EventTailOptions {
   /** How often the collection is read while someone listens. */
   intervalMs?: number;
   /**
-   * How far behind the newest `committedAt` seen each read looks again. An
-   * event's `committedAt` is its writer's clock when it committed, and the
-   * write lands a little later: an event of another instance can appear with
-   * a time just before one already seen. Ids already handed out are skipped.
+   * How far behind the newest `committedAt` seen a sweep looks again. An
+   * event's `committedAt` is the database's clock when its commit began, and
+   * the write becomes visible a little later: an event of another instance
+   * can appear with a time just before one already seen. Ids already handed
+   * out are skipped.
    */
   lookbackMs?: number;
+  /** How often a read sweeps the lookback; the reads between start at the newest committedAt seen. */
+  sweepEveryMs?: number;
   /** The most events one query takes; a full page is followed by the next at once. */
   batch?: number;
   /** Told when reads start failing (once per outage, not once per poll) and when they work again. */
@@ -38,10 +41,13 @@ export class EventTail {
   private readonly lookbackMs: number;
   private readonly batch: number;
   private logger: EventTailOptions['logger'];
-  /** The newest committedAt handed out. */
+  /** The newest committedAt handed out (the database's clock); 0: not anchored yet. */
   private watermark = 0;
-  /** When the first listener came: events committed before it are not handed out (the lookback would replay them). */
+  /** When the first listener came, by the database's clock: events committed before it are not handed out (the lookback would replay them). */
   private startedAt = 0;
+  /** When the lookback was last swept (this instance's clock: it only paces the sweeps). */
+  private sweptAt = 0;
+  private readonly sweepEveryMs: number;
   /** Ids handed out within the lookback, by their committedAt (ms). */
   private readonly seen = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
@@ -56,6 +62,7 @@ export class EventTail {
   ) {
     this.intervalMs = options.intervalMs ?? 100;
     this.lookbackMs = options.lookbackMs ?? 2000;
+    this.sweepEveryMs = options.sweepEveryMs ?? 1000;
     this.batch = options.batch ?? 500;
     this.logger = options.logger;
   }
@@ -88,7 +95,8 @@ export class EventTail {
   }
 
   private start(): void {
-    this.watermark = this.startedAt = Date.now();
+    // Anchored by the first read, on the database's clock (this instance's may be off).
+    this.watermark = this.startedAt = 0;
     this.seen.clear();
     this.timer = setInterval(() => void this.read(), this.intervalMs);
     this.timer.unref();
@@ -117,9 +125,20 @@ export class EventTail {
     return this.reading;
   }
 
-  /** Pages (by committedAt, then id) through everything committed since the watermark less the lookback. */
+  /**
+   * Pages (by committedAt, then id) through everything committed since the
+   * watermark, or since the watermark less the lookback when a sweep is due:
+   * a late commit is found by the next sweep, and the reads between (one per
+   * commit on the writer's own instance) read only what is new.
+   */
   private async readOnce(): Promise<void> {
-    const since = new Date(this.watermark - this.lookbackMs);
+    if (this.watermark === 0) {
+      const { localTime } = (await this.model.db.db!.command({ hello: 1 })) as { localTime: Date };
+      this.watermark = this.startedAt = localTime.getTime();
+    }
+    const sweep = Date.now() - this.sweptAt >= this.sweepEveryMs;
+    if (sweep) this.sweptAt = Date.now();
+    const since = new Date(sweep ? this.watermark - this.lookbackMs : this.watermark);
     let after: { at: Date; id: unknown } | null = null;
     for (;;) {
       // Operators marked trusted: sanitizeFilter is on (src/database.ts) and would read them as values.

@@ -188,7 +188,8 @@ export class WebhookWorker {
   private async catchUp(): Promise<void> {
     const cursor = await WebhookCursorModel.findById(CURSOR_ID).lean();
     if (!cursor) {
-      await WebhookCursorModel.updateOne({ _id: CURSOR_ID }, { $max: { committedAt: new Date(this.now()) } }, { upsert: true });
+      // From now by the database's clock, which stamps committedAt (event-log.ts).
+      await WebhookCursorModel.collection.updateOne({ _id: CURSOR_ID as never }, [{ $set: { committedAt: { $max: ['$committedAt', '$$NOW'] } } }], { upsert: true });
       return;
     }
     let since: { committedAt: Date; _id: unknown } | null = null;
