@@ -87,7 +87,7 @@ export async function createApp<TContext>(
   });
 
   const subscriptions = options.subscriptions
-    ? createGraphQLSubscriptions({ schema, path: GRAPHQL_PATH, createContext: options.subscriptions.createContext, exposeErrorDetails: development, logger, maxMessageBytes: config.bodyLimit.bytes })
+    ? createGraphQLSubscriptions({ schema, path: GRAPHQL_PATH, createContext: options.subscriptions.createContext, exposeErrorDetails: development, logger, maxMessageBytes: config.bodyLimit.bytes, maxUnsentResults: config.eventSubscriptions.buffer })
     : undefined;
 
   const app = express();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import {
@@ -40,6 +40,8 @@ export interface GraphQLSubscriptionOptions<TContext> {
   logger: Logger;
   /** The largest WebSocket message read (BODY_LIMIT, as for a POST): a larger one closes the socket (1009) unread. */
   maxMessageBytes: number;
+  /** Results an SSE stream may have waiting for a client that does not read (EVENT_SUBSCRIPTION_BUFFER); one more disconnects it. */
+  maxUnsentResults: number;
 }
 
 export interface GraphQLSubscriptions {
@@ -109,7 +111,8 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
   const asErrors = (thrown: unknown, scope: { requestId: string; logger: Logger }) =>
     formatted([thrown], scope).map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
 
-  const scopes = new WeakMap<object, { requestId: string; logger: Logger }>();
+  const scopes = new WeakMap<object, { requestId: string; logger: Logger; flow?: SseFlow }>();
+  const sseFlows = new WeakMap<IncomingMessage, SseFlow>();
 
   // WebSocket: graphql-transport-ws. The credential is connection_init's payload `Authorization` (or `X-API-Key`).
   // ws reads messages up to 100 MiB by default, before any credential is checked.
@@ -166,7 +169,7 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
           path: options.path,
           ...scope,
         });
-        scopes.set(contextValue as object, scope);
+        scopes.set(contextValue as object, { ...scope, flow: sseFlows.get(raw) });
         return { schema, document, contextValue: contextValue as Record<PropertyKey, unknown>, variableValues: params.variables, operationName: params.operationName };
       } catch (err) {
         // graphql-sse streams a result with `data` (null) as one `next` and `complete`.
@@ -174,7 +177,11 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
       }
     },
     // graphql-sse sends the result as returned: formatted errors in place of the thrown ones.
-    onNext: (context, _req, result) => formatResult(result as ExecutionResult, scopes.get(context as object) ?? { requestId: '', logger }) as ExecutionResult,
+    onNext: (context, _req, result) => {
+      const scope = scopes.get(context as object) ?? { requestId: '', logger };
+      scope.flow?.handedOut(scope.logger);
+      return formatResult(result as ExecutionResult, scope) as ExecutionResult;
+    },
   });
 
   return {
@@ -188,6 +195,7 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
     },
     sse: (req, res, next) => {
       if (req.path !== options.path || !req.accepts('text/event-stream') || !req.get('accept')?.includes('text/event-stream')) return next();
+      sseFlows.set(req, new SseFlow(res, options.maxUnsentResults));
       sseHandler(req, res).catch(next);
     },
     close() {
@@ -195,6 +203,39 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
       wsServer.close();
     },
   };
+}
+
+/**
+ * How far an SSE client is behind. graphql-sse takes each result from the
+ * stream at once into a queue of its own, unbounded, and writes one message
+ * after the write before it went out: a client that stops reading leaves the
+ * results piling up in that queue (the stream's own buffer stays empty). The
+ * results handed to graphql-sse less the messages written are that queue;
+ * past the bound the response is destroyed, which ends the stream (its
+ * client, not reading, could not be sent a last error anyway).
+ */
+class SseFlow {
+  private handed = 0;
+  private written = 0;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxUnsent: number,
+  ) {
+    const write = res.write;
+    // Counts the results written (`event: next`); the keep-alive comments are not results.
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === 'string' && chunk.startsWith('event: next')) this.written += 1;
+      return (write as (...args: unknown[]) => boolean).call(res, chunk, ...rest);
+    }) as typeof res.write;
+  }
+
+  handedOut(logger: Logger): void {
+    this.handed += 1;
+    if (this.handed - this.written <= this.maxUnsent || this.res.destroyed) return;
+    logger.warn({ unsent: this.handed - this.written }, 'an SSE subscriber stopped reading: its stream was disconnected (EVENT_SUBSCRIPTION_BUFFER)');
+    this.res.destroy();
+  }
 }
 
 /**
