@@ -330,7 +330,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       records: new IdempotencyRecords(),
     },
     logger,
-    subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions) },
+    subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions), checkCredential: subscriptionCredentialCheck(resolveActor) },
   });
   const webhookWorker = startWebhookWorker(config, logger, { eventLog, eventTail }, options.webhooks);
   return {
@@ -406,6 +406,8 @@ function startWebhookWorker(
   };
 }
 
+const NO_SUBSCRIPTION_CREDENTIAL = "A subscription needs a credential: Authorization: Bearer <token or API key> (in connection_init's payload over WebSocket)";
+
 /**
  * The context of a subscription (WebSocket or SSE): the credential resolved
  * as a request's (throws its 401/403/429), counted against the credential
@@ -416,9 +418,17 @@ function subscriptionContextFactory(config: AppConfig, resolveActor: ActorResolv
     // The stream's re-checks run every check of the credential but are no uses of it (an API key's quota stays the caller's).
     const recheck = () => resolveActor(header, { ...facts, recheck: true });
     const actor = await resolveActor(header, facts);
-    if (!actor) throw errors.unauthenticated('A subscription needs a credential: Authorization: Bearer <token or API key> (in connection_init\'s payload over WebSocket)');
+    if (!actor) throw errors.unauthenticated(NO_SUBSCRIPTION_CREDENTIAL);
     const { requestId, ip, origin, logger } = facts;
     return { actor, requestId, ip, origin, logger, config, subscription: { caller: { actor, credential: credentialOf(actor), recheck }, streams } };
+  };
+}
+
+/** A WebSocket's credential checked at connection_init, as a stream's re-check is: no use of it is counted. */
+function subscriptionCredentialCheck(resolveActor: ActorResolver) {
+  return async (header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<void> => {
+    const actor = await resolveActor(header, { ...facts, recheck: true });
+    if (!actor) throw errors.unauthenticated(NO_SUBSCRIPTION_CREDENTIAL);
   };
 }
 

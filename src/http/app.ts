@@ -1,4 +1,5 @@
 import express, { type Express, type RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -53,7 +54,7 @@ export interface AppOptions<TContext> {
    * Subscriptions on /graphql over WebSocket and SSE (graphql-subscriptions.ts):
    * their context from the credential in connection_init or the headers. None: not served.
    */
-  subscriptions?: Pick<GraphQLSubscriptionOptions<TContext>, 'createContext'>;
+  subscriptions?: Pick<GraphQLSubscriptionOptions<TContext>, 'createContext' | 'checkCredential'>;
 }
 
 export interface AppHandle {
@@ -86,14 +87,24 @@ export async function createApp<TContext>(
     logger,
   });
 
-  const subscriptions = options.subscriptions
-    ? createGraphQLSubscriptions({ schema, path: GRAPHQL_PATH, createContext: options.subscriptions.createContext, exposeErrorDetails: development, logger, maxMessageBytes: config.bodyLimit.bytes, maxUnsentResults: config.eventSubscriptions.buffer })
-    : undefined;
-
   const app = express();
   app.disable('x-powered-by');
   // Whose X-Forwarded-For to believe for req.ip (API key allow-lists, usage logs): TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
+
+  const subscriptions = options.subscriptions
+    ? createGraphQLSubscriptions({
+        schema,
+        path: GRAPHQL_PATH,
+        createContext: options.subscriptions.createContext,
+        checkCredential: options.subscriptions.checkCredential,
+        exposeErrorDetails: development,
+        logger,
+        maxMessageBytes: config.bodyLimit.bytes,
+        maxUnsentResults: config.eventSubscriptions.buffer,
+        clientAddress: (req) => clientAddressOf(app, req),
+      })
+    : undefined;
   const openApiPath = `${REST_BASE_PATH}${OPENAPI_ENDPOINT}`;
   const docsPath = `${REST_BASE_PATH}/docs`;
   const sandboxPath = config.nodeEnv === 'production' ? undefined : GRAPHQL_PATH;
@@ -197,4 +208,15 @@ function skipForApiCalls(handler: RequestHandler, skip: (path: string) => boolea
 /** The path itself or anything below it (`/api/v1`, `/api/v1/x`; not `/api/v10`). */
 function isUnder(path: string, base: string): boolean {
   return path === base || path.startsWith(`${base}/`);
+}
+
+/**
+ * A WebSocket upgrade request's client address by express's own rule (req.ip:
+ * TRUST_PROXY decides whose X-Forwarded-For is believed), as every HTTP
+ * request's: the upgrade never passes through express, so its request is
+ * read through express's request prototype.
+ */
+function clientAddressOf(app: Express, req: IncomingMessage): string {
+  const view = Object.create(app.request, { app: { value: app }, headers: { value: req.headers }, socket: { value: req.socket }, connection: { value: req.socket } }) as { ip?: string };
+  return view.ip ?? req.socket.remoteAddress ?? '';
 }

@@ -36,10 +36,14 @@ export interface GraphQLSubscriptionOptions<TContext> {
   path: string;
   /** The subscription's context: the credential resolved as a request's; throws the request's 401/403. */
   createContext(header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<TContext>;
+  /** Checks a WebSocket's credential at connection_init (no use of it is counted); throws the request's 401/403. */
+  checkCredential(header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<void>;
   exposeErrorDetails: boolean;
   logger: Logger;
   /** The largest WebSocket message read (BODY_LIMIT, as for a POST): a larger one closes the socket (1009) unread. */
   maxMessageBytes: number;
+  /** A WebSocket upgrade request's client address, by the rule HTTP requests follow (TRUST_PROXY). */
+  clientAddress(req: IncomingMessage): string;
   /** Results an SSE stream may have waiting for a client that does not read (EVENT_SUBSCRIPTION_BUFFER); one more disconnects it. */
   maxUnsentResults: number;
 }
@@ -112,6 +116,14 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
     formatted([thrown], scope).map((error) => new GraphQLError(error.message, { extensions: error.extensions }));
 
   const scopes = new WeakMap<object, { requestId: string; logger: Logger; flow?: SseFlow }>();
+  /** A WebSocket's facts, from its upgrade request (the client address by the HTTP rule). */
+  const socketFacts = (req: IncomingMessage, scope: { requestId: string; logger: Logger }): SubscriptionRequestFacts => ({
+    ip: options.clientAddress(req),
+    origin: req.headers.origin,
+    method: 'GET',
+    path: options.path,
+    ...scope,
+  });
   const sseFlows = new WeakMap<IncomingMessage, SseFlow>();
 
   // WebSocket: graphql-transport-ws. The credential is connection_init's payload `Authorization` (or `X-API-Key`).
@@ -120,24 +132,28 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
   useServer<Record<string, unknown>>(
     {
       schema,
+      // A socket without a credential that holds is closed at connection_init (4401/4403, the reason
+      // in words), not acknowledged to stay open; one that sends no connection_init is closed after
+      // graphql-ws's 3 s (4408).
+      onConnect: async (ctx) => {
+        const requestId = randomUUID();
+        const scope = { requestId, logger: logger.child({ requestId }) };
+        try {
+          await options.checkCredential(connectionHeader(ctx.connectionParams), socketFacts(ctx.extra.request, scope));
+          return true;
+        } catch (err) {
+          const [error] = formatted([err], scope);
+          const status = (error?.extensions as { http?: { status?: number } } | undefined)?.http?.status ?? 500;
+          ctx.extra.socket.close(CLOSE_CODES[status] ?? 1011, closeReason(error?.message ?? 'Refused'));
+          return false;
+        }
+      },
       onSubscribe: async (ctx, _id, payload) => {
         const requestId = randomUUID();
         const scope = { requestId, logger: logger.child({ requestId }) };
-        const params = ctx.connectionParams ?? {};
-        const header: SubscriptionHeaderReader = (name) => {
-          const found = Object.entries(params).find(([key]) => key.toLowerCase() === name);
-          return typeof found?.[1] === 'string' ? found[1] : undefined;
-        };
-        const req = ctx.extra.request;
         try {
           const document = prepare(payload);
-          const contextValue = await options.createContext(header, {
-            ip: req.socket.remoteAddress ?? '',
-            origin: req.headers.origin,
-            method: 'GET',
-            path: options.path,
-            ...scope,
-          });
+          const contextValue = await options.createContext(connectionHeader(ctx.connectionParams), socketFacts(ctx.extra.request, scope));
           scopes.set(contextValue as object, scope);
           return { schema, document, contextValue, variableValues: payload.variables, operationName: payload.operationName };
         } catch (err) {
@@ -199,10 +215,34 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
       sseHandler(req, res).catch(next);
     },
     close() {
-      for (const client of wsServer.clients) client.close(1001, 'The service is stopping');
+      for (const client of wsServer.clients) {
+        client.close(1001, 'The service is stopping');
+        // A client that never answers the close frame would hold the server's close for ws's 30 s.
+        setTimeout(() => client.terminate(), CLOSE_FRAME_WAIT_MS).unref();
+      }
       wsServer.close();
     },
   };
+}
+
+/** How long a closing WebSocket's client has to answer the close frame before its socket is destroyed. */
+const CLOSE_FRAME_WAIT_MS = 1500;
+
+/** A header read from connection_init's payload, its name in any case. */
+function connectionHeader(params: Readonly<Record<string, unknown>> | undefined): SubscriptionHeaderReader {
+  return (name) => {
+    const found = Object.entries(params ?? {}).find(([key]) => key.toLowerCase() === name);
+    return typeof found?.[1] === 'string' ? found[1] : undefined;
+  };
+}
+
+/** A refusal's HTTP status as a WebSocket close code: graphql-ws's 4401/4403; 1013 (try again later) for a rate limit or while the database is away. */
+const CLOSE_CODES: Readonly<Record<number, number>> = { 401: 4401, 403: 4403, 429: 1013, 503: 1013 };
+
+/** A close reason is at most 123 bytes. */
+function closeReason(message: string): string {
+  const bytes = Buffer.from(message, 'utf8');
+  return bytes.length <= 123 ? message : `${bytes.subarray(0, 120).toString('utf8').replace(/\uFFFD$/, '')}...`;
 }
 
 /**

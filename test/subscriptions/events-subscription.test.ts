@@ -220,10 +220,15 @@ describe.each([ws, sse])('subscription events over $name', (transport) => {
     ['absent', {}],
     ['not a token', bearer('not-a-token')],
     ['not Bearer', { authorization: 'Basic abc' }],
-  ])('refuses a credential %s (401 UNAUTHENTICATED)', async (_name, credential) => {
+  ])('refuses a credential %s (401 UNAUTHENTICATED; over WebSocket at connection_init, closing 4401)', async (_name, credential) => {
     const stream = transport.open(credential);
     await stream.ended;
-    expect(codeOf(stream)).toBe('UNAUTHENTICATED');
+    if (transport.name === 'WebSocket') {
+      // Not acknowledged to stay open: the socket closes with the reason in words.
+      const closed = stream.errors[0] as { code?: number; reason?: string };
+      expect(closed.code).toBe(4401);
+      expect(closed.reason).toMatch(/credential|token|Bearer|Authorization/i);
+    } else expect(codeOf(stream)).toBe('UNAUTHENTICATED');
     expect(stream.events).toEqual([]);
     stream.dispose();
   });

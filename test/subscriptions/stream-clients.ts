@@ -17,7 +17,8 @@ export interface Stream {
 
 export interface Transport {
   name: string;
-  open(baseUrl: string, authorization: string, query: string, variables?: Record<string, unknown>): Stream;
+  /** `headers`: more headers of the HTTP request (the WebSocket's upgrade, or the SSE request). */
+  open(baseUrl: string, authorization: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Stream;
 }
 
 function collector() {
@@ -50,8 +51,14 @@ function collector() {
 
 export const wsTransport: Transport = {
   name: 'WebSocket',
-  open(baseUrl, authorization, query, variables = {}) {
-    const client = createWsClient({ url: baseUrl.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { Authorization: authorization }, retryAttempts: 0, lazy: true });
+  open(baseUrl, authorization, query, variables = {}, headers = {}) {
+    // ws takes the upgrade request's headers as an option of its constructor.
+    const withHeaders = class extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, { headers });
+      }
+    };
+    const client = createWsClient({ url: baseUrl.replace(/^http/, 'ws') + '/graphql', webSocketImpl: withHeaders, connectionParams: { Authorization: authorization }, retryAttempts: 0, lazy: true });
     const { stream, sink } = collector();
     const stop = client.subscribe({ query, variables }, sink);
     stream.dispose = () => {
@@ -64,8 +71,8 @@ export const wsTransport: Transport = {
 
 export const sseTransport: Transport = {
   name: 'SSE',
-  open(baseUrl, authorization, query, variables = {}) {
-    const client = createSseClient({ url: baseUrl + '/graphql', headers: { Authorization: authorization }, retryAttempts: 0 });
+  open(baseUrl, authorization, query, variables = {}, headers = {}) {
+    const client = createSseClient({ url: baseUrl + '/graphql', headers: { ...headers, Authorization: authorization }, retryAttempts: 0 });
     const { stream, sink } = collector();
     const stop = client.subscribe({ query, variables }, sink);
     stream.dispose = () => {
