@@ -31,6 +31,14 @@ export const PASSWORD_TICKET_PREFIX = 'pt_';
 const PASSWORD_TICKET_SHAPE = /(?<![0-9A-Za-z])pt_[\w-]{16,}/g;
 export const REFRESH_TOKEN_PREFIX = 'rt_';
 
+/**
+ * A webhook signing secret (webhooks area): `whsec_` and the base64 of its
+ * random bytes. Redacted from any run of 16 or more base64 characters after a
+ * `whsec_` that starts a word, so a truncated one goes too.
+ */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_SHAPE = /(?<![0-9A-Za-z])whsec_[A-Za-z0-9+/=]{16,}/g;
+
 /** The public `rt_<session id>_` and what follows it, as API_KEY_SHAPE (base64url holds `_` and `-`). */
 const REFRESH_TOKEN_SHAPE = new RegExp(`${REFRESH_TOKEN_PREFIX}([0-9a-f]{24})_[\\w-]+`, 'g');
 
@@ -42,13 +50,14 @@ const BASE64URL_DOTTED_RUN = /[\w.-]+/g;
 
 /**
  * `text` with every API key secret (its key id kept: it is public, and says
- * which key leaked), every password ticket, every refresh token (its session id kept) and every JWT (`eyJ…` header, payload and signature)
+ * which key leaked), every password ticket, every webhook signing secret, every refresh token (its session id kept) and every JWT (`eyJ…` header, payload and signature)
  * replaced by `replacement`. Linear in the text's length.
  */
 export function redactCredentialShapes(text: string, replacement: string): string {
   let redacted = text;
   if (redacted.includes(API_KEY_PREFIX)) redacted = redacted.replace(API_KEY_SHAPE, (_secret, keyId: string) => `${API_KEY_PREFIX}${keyId}_${replacement}`);
   if (redacted.includes(PASSWORD_TICKET_PREFIX)) redacted = redacted.replace(PASSWORD_TICKET_SHAPE, `${PASSWORD_TICKET_PREFIX}${replacement}`);
+  if (redacted.includes(WEBHOOK_SECRET_PREFIX)) redacted = redacted.replace(WEBHOOK_SECRET_SHAPE, `${WEBHOOK_SECRET_PREFIX}${replacement}`);
   if (redacted.includes(REFRESH_TOKEN_PREFIX)) redacted = redacted.replace(REFRESH_TOKEN_SHAPE, (_token, sessionId: string) => `${REFRESH_TOKEN_PREFIX}${sessionId}_${replacement}`);
   if (redacted.includes(JWT_HEADER_START)) redacted = redacted.replace(BASE64URL_DOTTED_RUN, (run) => redactJwtsInRun(run, replacement));
   return redacted;

@@ -67,6 +67,7 @@ export {
   redactCredentialShapes,
   REFRESH_TOKEN_PREFIX,
   unescapeUnreserved,
+  WEBHOOK_SECRET_PREFIX,
 } from './credential-shapes.js';
 export { hashOpaqueSecret, newOpaqueSecret, type OpaqueSecret } from './opaque-secret.js';
 

@@ -7,3 +7,4 @@ export { WebhookService, type WebhookSettings } from './webhook.service.js';
 export { WebhookRecords } from './webhook.store.js';
 export { WebhookWorker, type WebhookDeliveryOptions } from './webhook-worker.js';
 export { isForbiddenAddress } from './ssrf-guard.js';
+export { newWebhookSecret } from './webhook-secret.js';

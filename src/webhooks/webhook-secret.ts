@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX } from '../shared/index.js';
 
 /**
  * Signing secrets: `whsec_` + base64 of 32 random bytes (Standard
@@ -6,7 +7,6 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
  * with AES-256-GCM under a key derived (HKDF-SHA-256) from JWT_SECRET under
  * this label alone: the database alone does not give it away. Shown once.
  */
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 const KEY_LABEL = 'webhook-signing-secret';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useRequestLogging } from '../../src/http/use-request-logging.js';
 import { generateApiKeySecret } from '../../src/auth/index.js';
 import { createLogger } from '../../src/logger.js';
+import { newWebhookSecret } from '../../src/webhooks/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /** One JSON line per request, and never a credential in any line. */
@@ -292,6 +293,15 @@ describe('redaction of structured log fields', () => {
       'token [redacted]',
       'ak_short eyJ only.eyJ.',
     ]);
+  });
+
+  it('redacts a webhook signing secret (whsec_) by its shape, also cut short, and leaves the bare prefix alone', () => {
+    const { logger, text } = capture();
+    const secret = newWebhookSecret();
+    logger.info({ note: `secret ${secret}`, cut: secret.slice(0, 30), plain: 'whsec_ short whsec_abc' }, `sent ${secret}`);
+    const line = JSON.parse(text());
+    expect(text().includes(secret.slice(6, 30))).toBe(false);
+    expect([line.note, line.cut, line.msg, line.plain]).toEqual(['secret whsec_[redacted]', 'whsec_[redacted]', 'sent whsec_[redacted]', 'whsec_ short whsec_abc']);
   });
 
   it('redacts by shape in linear time: 200 kB of eyJ and ak_ look-alikes', () => {
