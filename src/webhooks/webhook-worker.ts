@@ -17,6 +17,10 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const TEST_EVENT_TYPE = 'webhooks.test';
 export const DISABLED_EVENT_TYPE = 'webhooks.disabled';
 const CURSOR_ID = 'fan-out';
+/** How often the fan-out's watermark is stored. */
+const WATERMARK_EVERY_MS = 1000;
+/** How far before the watermark a catch-up starts (as the tail's lookback). */
+const CATCH_UP_LOOKBACK_MS = 2000;
 /** Events read per page of a catch-up. */
 const CATCH_UP_PAGE = 500;
 /** A delivery nobody holds: a lease that ended long ago (one range condition claims, no $or). */
@@ -114,6 +118,9 @@ export class WebhookWorker {
   private fanning: Promise<void> = Promise.resolve();
   /** A fan-out failed: the next round catches up from the stored watermark. */
   private behind = false;
+  /** The newest committedAt fanned out and not yet stored (stored at most once per WATERMARK_EVERY_MS). */
+  private unstoredWatermark = 0;
+  private watermarkTimer: NodeJS.Timeout | null = null;
   private readonly outage: OutageLog;
 
   constructor(private readonly deps: WebhookWorkerDeps) {
@@ -157,6 +164,7 @@ export class WebhookWorker {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
     await this.fanning;
+    await this.storeWatermark().catch((error) => this.deps.logger.warn({ err: error }, 'could not store the webhook fan-out watermark at shutdown'));
     // The claim under way ends first (the database may close after this); then the sends it started.
     await this.pumped;
     await Promise.allSettled([...this.inFlight]);
@@ -196,7 +204,8 @@ export class WebhookWorker {
     for (;;) {
       const after: Record<string, unknown> = since
         ? { $or: [{ committedAt: { $gt: since.committedAt } }, { committedAt: since.committedAt, _id: { $gt: since._id } }] }
-        : { committedAt: { $gte: cursor.committedAt } };
+        : // A little before it too: an event that became visible late (the tail's lookback) may sit below it.
+          { committedAt: { $gte: new Date(cursor.committedAt.getTime() - CATCH_UP_LOOKBACK_MS) } };
       const found = await EventModel.collection
         // committedAt is set exactly when an event commits: the range alone selects committed events (event-tail.ts).
         .find(after, { projection: { state: 0, dedupeKey: 0, expireAt: 0 } })
@@ -245,7 +254,28 @@ export class WebhookWorker {
       }
     }
     const newest = events.reduce((max, event) => Math.max(max, (event.committedAt as Date | null)?.getTime() ?? 0), 0);
-    if (newest > 0) await WebhookCursorModel.updateOne({ _id: CURSOR_ID }, { $max: { committedAt: new Date(newest) } }, { upsert: true });
+    if (newest > this.unstoredWatermark) {
+      this.unstoredWatermark = newest;
+      // Stored once a second, not once per batch (one write per audited call): a crash loses at most
+      // that second of progress, whose events the next catch-up fans out again (unique: no duplicates).
+      this.watermarkTimer ??= setTimeout(() => {
+        this.watermarkTimer = null;
+        this.fanning = this.fanning.then(() => this.storeWatermark()).catch((error) => {
+          this.behind = true;
+          this.outage.failed('webhook fan-out', error, 'storing the webhook fan-out watermark failed; it catches up from the stored one at the next round');
+        });
+      }, WATERMARK_EVERY_MS);
+      this.watermarkTimer.unref();
+    }
+  }
+
+  private async storeWatermark(): Promise<void> {
+    if (this.watermarkTimer) clearTimeout(this.watermarkTimer);
+    this.watermarkTimer = null;
+    const newest = this.unstoredWatermark;
+    if (newest === 0) return;
+    await WebhookCursorModel.updateOne({ _id: CURSOR_ID }, { $max: { committedAt: new Date(newest) } }, { upsert: true });
+    if (this.unstoredWatermark === newest) this.unstoredWatermark = 0;
   }
 
   /** Claims and sends due deliveries while there is room. */
