@@ -107,6 +107,8 @@ export interface Services {
   eventOutbox: EventOutbox;
   /** The event log's reads (`events`, GET /events). */
   events: EventService;
+  /** The writer of system events (once across instances), shared by sign-in and API key checks. */
+  onceEvents: OnceEvents;
   /** Webhook endpoints (the delivery worker runs in createService). */
   webhooks: WebhookService;
 }
@@ -124,7 +126,7 @@ export function createServices(options: ServicesOptions = {}): Services {
   const sessions = new SessionRecords();
   const eventServices = createEventServices(options.events);
   return {
-    login: new LoginService(userAccountStore, sessions, authEventsOf(new OnceEvents(eventServices.eventLog))),
+    login: new LoginService(userAccountStore, sessions, authEventsOf(eventServices.onceEvents)),
     users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
@@ -151,10 +153,11 @@ function changeEventsOf(outbox: EventOutbox): ChangeEvents {
 /** The event log and the tail it wakes on each commit (the writer's own instance reads at once). */
 function createEventServices(
   events: Pick<AppConfig['events'], 'retentionSeconds'> = { retentionSeconds: DEFAULT_EVENT_RETENTION_SECONDS },
-): Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox' | 'events'> {
+): Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox' | 'events' | 'onceEvents'> {
   const eventTail = new EventTail();
   const logOptions = { retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() };
-  return { eventLog: new EventLog(logOptions), eventTail, eventOutbox: new EventOutbox(logOptions), events: new EventService(new EventRecords()) };
+  const eventLog = new EventLog(logOptions);
+  return { eventLog, eventTail, eventOutbox: new EventOutbox(logOptions), events: new EventService(new EventRecords()), onceEvents: new OnceEvents(eventLog) };
 }
 
 /**
@@ -257,7 +260,7 @@ export interface ServiceOptions {
    * trail and `stop()` drains it (default: a new set, createServices(), whose
    * trail writes the same collection but is not the one the schema reads through).
    */
-  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox'>>;
+  services?: Pick<Services, 'auditEvents'> & Partial<Pick<Services, 'eventLog' | 'eventTail' | 'eventOutbox' | 'onceEvents'>>;
   /** The reconciler's timing (tests); default: EVENT_PENDING_GRACE, looked at every half of it (10 s at most). */
   eventReconciler?: { graceMs?: number; intervalMs?: number };
   /** Between two sweeps for keys about to expire (api-keys.expiring); default 60 s. */
@@ -292,12 +295,13 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const logger = options.logger ?? createLogger(config);
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
-  const { eventLog, eventTail, eventOutbox } =
-    services.eventLog && services.eventTail && services.eventOutbox
-      ? { eventLog: services.eventLog, eventTail: services.eventTail, eventOutbox: services.eventOutbox }
+  const { eventLog, eventTail, eventOutbox, onceEvents } =
+    services.eventLog && services.eventTail && services.eventOutbox && services.onceEvents
+      ? { eventLog: services.eventLog, eventTail: services.eventTail, eventOutbox: services.eventOutbox, onceEvents: services.onceEvents }
       : createEventServices(config.events);
-  // The tail may come from createServices, built before this logger: its read failures are logged here.
+  // The tail and the system events' writer may come from createServices, built before this logger: their failures are logged here.
   eventTail.logTo(logger);
+  onceEvents.logTo(logger);
   const reconciler = createEventReconciler(config, logger, eventTail, options.eventReconciler);
   reconciler.start();
   setListReadTimeLimit(config.listReadTimeLimitMs);
@@ -308,7 +312,6 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   // Refusals of an identified key go to the same batches: the hourly rollups count them.
   const onRefused = (use: ApiKeyUse) => usage.record(use);
   // One check of API keys: requests made with a key and verifyApiKey both run it.
-  const onceEvents = new OnceEvents(eventLog, logger);
   const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused, events: authEventsOf(onceEvents) });
   const expirySweeper = new ApiKeyExpirySweeper({ write: (event) => onceEvents.write(event), intervalMs: options.expirySweepIntervalMs, logger });
   expirySweeper.start();

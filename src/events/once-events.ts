@@ -1,11 +1,12 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.js';
 import type { EventLog, NewEvent } from './event-log.js';
 
 /** A system event that happens once: its dedupeKey names the occasion (the key and its hour, the lock, the window). */
 export type OnceEvent = NewEvent & { dedupeKey: string };
 
-/** How many occasions an instance remembers having written before it starts over (memory bound). */
-const REMEMBERED_OCCASIONS = 10_000;
+/** How many occasions an instance remembers having written (memory bound): past it, the least recently seen are forgotten. */
+export const REMEMBERED_OCCASIONS = 10_000;
 
 /**
  * The writer of system events (docs/events.md "System events"): each
@@ -16,12 +17,22 @@ const REMEMBERED_OCCASIONS = 10_000;
  * the memory only saves work, it never decides.
  */
 export class OnceEvents {
-  private readonly written = new Set<string>();
+  // Least recently seen forgotten first: more occasions than the bound (a sweep's many expiring keys)
+  // cost one insert each, not one per sweep as a set cleared at the bound did.
+  private readonly written: LRUCache<string, true>;
 
   constructor(
     private readonly log: Pick<EventLog, 'append'>,
-    private readonly logger?: Pick<Logger, 'error'>,
-  ) {}
+    private logger?: Pick<Logger, 'error'>,
+    remembered = REMEMBERED_OCCASIONS,
+  ) {
+    this.written = new LRUCache({ max: remembered });
+  }
+
+  /** Logs failed writes to `logger` (the composition root's, when this was built before it). */
+  logTo(logger: Pick<Logger, 'error'>): void {
+    this.logger = logger;
+  }
 
   /** Writes the event in the background (the caller never waits); a failed write is logged, and a later occasion tries again. */
   raise(event: OnceEvent): void {
@@ -30,10 +41,10 @@ export class OnceEvents {
 
   /** Writes the event unless this instance knows it is written; a failed write is logged and thrown. */
   async write(event: OnceEvent): Promise<void> {
-    if (this.written.has(event.dedupeKey)) return;
-    if (this.written.size >= REMEMBERED_OCCASIONS) this.written.clear();
+    // get, not has: a hit counts as recently seen, so an occasion seen all along stays remembered.
+    if (this.written.get(event.dedupeKey)) return;
     // Remembered before the write, so concurrent occasions on this instance make one insert.
-    this.written.add(event.dedupeKey);
+    this.written.set(event.dedupeKey, true);
     try {
       await this.log.append(event);
     } catch (err) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyExpirySweeper, ApiKeyModel } from '../../src/api-keys/index.js';
 import { EventLog, EventModel, OnceEvents, type OnceEvent } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';
-import { createService } from '../../src/service.js';
+import { buildServiceSchema, createService, createServices } from '../../src/service.js';
 import { servedSchema, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { callOperation, SURFACES, type Operation, type Surface } from '../support/surfaces.js';
 
@@ -305,6 +305,39 @@ describe('once across instances', () => {
     await Promise.all(Array.from({ length: 20 }, () => once.write(event)));
     await once.write(event);
     expect(appends).toBe(1);
+  });
+
+  it('more occasions than it remembers: a recently seen one is still not written again (least recently seen forgotten first)', async () => {
+    const log = new EventLog({ retentionSeconds: 86400 });
+    const appended: string[] = [];
+    const counting = { append: (e: OnceEvent) => (appended.push(e.dedupeKey), log.append(e)) };
+    const once = new OnceEvents(counting, undefined, 10);
+    const occasions = Array.from({ length: 25 }, occasion);
+    const recent = occasions[0]!;
+    for (const event of occasions) {
+      await once.write(event);
+      await once.write(recent); // seen all along (a key's 429s): it stays remembered
+    }
+    expect(appended.filter((key) => key === recent.dedupeKey)).toHaveLength(1);
+    expect(appended).toHaveLength(25);
+  });
+
+  it("the service's system events writer, sign-in locks' too, logs a failed write through the service's logger", async () => {
+    // The services as index.ts builds them (createServices before the logger), then the service with its logger.
+    const services = createServices();
+    const lines: string[] = [];
+    const capture = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    const handle = await createService(app.config, await buildServiceSchema(services), { services, logger: createLogger({ logLevel: 'error' }, capture) });
+    // A write the database refuses: the events collection's validator matches no event.
+    await EventModel.db.db!.command({ collMod: 'events', validator: { type: 'never this type' } });
+    try {
+      await expect(services.onceEvents.write(occasion())).rejects.toThrow();
+    } finally {
+      await EventModel.db.db!.command({ collMod: 'events', validator: {} });
+      await handle.stop();
+    }
+    // (The expiry sweeper, started with the service, may log its own refused writes through it too.)
+    expect(lines.filter((line) => line.includes('system event not written') && line.includes('"eventType":"api-keys.rate-limited"'))).toHaveLength(1);
   });
 
   it('a failed write is logged and forgotten, so the next occasion tries again', async () => {
