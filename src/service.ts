@@ -127,14 +127,14 @@ export function createServices(options: ServicesOptions = {}): Services {
   const eventServices = createEventServices(options.events);
   return {
     login: new LoginService(userAccountStore, sessions, authEventsOf(eventServices.onceEvents)),
-    users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys)),
+    users: new UserService(new UserRecords(), roles, userApiKeysOf(apiKeys), authEventsOf(eventServices.onceEvents)),
     roles,
     menus: new MealMenuService(new MealMenuRecords()),
     auditEvents,
     apiKeys,
     passwordTickets: new PasswordTicketService(new PasswordTicketRecords(), new UserRecords(), roles, userAccountStore),
     refresh: new RefreshService(userAccountStore, sessions, auditRefreshReuse(auditEvents), changeEventsOf(eventServices.eventOutbox)),
-    sessions: new SessionService(sessions, new UserCredentialRecords(), roles),
+    sessions: new SessionService(sessions, new UserCredentialRecords(), roles, authEventsOf(eventServices.onceEvents)),
     webhooks: new WebhookService(new WebhookRecords(options.events?.retentionSeconds ?? DEFAULT_EVENT_RETENTION_SECONDS), eventServices.eventLog),
     ...eventServices,
   };

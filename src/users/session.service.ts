@@ -9,6 +9,7 @@ import {
   type SessionRecords,
   type SignedAccessToken,
   type StoredSession,
+  type AuthEvents,
 } from '../auth/index.js';
 import { errors } from '../errors/index.js';
 import type { EndedSession, EndedSessions, SessionView } from './session.types.js';
@@ -41,6 +42,8 @@ export class SessionService {
     private readonly sessions: SessionRecords,
     private readonly users: UserCredentialRecords,
     private readonly roles: Pick<RoleService, 'assertHoldsWhatTheyHold'>,
+    /** Told when a wrong current password starts the account's throttling. */
+    private readonly signInEvents?: Pick<AuthEvents, 'signInLocked'>,
   ) {}
 
   /** The caller's live sessions. */
@@ -107,7 +110,8 @@ export class SessionService {
     const scope = tenantScope(actor);
     const user = await this.users.readWithPasswordHash(scope, actor.userId);
     if (!user) throw userNotFound(actor.userId);
-    await proveCurrentPassword(settings.loginThrottle, { email: user.email, tenantId: user.tenant_id ?? null, passwordHash: user.passwordHash }, currentPassword, ip);
+    const account = { id: actor.userId, email: user.email, tenantId: user.tenant_id ?? null, passwordHash: user.passwordHash };
+    await proveCurrentPassword(settings.loginThrottle, account, currentPassword, ip, this.signInEvents);
     // Only while the account is active and at the version the caller's token proves: a disable or an end of every session meanwhile wins.
     const changed = await this.users.setPassword(scope, actor.userId, await hashPassword(newPassword), actor.userId, provenVersion);
     if (!changed) throw endedMeanwhile();

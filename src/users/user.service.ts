@@ -8,6 +8,7 @@ import {
   type Actor,
   type LoginThrottleSettings,
   type TenantFilter,
+  type AuthEvents,
 } from '../auth/index.js';
 import { AppError, errors } from '../errors/index.js';
 import { assertVersion, type Page } from '../shared/index.js';
@@ -43,6 +44,8 @@ export class UserService {
     private readonly users: UserRecords,
     private readonly roles: RoleService,
     private readonly apiKeys: UserApiKeys,
+    /** Told when a wrong current password starts the account's throttling. */
+    private readonly signInEvents?: Pick<AuthEvents, 'signInLocked'>,
   ) {}
 
   list(actor: Actor, args: UsersArgs): Promise<Page<UserDocument>> {
@@ -266,8 +269,8 @@ export class UserService {
   private async proveOwnSignInChange(scope: TenantFilter, current: StoredUser, currentPassword: string | null | undefined, proof: PasswordProofFacts): Promise<void> {
     const passwordHash = await this.users.passwordHashOf(scope, String(current._id));
     if (passwordHash === null) throw notFound(String(current._id));
-    const account = { email: current.email, tenantId: current.tenant_id ?? null, passwordHash };
-    await proveCurrentPassword(proof.loginThrottle, account, currentPassword ?? undefined, proof.ip);
+    const account = { id: String(current._id), email: current.email, tenantId: current.tenant_id ?? null, passwordHash };
+    await proveCurrentPassword(proof.loginThrottle, account, currentPassword ?? undefined, proof.ip, this.signInEvents);
   }
 
   /** Assigning roles needs `users:assign-roles` and grants nothing the caller lacks. */

@@ -170,6 +170,36 @@ describe('users.sign-in-locked', () => {
     expect(JSON.stringify(events)).not.toMatch(/wrong-Passw0rd!|Passw0rd!/);
   });
 
+  const wrongProofs: Record<string, (user: TestUser) => Operation> = {
+    changePassword: () => ({
+      rest: { method: 'POST', path: '/auth/password', body: { currentPassword: 'wrong-Passw0rd!', newPassword: 'N3w-Passw0rd!x' } },
+      graphql: {
+        query: 'mutation($currentPassword: String!, $newPassword: String!) { changePassword(currentPassword: $currentPassword, newPassword: $newPassword) { accessToken } }',
+        variables: { currentPassword: 'wrong-Passw0rd!', newPassword: 'N3w-Passw0rd!x' },
+      },
+    }),
+    'updateUser of its own email': (user) => ({
+      rest: { method: 'PATCH', path: `/access-control/users/${user.id}`, body: { email: `new-${user.email}`, currentPassword: 'wrong-Passw0rd!', updatedBy: user.id } },
+      graphql: {
+        query: 'mutation($id: ID!, $email: String, $currentPassword: String, $updatedBy: String!) { updateUser(id: $id, email: $email, currentPassword: $currentPassword, updatedBy: $updatedBy) { id } }',
+        variables: { id: user.id, email: `new-${user.email}`, currentPassword: 'wrong-Passw0rd!', updatedBy: user.id },
+      },
+    }),
+  };
+
+  describe.each(SURFACES)('over %s', (surface) => {
+    it.each(Object.keys(wrongProofs))('is raised once when wrong current passwords (%s) start the throttling of an account', async (name) => {
+      const user = await app.createUser({ tenantId: TENANT });
+      const statuses: number[] = [];
+      for (let i = 0; i < freeFailures() + 1; i += 1) statuses.push((await callOperation(app, surface, wrongProofs[name]!(user), { token: user.token })).status);
+      expect(statuses).toEqual([...Array<number>(freeFailures()).fill(403), 429]);
+      const events = await eventually(() => eventsOf('users.sign-in-locked', user.id), 1);
+      await settle();
+      expect(await eventsOf('users.sign-in-locked', user.id)).toHaveLength(1);
+      expect(events[0]).toMatchObject({ tenant_id: TENANT, actor: { type: 'system', id: null }, target: { type: 'User', id: user.id }, data: { email: user.email } });
+    });
+  });
+
   it('is raised once when many failed sign-ins race over both surfaces', async () => {
     const user = await app.createUser({ tenantId: TENANT });
     const statuses = await Promise.all(
