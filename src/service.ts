@@ -313,7 +313,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const onRefused = (use: ApiKeyUse) => usage.record(use);
   // One check of API keys: requests made with a key and verifyApiKey both run it.
   const checkApiKey = createApiKeyCheck({ keys, accounts: userAccountStore, onRefused, events: authEventsOf(onceEvents) });
-  const expirySweeper = new ApiKeyExpirySweeper({ write: (event) => onceEvents.write(event), intervalMs: options.expirySweepIntervalMs, logger });
+  const expirySweeper = new ApiKeyExpirySweeper({ write: (event) => onceEvents.write(event), unwritten: (events) => onceEvents.unwritten(events), intervalMs: options.expirySweepIntervalMs, logger });
   expirySweeper.start();
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);

@@ -1,6 +1,6 @@
 import type { OnceEvent } from '../events/index.js';
 import type { Logger } from '../logger.js';
-import { findKeysExpiringBetween, type ExpiringKey } from './api-key-expiry.store.js';
+import { keysExpiringBetween, type ExpiringKey } from './api-key-expiry.store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -41,6 +41,8 @@ export function expiringEvent(key: ExpiringKey, window: ExpiryWindow): OnceEvent
 export interface ApiKeyExpirySweeperOptions {
   /** Writes an event once across instances (OnceEvents.write). */
   write: (event: OnceEvent) => Promise<void>;
+  /** Of these events, those not written yet (OnceEvents.unwritten): a sweep writes only those. */
+  unwritten?: (events: readonly OnceEvent[]) => Promise<OnceEvent[]>;
   /** Between sweeps (default 60 s). */
   intervalMs?: number;
   logger?: Pick<Logger, 'error'>;
@@ -63,10 +65,14 @@ export class ApiKeyExpirySweeper {
   /** One sweep: every key within 7 days of expiry gets its window's event (once). */
   async sweep(): Promise<void> {
     const now = (this.options.now ?? (() => new Date()))();
-    const keys = await findKeysExpiringBetween(now, new Date(now.getTime() + 7 * DAY_MS));
-    for (const key of keys) {
-      const window = expiryWindowAt(key.expiresAt, now);
-      if (window) await this.options.write(expiringEvent(key, window));
+    // A page at a time, and only the announcements not made yet: a sweep every minute over many keys
+    // costs a read per page, not an insert refused as a duplicate per key.
+    for await (const keys of keysExpiringBetween(now, new Date(now.getTime() + 7 * DAY_MS))) {
+      const events = keys.flatMap((key) => {
+        const window = expiryWindowAt(key.expiresAt, now);
+        return window ? [expiringEvent(key, window)] : [];
+      });
+      for (const event of this.options.unwritten ? await this.options.unwritten(events) : events) await this.options.write(event);
     }
   }
 

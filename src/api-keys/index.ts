@@ -19,3 +19,4 @@ export { ApiKeyPage, ApiKeyUsagePage, ApiKeyWithSecret } from './api-key.types.j
 export { apiKeyRestRoutes } from './api-keys.routes.js';
 export { apiKeyReplayedResults, REPLAYED_WITHOUT_SECRET } from './api-key-replay.js';
 export { ApiKeyExpirySweeper, expiryWindowAt, EXPIRY_WINDOWS, type ApiKeyExpirySweeperOptions, type ExpiryWindow } from './api-key-expiry.sweeper.js';
+export { EXPIRY_PAGE } from './api-key-expiry.store.js';

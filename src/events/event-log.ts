@@ -66,6 +66,12 @@ export class EventLog {
     private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
   ) {}
 
+  /** The dedupeKeys among `keys` that an event holds (its occasion happened). */
+  async storedDedupeKeys(keys: readonly string[]): Promise<Set<string>> {
+    const found = await this.model.collection.find({ dedupeKey: { $in: [...keys] } }, { projection: { _id: 0, dedupeKey: 1 } }).toArray();
+    return new Set(found.map((event) => event['dedupeKey'] as string));
+  }
+
   /** Writes a committed event; null when its dedupeKey was already used (it happened already). */
   async append(event: NewEvent): Promise<{ id: string } | null> {
     const now = new Date();

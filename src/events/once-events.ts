@@ -22,7 +22,7 @@ export class OnceEvents {
   private readonly written: LRUCache<string, true>;
 
   constructor(
-    private readonly log: Pick<EventLog, 'append'>,
+    private readonly log: Pick<EventLog, 'append' | 'storedDedupeKeys'>,
     private logger?: Pick<Logger, 'error'>,
     remembered = REMEMBERED_OCCASIONS,
   ) {
@@ -32,6 +32,18 @@ export class OnceEvents {
   /** Logs failed writes to `logger` (the composition root's, when this was built before it). */
   logTo(logger: Pick<Logger, 'error'>): void {
     this.logger = logger;
+  }
+
+  /**
+   * Of `events`, those neither this instance remembers nor the database holds
+   * (by their dedupeKey, one read); those found are remembered.
+   */
+  async unwritten(events: readonly OnceEvent[]): Promise<OnceEvent[]> {
+    const unknown = events.filter((event) => !this.written.get(event.dedupeKey));
+    if (unknown.length === 0) return [];
+    const stored = await this.log.storedDedupeKeys(unknown.map((event) => event.dedupeKey));
+    for (const key of stored) this.written.set(key, true);
+    return unknown.filter((event) => !stored.has(event.dedupeKey));
   }
 
   /** Writes the event in the background (the caller never waits); a failed write is logged, and a later occasion tries again. */

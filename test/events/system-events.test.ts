@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyExpirySweeper, ApiKeyModel } from '../../src/api-keys/index.js';
+import { ApiKeyExpirySweeper, ApiKeyModel, EXPIRY_PAGE } from '../../src/api-keys/index.js';
 import { EventLog, EventModel, OnceEvents, type OnceEvent } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';
 import { buildServiceSchema, createService, createServices } from '../../src/service.js';
@@ -277,6 +277,40 @@ describe('api-keys.expiring', () => {
     ]);
   });
 
+  it('sweeps more keys than a page, each announced once, and a restarted instance writes none again (it reads what is written)', async () => {
+    const now = Date.now();
+    const tenant = 'tenant-many-expiring';
+    const count = EXPIRY_PAGE * 2 + 37;
+    // One instant for many: the pages split inside equal expiresAt (ordered by id).
+    const expiresAt = new Date(now + 3 * DAY);
+    await ApiKeyModel.collection.insertMany(
+      Array.from({ length: count }, (_, i) => ({
+        _id: new ObjectId(), name: `many ${i}`, tenant_id: tenant, keyId: `m${String(i).padStart(11, '0')}`, secretHash: 'x', scopes: [], createdBy: admin.id,
+        expiresAt, revokedAt: null, createdAt: new Date(now), updatedAt: new Date(now),
+      })),
+    );
+    const sweeperOf = () => {
+      const once = new OnceEvents(new EventLog({ retentionSeconds: 30 * 86400 }));
+      const writes: string[] = [];
+      const sweeper = new ApiKeyExpirySweeper({
+        write: (event) => (writes.push(event.dedupeKey), once.write(event)),
+        unwritten: (events) => once.unwritten(events),
+        now: () => new Date(now),
+      });
+      return { sweeper, writes };
+    };
+    const first = sweeperOf();
+    await first.sweeper.sweep();
+    expect(await EventModel.collection.countDocuments({ type: 'api-keys.expiring', tenant_id: tenant })).toBe(count);
+    expect(new Set(first.writes).size).toBe(first.writes.filter((key) => key.includes(':7d:')).length);
+    // Another instance (or this one restarted), its memory empty: nothing to write.
+    const restarted = sweeperOf();
+    await restarted.sweeper.sweep();
+    expect(restarted.writes.filter((key) => key.includes(expiresAt.toISOString()))).toEqual([]);
+    expect(await EventModel.collection.countDocuments({ type: 'api-keys.expiring', tenant_id: tenant })).toBe(count);
+    await ApiKeyModel.collection.deleteMany({ tenant_id: tenant });
+  });
+
   it('sweeps on its interval until closed', async () => {
     const key = await makeKey({ expiresAt: new Date(Date.now() + 2 * DAY).toISOString() });
     const once = new OnceEvents(new EventLog({ retentionSeconds: 86400 }));
@@ -329,7 +363,7 @@ describe('once across instances', () => {
   it("one writer's burst of the same occasion makes one insert (its memory saves the work)", async () => {
     const log = new EventLog({ retentionSeconds: 86400 });
     let appends = 0;
-    const counting = { append: (e: OnceEvent) => ((appends += 1), log.append(e)) };
+    const counting = { append: (e: OnceEvent) => ((appends += 1), log.append(e)), storedDedupeKeys: (keys: readonly string[]) => log.storedDedupeKeys(keys) };
     const once = new OnceEvents(counting);
     const event = occasion();
     await Promise.all(Array.from({ length: 20 }, () => once.write(event)));
@@ -340,7 +374,7 @@ describe('once across instances', () => {
   it('more occasions than it remembers: a recently seen one is still not written again (least recently seen forgotten first)', async () => {
     const log = new EventLog({ retentionSeconds: 86400 });
     const appended: string[] = [];
-    const counting = { append: (e: OnceEvent) => (appended.push(e.dedupeKey), log.append(e)) };
+    const counting = { append: (e: OnceEvent) => (appended.push(e.dedupeKey), log.append(e)), storedDedupeKeys: (keys: readonly string[]) => log.storedDedupeKeys(keys) };
     const once = new OnceEvents(counting, undefined, 10);
     const occasions = Array.from({ length: 25 }, occasion);
     const recent = occasions[0]!;
@@ -374,7 +408,7 @@ describe('once across instances', () => {
     const errors: unknown[] = [];
     let fail = true;
     const log = new EventLog({ retentionSeconds: 86400 });
-    const flaky = { append: (e: OnceEvent) => (fail ? Promise.reject(new Error('database down')) : log.append(e)) };
+    const flaky = { append: (e: OnceEvent) => (fail ? Promise.reject(new Error('database down')) : log.append(e)), storedDedupeKeys: (keys: readonly string[]) => log.storedDedupeKeys(keys) };
     const once = new OnceEvents(flaky, { error: (...args: unknown[]) => void errors.push(args) } as never);
     const event = occasion();
     once.raise(event);
