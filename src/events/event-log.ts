@@ -93,8 +93,26 @@ export class EventLog {
   }
 }
 
+/** The occasion of a cascade's event: the call's event and the further record (unique, so written once by whoever comes first). */
+export function cascadeKey(eventId: Types.ObjectId, targetId: string): string {
+  return `cascade:${eventId.toHexString()}:${targetId}`;
+}
+
 /** Fields of a pending event only, removed when it commits. */
 const OPEN_ONLY_FIELDS = ['leaseUntil', 'removesTarget', 'actorIsTarget'] as const;
+
+/** The opened record's fields a committed event of the call keeps: not its id, nor the pending-only ones, nor a commit time. */
+function committedFields(opened: Record<string, unknown>): Record<string, unknown> {
+  const { _id: _, ...fields } = opened;
+  for (const field of [...OPEN_ONLY_FIELDS, 'committedAt']) delete fields[field];
+  return fields;
+}
+
+/** A pipeline update (with upsert) that writes `record` (values as $literal), committed now, only where no event is yet. */
+function writtenIfAbsent(record: Record<string, unknown>): Record<string, unknown>[] {
+  const absent = { $eq: [{ $type: '$state' }, 'missing'] };
+  return [{ $replaceWith: { $cond: [absent, { $mergeObjects: ['$$ROOT', record, { committedAt: DATABASE_NOW }] }, '$$ROOT'] } }];
+}
 
 /** The event of an audited call as the outbox opens it, before the change. */
 export interface PendingEvent extends NewEvent {
@@ -144,8 +162,13 @@ export class EventOutbox {
     return record;
   }
 
-  /** Commits the pending event (only while still pending: a reconciler may have settled it) and adds the cascade's events. */
-  async commit(id: Types.ObjectId, outcome: EventOutcome, opened?: Record<string, unknown>): Promise<void> {
+  /**
+   * Commits the pending event (only while still pending: a reconciler may have settled it), after
+   * the cascade's events: those first, so a crash between the two leaves the cascade written and the
+   * event pending, which the reconciler commits (its own cascade refused as the same occasions).
+   */
+  async commit(id: Types.ObjectId, outcome: EventOutcome, opened: Record<string, unknown>): Promise<void> {
+    if (outcome.alsoChanged.length > 0) await this.writeCascade(id, opened, outcome);
     const settled = literally({
       state: EventState.committed,
       tenant_id: outcome.tenant_id,
@@ -153,18 +176,11 @@ export class EventOutbox {
       data: outcome.data,
       ...(outcome.actor ? { actor: outcome.actor } : {}),
     });
-    let committed = await this.model.collection.findOneAndUpdate(
-      { _id: id, state: EventState.pending },
-      [{ $set: { ...settled, committedAt: DATABASE_NOW } }, { $unset: [...OPEN_ONLY_FIELDS] }],
-      { returnDocument: 'after' },
-    );
-    if (!committed && opened) committed = await this.restore(opened, settled);
-    if (committed && outcome.alsoChanged.length > 0) {
-      // The cascade's events carry the commit's time (the database's, as read back).
-      await this.model.collection.insertMany(
-        outcome.alsoChanged.map((targetId) => ({ ...committed, _id: new Types.ObjectId(), target: { type: outcome.target.type, id: targetId } })),
-      );
-    }
+    const { matchedCount } = await this.model.collection.updateOne({ _id: id, state: EventState.pending }, [
+      { $set: { ...settled, committedAt: DATABASE_NOW } },
+      { $unset: [...OPEN_ONLY_FIELDS] },
+    ]);
+    if (matchedCount === 0) await this.restore(opened, settled);
     this.options.onCommit?.();
   }
 
@@ -205,14 +221,29 @@ export class EventOutbox {
    * record stays (the insert is refused) and nothing more is added.
    */
   private async restore(opened: Record<string, unknown>, settled: Record<string, unknown>) {
-    const { _id, ...fields } = opened;
-    for (const field of [...OPEN_ONLY_FIELDS, 'committedAt']) delete fields[field];
-    // Written only if absent: a record there (the reconciler committed it) is kept as it is.
-    const absent = { $eq: [{ $type: '$state' }, 'missing'] };
-    const { upsertedCount } = await this.model.collection.updateOne({ _id: _id as Types.ObjectId }, [
-      { $replaceWith: { $cond: [absent, { $mergeObjects: ['$$ROOT', literally(fields), settled, { committedAt: DATABASE_NOW }] }, '$$ROOT'] } },
-    ], { upsert: true });
-    return upsertedCount === 1 ? this.model.collection.findOne({ _id: _id as Types.ObjectId }) : null;
+    // A record there (the reconciler committed it) is kept as it is.
+    await this.model.collection.updateOne({ _id: opened['_id'] as Types.ObjectId }, writtenIfAbsent({ ...literally(committedFields(opened)), ...settled }), { upsert: true });
+  }
+
+  /** One committed event per further record of the call, each unique by its occasion (cascadeKey). */
+  private async writeCascade(id: Types.ObjectId, opened: Record<string, unknown>, outcome: EventOutcome): Promise<void> {
+    const fields = committedFields(opened);
+    await this.model.collection.bulkWrite(
+      outcome.alsoChanged.map((targetId) => {
+        const record = literally({
+          ...fields,
+          state: EventState.committed,
+          tenant_id: outcome.tenant_id,
+          target: { type: outcome.target.type, id: targetId },
+          data: outcome.data,
+          ...(outcome.actor ? { actor: outcome.actor } : {}),
+          dedupeKey: cascadeKey(id, targetId),
+        });
+        // The reconciler may have written it.
+        return { updateOne: { filter: { dedupeKey: cascadeKey(id, targetId) }, update: writtenIfAbsent(record), upsert: true } };
+      }),
+      { ordered: false },
+    );
   }
 
   /** Removes the pending event of a call that failed (it changed nothing). */

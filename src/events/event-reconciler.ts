@@ -1,7 +1,7 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
 import { EventModel, EventState, type ServiceEvent } from './event.model.js';
-import { DATABASE_NOW } from './event-log.js';
+import { cascadeKey, DATABASE_NOW } from './event-log.js';
 import { EVENT_IDS_FIELD } from './event-stamp.js';
 
 /** The reads the reconciler makes of a stamped collection (a Model.collection). */
@@ -132,9 +132,15 @@ export class EventReconciler {
     if (!committed) return 'lost-claim';
     const further = ids.filter((id) => id !== primary);
     if (further.length > 0) {
-      await this.model.collection.insertMany(
-        further.map((id) => ({ ...committed, _id: new Types.ObjectId(), target: { type: event.target.type, id } })),
-      );
+      // The call may have written them before it crashed (EventOutbox.commit): the same occasions are refused, once each.
+      await this.model.collection
+        .insertMany(
+          further.map((id) => ({ ...committed, _id: new Types.ObjectId(), target: { type: event.target.type, id }, dedupeKey: cascadeKey(event._id, id) })),
+          { ordered: false },
+        )
+        .catch((error: { code?: number; writeErrors?: { code?: number }[] }) => {
+          if (!(error.code === 11000 || (error.writeErrors ?? []).every((e) => e.code === 11000))) throw error;
+        });
     }
     this.options.onCommit?.();
     return 'committed';

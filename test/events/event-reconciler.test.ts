@@ -1,8 +1,8 @@
 import { ObjectId } from 'mongodb';
-import { Types } from 'mongoose';
+import mongoose, { Types } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyModel } from '../../src/api-keys/index.js';
-import { EventOutbox, EventReconciler, withEventStamp } from '../../src/events/index.js';
+import { cascadeKey, EventOutbox, EventReconciler, withEventStamp } from '../../src/events/index.js';
 import { MealMenuModel } from '../../src/menus/index.js';
 import { PasswordTicketModel, RoleModel, UserModel } from '../../src/users/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -136,5 +136,45 @@ describe('the reconciler settles a stale pending event by its evidence', () => {
     const [a, b] = await Promise.all([reconciler().reconcile(later()), reconciler().reconcile(later())]);
     expect([...a, ...b].filter((s) => s === 'committed')).toHaveLength(ids.length);
     for (const user of users) expect(await events().countDocuments({ 'target.id': user.id, type: 'users.update' })).toBe(1);
+  });
+});
+
+describe("a cascade's events (one call changing several records of its type)", () => {
+  const twoRoles = async () => (await RoleModel.create([role('first'), role('second')])).map((made) => made.id as string);
+
+  it('are written before the call\'s own event commits: a crash between leaves them and a pending event', async () => {
+    const [first, second] = await twoRoles();
+    // The writes to the events collection, as sent; other writers (the instance's reconciler, system events) may come between.
+    const writes: { method: string; text: string }[] = [];
+    mongoose.set('debug', (collection: string, method: string, ...args: unknown[]) => {
+      if (collection === 'events' && !['find', 'findOne', 'aggregate', 'countDocuments'].includes(method)) writes.push({ method, text: JSON.stringify(args) });
+    });
+    try {
+      await outbox.around(
+        { type: 'roles.update', tenant_id: TENANT, actor: { type: 'user', id: new ObjectId().toHexString() }, target: { type: 'Role', id: first! }, data: { changes: ['name'] } },
+        async () => RoleModel.collection.updateMany({ _id: { $in: [new Types.ObjectId(first), new Types.ObjectId(second)] } }, { $set: { description: 'both' } }),
+        () => ({ tenant_id: TENANT, target: { type: 'Role', id: first! }, data: { changes: ['description'] }, alsoChanged: [second!] }),
+      );
+    } finally {
+      mongoose.set('debug', false);
+    }
+    const opened = writes.find((write) => write.method === 'insertOne' && write.text.includes(first!));
+    const eventId = (JSON.parse(opened!.text) as [{ _id: string }])[0]._id;
+    const order = writes.filter((write) => write.text.includes(String(eventId))).map((write) => write.method);
+    expect(order).toEqual(['insertOne', 'bulkWrite', 'updateOne']);
+    expect(await events().countDocuments({ type: 'roles.update', 'target.id': { $in: [first, second] }, state: 'committed' })).toBe(2);
+  });
+
+  it('a crashed call whose cascade was written is committed with one event per record, none twice', async () => {
+    const [first, second] = await twoRoles();
+    const id = await pending('roles.update', { type: 'Role', id: first! });
+    await withEventStamp(id, () => RoleModel.collection.updateMany({ _id: { $in: [new Types.ObjectId(first), new Types.ObjectId(second)] } }, { $set: { description: 'crashed' } }));
+    // What the call's commit wrote before the crash: the cascade's event, committed.
+    const opened = await events().findOne({ _id: id });
+    const { _id: _, leaseUntil: __, ...fields } = opened!;
+    await events().insertOne({ ...fields, state: 'committed', committedAt: new Date(), target: { type: 'Role', id: second }, dedupeKey: cascadeKey(id, second!) });
+    expect(await reconciler().reconcile(later())).toContain('committed');
+    expect(await events().countDocuments({ type: 'roles.update', 'target.id': first })).toBe(1);
+    expect(await events().countDocuments({ type: 'roles.update', 'target.id': second })).toBe(1);
   });
 });
