@@ -19,8 +19,10 @@ import {
   RefreshService,
   SessionModel,
   SessionRecords,
+  hasPermission,
   type ActorResolver,
   type ApiKeyUse,
+  type UsageRecorder,
   type AppContext,
   type AuthEvents,
   type ChangeEvents,
@@ -34,7 +36,7 @@ import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type 
 import { createLogger, type Logger } from './logger.js';
 import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { errors } from './errors/index.js';
-import { EventSubscriptionResolver, EventSubscriptions, type SubscriptionContext } from './events/index.js';
+import { EventSubscriptionResolver, EventSubscriptions, EVENTS_READ, type SubscriptionContext } from './events/index.js';
 import type { SubscriptionHeaderReader, SubscriptionRequestFacts } from './http/index.js';
 import type { Actor } from './auth/index.js';
 import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
@@ -333,7 +335,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       records: new IdempotencyRecords(),
     },
     logger,
-    subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions), checkCredential: subscriptionCredentialCheck(resolveActor) },
+    subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions, usage), checkCredential: subscriptionCredentialCheck(resolveActor) },
   });
   const webhookWorker = startWebhookWorker(config, logger, { eventLog, eventTail }, options.webhooks);
   return {
@@ -416,13 +418,18 @@ const NO_SUBSCRIPTION_CREDENTIAL = "A subscription needs a credential: Authoriza
  * as a request's (throws its 401/403/429), counted against the credential
  * it is, and resolved again each second by its stream (event-subscriptions.ts).
  */
-function subscriptionContextFactory(config: AppConfig, resolveActor: ActorResolver, streams: EventSubscriptions) {
+function subscriptionContextFactory(config: AppConfig, resolveActor: ActorResolver, streams: EventSubscriptions, usage: UsageRecorder) {
   return async (header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<SubscriptionContext> => {
     // The stream's re-checks run every check of the credential but are no uses of it (an API key's quota stays the caller's).
     const recheck = () => resolveActor(header, { ...facts, recheck: true });
     const actor = await resolveActor(header, facts);
     if (!actor) throw errors.unauthenticated(NO_SUBSCRIPTION_CREDENTIAL);
     const { requestId, ip, origin, logger } = facts;
+    // A stream's start is a use of an API key, logged as a request's is (its re-checks are not).
+    if (actor.via.kind === 'api-key') {
+      const status = hasPermission(actor, EVENTS_READ) ? 200 : 403;
+      usage.record({ apiKeyId: actor.via.apiKeyId, at: new Date(), ip, origin: origin ?? null, method: facts.method, path: facts.path, operation: null, status, operations: ['Subscription.events'] });
+    }
     return { actor, requestId, ip, origin, logger, config, subscription: { caller: { actor, credential: credentialOf(actor), recheck }, streams } };
   };
 }
