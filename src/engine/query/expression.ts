@@ -3,6 +3,7 @@ import * as accumulatorOps from 'mingo/operators/accumulator';
 import * as expressionOps from 'mingo/operators/expression';
 import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
+import { compareValues } from './compare.js';
 import { regexExpressionOperators } from './regex-expressions.js';
 import { textScoreOf } from './text/text-meta.js';
 import { textScoreUnavailable } from './text/text-query.js';
@@ -131,6 +132,7 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   }
   const typed = typedArithmetic(doc, name, expr[name], variables);
   if (typed !== undefined) return typed;
+  if ((name === '$max' || name === '$min') && Array.isArray(expr[name])) return boundOfList(doc, name, expr[name] as unknown[], variables);
   try {
     const result = evalExpr(toPlainNumbers(doc), toPlainNumbers(expr), {
       context: CONTEXT,
@@ -143,6 +145,24 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
     const message = err instanceof Error ? err.message : String(err);
     throw mongoError('BadValue', message);
   }
+}
+
+/**
+ * `{$max: [e1, e2, ...]}` / `$min`: the greatest (least) value of the list in
+ * BSON order, null and missing values left out (null when none is left), an
+ * array compared as a value (not traversed), as mongod does. mingo sorts the
+ * list with JavaScript's sort, which puts a missing value last, so any
+ * missing operand made its $max null.
+ */
+function boundOfList(doc: unknown, name: '$max' | '$min', operands: readonly unknown[], variables?: Variables): unknown {
+  const sign = name === '$max' ? 1 : -1;
+  let best: unknown;
+  for (const operand of operands) {
+    const value = evaluateExpression(doc, operand, variables);
+    if (value === undefined || value === null) continue;
+    if (best === undefined || sign * compareValues(value, best) > 0) best = value;
+  }
+  return best ?? null;
 }
 
 /**

@@ -838,6 +838,34 @@ const mingoStageCases: CompatCase[] = [
 
 const accumulatorCases: CompatCase[] = [
   {
+    name: '$max and $min of a list of expressions: null and missing left out, an array compared as a value',
+    seed: [{ _id: 1, n: 3, arr: [1, 9] }],
+    run: (c) =>
+      c
+        .aggregate([
+          {
+            $project: {
+              _id: 0,
+              maxMissing: { $max: ['$nope', 5] },
+              minMissing: { $min: ['$nope', 5, '$n'] },
+              maxNull: { $max: [null, '$nope'] },
+              maxArray: { $max: ['$arr', 100] },
+              minString: { $min: ['b', 'a', '$n'] },
+            },
+          },
+        ])
+        .toArray(),
+    expected: [{ maxMissing: 5, minMissing: 3, maxNull: null, maxArray: [1, 9], minString: 3 }],
+  },
+  {
+    name: 'an upsert by pipeline update takes $max of a missing field and a value as the value',
+    run: async (c) => {
+      await c.updateOne({ _id: 'w' }, [{ $set: { at: { $max: ['$at', 7] } } }], { upsert: true });
+      return c.find({}).toArray();
+    },
+    expected: [{ _id: 'w', at: 7 }],
+  },
+  {
     name: '$group $first $last $min $max $avg $push $addToSet $count',
     seed: scores,
     run: (c) =>
