@@ -159,7 +159,7 @@ function createEventServices(
   const eventTail = new EventTail();
   const logOptions = { retentionSeconds: events.retentionSeconds, onCommit: () => eventTail.wake() };
   const eventLog = new EventLog(logOptions);
-  return { eventLog, eventTail, eventOutbox: new EventOutbox(logOptions), events: new EventService(new EventRecords()), onceEvents: new OnceEvents(eventLog) };
+  return { eventLog, eventTail, eventOutbox: new EventOutbox({ ...logOptions, targets: eventTargetCollections as never }), events: new EventService(new EventRecords()), onceEvents: new OnceEvents(eventLog) };
 }
 
 /**

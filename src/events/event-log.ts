@@ -1,6 +1,6 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
-import { withEventStamp } from './event-stamp.js';
+import { type EvidenceCollection, withEventStamp } from './event-stamp.js';
 import { EventModel, EventState, type EventActor, type EventTarget, type ServiceEvent } from './event.model.js';
 
 /** An event as its writer describes it; id, state and times are the log's. */
@@ -134,6 +134,14 @@ export interface EventOutcome {
   alsoChanged: readonly string[];
 }
 
+export interface EventOutboxOptions extends EventLogOptions {
+  /**
+   * The stamped collections by the GraphQL type of their records: a hard delete's event says its
+   * record's absence is evidence only when the record existed as the call began (`removesTarget`).
+   */
+  targets?: Readonly<Record<string, EvidenceCollection>>;
+}
+
 /**
  * The outbox of audited calls, made of single-document writes (no
  * multi-document transactions: the embedded engine refuses them and a
@@ -144,7 +152,7 @@ export interface EventOutcome {
  */
 export class EventOutbox {
   constructor(
-    private readonly options: EventLogOptions,
+    private readonly options: EventOutboxOptions,
     private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
   ) {}
 
@@ -200,7 +208,7 @@ export class EventOutbox {
     onSettleError: (err: unknown, what: 'committed' | 'discarded') => void = () => undefined,
   ): Promise<T> {
     const id = new Types.ObjectId();
-    const opened = await this.open({ ...event, id });
+    const opened = await this.open({ ...event, id, removesTarget: await this.removable(event) });
     const settle = (what: 'committed' | 'discarded', step: () => Promise<void>) => step().catch((err: unknown) => onSettleError(err, what));
     let result: T;
     try {
@@ -212,6 +220,19 @@ export class EventOutbox {
     const outcome = outcomeOf(result);
     await (outcome ? settle('committed', () => this.commit(id, outcome, opened)) : settle('discarded', () => this.discard(id)));
     return result;
+  }
+
+  /**
+   * Whether the call's absent record will say it happened: a hard delete of a record there now. A
+   * delete of a record that does not exist (a 404) changes nothing, and a crash before its event is
+   * removed must not leave an absence the reconciler reads as the delete.
+   */
+  private async removable(event: Omit<PendingEvent, 'id'>): Promise<boolean> {
+    const { id } = event.target;
+    if (!event.removesTarget || id === null || !Types.ObjectId.isValid(id)) return false;
+    const own = this.options.targets?.[event.target.type];
+    // No collection to read (an outbox given none): taken as the call says.
+    return own ? (await own.findOne({ _id: new Types.ObjectId(id) }, { projection: { _id: 1 } })) !== null : true;
   }
 
   /**

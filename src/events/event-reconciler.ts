@@ -2,13 +2,9 @@ import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
 import { EventModel, EventState, type ServiceEvent } from './event.model.js';
 import { cascadeKey, DATABASE_NOW } from './event-log.js';
-import { EVENT_IDS_FIELD } from './event-stamp.js';
+import { EVENT_IDS_FIELD, type EvidenceCollection } from './event-stamp.js';
 
-/** The reads the reconciler makes of a stamped collection (a Model.collection). */
-export interface EvidenceCollection {
-  find(filter: object, options: object): { toArray(): Promise<Array<Record<string, unknown>>> };
-  findOne(filter: object, options: object): Promise<Record<string, unknown> | null>;
-}
+export type { EvidenceCollection } from './event-stamp.js';
 
 export interface EventReconcilerOptions {
   /** The stamped collections by the GraphQL type of their records (a target type), and those only stamped (`''`-less extras). */

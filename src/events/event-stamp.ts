@@ -18,6 +18,26 @@ export function withEventStamp<T>(eventId: Types.ObjectId, call: () => Promise<T
   return stamping.run(eventId, call);
 }
 
+/**
+ * Runs the undo of a change the call under way made and is refusing (a change
+ * that left no active platform administrator, a role given to a user while it
+ * was deleted): outside the call's stamping, with `unstamp` the update part
+ * that takes the call's id back out of the record (`{}` outside a call).
+ * Otherwise a crash before the call's event is removed would leave the record
+ * as evidence of a change that did not stand, and the reconciler would commit it.
+ */
+export function undoingStamp<T>(undo: (unstamp: { $pull?: Record<string, Types.ObjectId> }) => PromiseLike<T>): Promise<T> {
+  const id = stamping.getStore();
+  // Awaited inside: a mongoose query runs when awaited, and must run outside the stamping too.
+  return stamping.exit(async () => await undo(id ? { $pull: { [EVENT_IDS_FIELD]: id } } : {}));
+}
+
+/** The reads made of a stamped collection for its evidence (a Model.collection): the reconciler's, and the outbox's check that a record to remove exists. */
+export interface EvidenceCollection {
+  find(filter: object, options: object): { toArray(): Promise<Array<Record<string, unknown>>> };
+  findOne(filter: object, options: object): Promise<Record<string, unknown> | null>;
+}
+
 /** A collection as mongoose's Model.collection is: the one object both model writes and driver writes go through. */
 type WritableCollection = Record<string, unknown>;
 type Write = (...args: unknown[]) => unknown;

@@ -8,8 +8,8 @@ export { EVENT_COLLECTION, EventActor, EventModel, EventState, EventTarget, Serv
 export { EventTail, type EventTailOptions, type TailedEvent } from './event-tail.js';
 export { EventLog, type EventLogOptions, type NewEvent } from './event-log.js';
 export { ALL_EVENT_TYPES, AUDITED_EVENT_TYPES, EVENT_TYPES, isEventType, SYSTEM_EVENT_TYPES } from './event-types.js';
-export { cascadeKey, EventOutbox, type EventOutcome, type PendingEvent } from './event-log.js';
-export { EVENT_IDS_FIELD, KEPT_EVENT_IDS, stampEventIds, withEventStamp } from './event-stamp.js';
+export { cascadeKey, EventOutbox, type EventOutboxOptions, type EventOutcome, type PendingEvent } from './event-log.js';
+export { EVENT_IDS_FIELD, KEPT_EVENT_IDS, stampEventIds, undoingStamp, withEventStamp } from './event-stamp.js';
 export { EventReconciler, type EventReconcilerOptions, type EvidenceCollection, type Settlement } from './event-reconciler.js';
 export { EventsArgs, IsEventType } from './event.inputs.js';
 export { EventRecords, type EventDocument } from './event.store.js';

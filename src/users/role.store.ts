@@ -1,6 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
+import { undoingStamp } from '../events/index.js';
 import { countRecords, findPage, orStale, storedVersion, toObjectId, type Page, versionCondition } from '../shared/index.js';
 import { forgetCachedAccounts } from './account-cache.js';
 import type { CreateRoleArgs } from './role.inputs.js';
@@ -82,7 +83,8 @@ export class RoleRecords {
    * index's 11000, left to the caller.
    */
   async restore(role: StoredRole): Promise<void> {
-    await this.model.collection.insertOne(role as never);
+    // Unstamped: the role back as it was is no evidence of the refused delete.
+    await undoingStamp(() => this.model.collection.insertOne(role as never));
     forgetCachedAccounts();
   }
 

@@ -1,6 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, type Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
+import { undoingStamp } from '../events/index.js';
 import { createdBetween, findPage, listReadTimeLimit, orStale, type Page, storedVersion, toObjectId, versionCondition } from '../shared/index.js';
 import type { UsersArgs } from './user.inputs.js';
 import { forgetCachedAccounts } from './account-cache.js';
@@ -104,18 +105,23 @@ export class UserRecords {
    * administrator (UserService.assertPlatformAdminLeft).
    */
   async restoreStatus(before: StoredUser, changed: UserDocument): Promise<boolean> {
-    const undo = await this.model.updateOne(
-      { _id: before._id, tokenVersion: changed.tokenVersion, status: changed.status },
-      {
-        $set: {
-          status: before.status ?? UserStatus.active,
-          disabledAt: before.disabledAt ?? null,
-          disabledReason: before.disabledReason ?? null,
-          deletedAt: before.deletedAt ?? null,
-          updatedBy: before.updatedBy ?? null,
+    // strict: false lets the stamp's $pull (a field no schema declares) through mongoose's casting.
+    const undo = await undoingStamp((unstamp) =>
+      this.model.updateOne(
+        { _id: before._id, tokenVersion: changed.tokenVersion, status: changed.status },
+        {
+          $set: {
+            status: before.status ?? UserStatus.active,
+            disabledAt: before.disabledAt ?? null,
+            disabledReason: before.disabledReason ?? null,
+            deletedAt: before.deletedAt ?? null,
+            updatedBy: before.updatedBy ?? null,
+          },
+          $inc: { tokenVersion: -1 },
+          ...unstamp,
         },
-        $inc: { tokenVersion: -1 },
-      },
+        { strict: false },
+      ),
     );
     // Nothing matched: the record moved meanwhile and the change stands (the caller must say so).
     return undo.matchedCount === 1;
@@ -123,9 +129,12 @@ export class UserRecords {
 
   /** Undoes a roles change while the record still holds what it wrote; false when it moved meanwhile. */
   async restoreRoles(before: StoredUser, changed: UserDocument): Promise<boolean> {
-    const undo = await this.model.updateOne(
-      { _id: before._id, updatedAt: changed.updatedAt },
-      { $set: { roles: [...(before.roles ?? [])], updatedBy: before.updatedBy ?? null } },
+    const undo = await undoingStamp((unstamp) =>
+      this.model.updateOne(
+        { _id: before._id, updatedAt: changed.updatedAt },
+        { $set: { roles: [...(before.roles ?? [])], updatedBy: before.updatedBy ?? null }, ...unstamp },
+        { strict: false },
+      ),
     );
     return undo.matchedCount === 1;
   }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyModel } from '../../src/api-keys/index.js';
 import { cascadeKey, EventOutbox, EventReconciler, withEventStamp } from '../../src/events/index.js';
 import { MealMenuModel } from '../../src/menus/index.js';
-import { PasswordTicketModel, RoleModel, UserModel } from '../../src/users/index.js';
+import { PasswordTicketModel, RoleModel, RoleRecords, UserModel, UserRecords } from '../../src/users/index.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -176,5 +176,97 @@ describe("a cascade's events (one call changing several records of its type)", (
     expect(await reconciler().reconcile(later())).toContain('committed');
     expect(await events().countDocuments({ type: 'roles.update', 'target.id': first })).toBe(1);
     expect(await events().countDocuments({ type: 'roles.update', 'target.id': second })).toBe(1);
+  });
+});
+
+describe('a refused call that undid its own change (the last platform administrator kept) leaves no evidence of it', () => {
+  /** Each: the record made first (unstamped), then the change and its undo as the refused call makes them (stamped); `expected` is the record as before. */
+  const cases: { name: string; type: string; target: 'User' | 'Role'; prepare: () => Promise<string>; changeAndUndo: (id: string) => Promise<Record<string, unknown>> }[] = [
+    {
+      name: 'a disable undone (UserRecords.restoreStatus)',
+      type: 'users.disable',
+      target: 'User',
+      prepare: async () => (await app.createUser({ tenantId: TENANT })).id,
+      changeAndUndo: async (id) => {
+        const before = await UserModel.findById(id).lean();
+        const changed = await UserModel.findOneAndUpdate({ _id: id }, { $set: { status: 'disabled', disabledAt: new Date() }, $inc: { tokenVersion: 1 } }, { new: true });
+        expect(await new UserRecords().restoreStatus(before!, changed!)).toBe(true);
+        return { status: 'active', tokenVersion: before!.tokenVersion ?? 0 };
+      },
+    },
+    {
+      name: 'a roles change undone (UserRecords.restoreRoles)',
+      type: 'users.update',
+      target: 'User',
+      prepare: async () => (await app.createUser({ tenantId: TENANT, roles: ['admin'] })).id,
+      changeAndUndo: async (id) => {
+        const before = await UserModel.findById(id).lean();
+        const changed = await UserModel.findOneAndUpdate({ _id: id }, { $set: { roles: [] } }, { new: true });
+        expect(await new UserRecords().restoreRoles(before!, changed!)).toBe(true);
+        return { roles: ['admin'] };
+      },
+    },
+    {
+      name: 'a role delete undone (RoleRecords.restore)',
+      type: 'roles.delete',
+      target: 'Role',
+      prepare: async () => (await RoleModel.create([role('undone')]))[0]!.id as string,
+      changeAndUndo: async (id) => {
+        const removed = await RoleModel.findOneAndDelete({ _id: id }).lean();
+        await new RoleRecords().restore(removed as never);
+        return { name: removed!.name };
+      },
+    },
+  ];
+
+  it.each(cases)('$name', async ({ type, target, prepare, changeAndUndo }) => {
+    const eventId = new Types.ObjectId();
+    const recordId = await prepare();
+    const expected = await withEventStamp(eventId, () => changeAndUndo(recordId));
+    // The call's event as a crash after the undo leaves it: pending, naming the record.
+    await outbox.open({ id: eventId, type, tenant_id: TENANT, actor: { type: 'user', id: new ObjectId().toHexString() }, target: { type: target, id: recordId }, data: { changes: [] }, removesTarget: type === 'roles.delete' });
+    const record = await (target === 'User' ? UserModel : RoleModel).collection.findOne({ _id: new Types.ObjectId(recordId) });
+    expect(record).toMatchObject(expected);
+    expect(((record?.['_events'] as Types.ObjectId[] | undefined) ?? []).map(String)).not.toContain(String(eventId));
+    expect(await reconciler().reconcile(later())).toContain('removed');
+    expect(await events().findOne({ _id: eventId })).toBeNull();
+  });
+});
+
+describe("a hard delete's event, its call crashed before the event was settled", () => {
+  /** An outbox that reads the records as the service's does, and crashes (settles nothing) after the call. */
+  class CrashingOutbox extends EventOutbox {
+    override commit(): Promise<void> {
+      return Promise.reject(new Error('killed before the commit'));
+    }
+    override discard(): Promise<void> {
+      return Promise.reject(new Error('killed before the discard'));
+    }
+  }
+  const crashing = new CrashingOutbox({ retentionSeconds: 3600, targets: records as never });
+  const deleteRole = (id: string) =>
+    crashing.around(
+      { type: 'roles.delete', tenant_id: TENANT, actor: { type: 'user', id: new ObjectId().toHexString() }, target: { type: 'Role', id }, data: { changes: [] }, removesTarget: true },
+      async () => {
+        const { deletedCount } = await RoleModel.collection.deleteOne({ _id: new Types.ObjectId(id) });
+        if (deletedCount === 0) throw new Error('404: no such role');
+        return { id };
+      },
+      () => ({ tenant_id: TENANT, target: { type: 'Role', id }, data: { changes: [] }, alsoChanged: [] }),
+    );
+
+  it('of a record that never existed (a 404) is removed: an absence it did not cause is no evidence', async () => {
+    const never = new ObjectId().toHexString();
+    await expect(deleteRole(never)).rejects.toThrow('404');
+    expect(await events().findOne({ type: 'roles.delete', 'target.id': never })).toMatchObject({ state: 'pending' });
+    await reconciler().reconcile(later());
+    expect(await events().findOne({ type: 'roles.delete', 'target.id': never })).toBeNull();
+  });
+
+  it('of a record that was there and is gone is committed', async () => {
+    const [made] = await RoleModel.create([role('deleted')]);
+    await deleteRole(made!.id as string);
+    await reconciler().reconcile(later());
+    expect(await events().findOne({ type: 'roles.delete', 'target.id': made!.id })).toMatchObject({ state: 'committed' });
   });
 });
