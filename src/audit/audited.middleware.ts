@@ -1,6 +1,7 @@
 import type { MiddlewareFn } from 'type-graphql';
 import { isTenantId, type Actor, type AppContext } from '../auth/index.js';
 import type { EventOutbox, EventOutcome, PendingEvent } from '../events/index.js';
+import { AppError } from '../errors/index.js';
 import { isObjectIdString } from '../shared/index.js';
 import { AuditActorType, AuditOutcome, type AuditActor } from './audit-event.model.js';
 import type { AuditEventService, NewAuditEvent } from './audit-event.service.js';
@@ -124,7 +125,10 @@ export function Audited(action: string, { targetType, skip, removesTarget }: Aud
     try {
       (context as RecordingContext).auditNote = note;
       const run = async () => next();
-      result = await (context.eventOutbox ? context.eventOutbox.around(pending, run, committed, settleErrorLogger(context)) : run());
+      // A refusal whose change stands (an undo that could not be written) is an event all the same, of the target it named.
+      const stood = (error: unknown): EventOutcome | null =>
+        error instanceof AppError && error.changeStands ? { tenant_id: pending.tenant_id, target: pending.target, data: pending.data ?? {}, alsoChanged: [] } : null;
+      result = await (context.eventOutbox ? context.eventOutbox.around(pending, run, committed, settleErrorLogger(context), stood) : run());
     } catch (error) {
       await write(context, { ...base, target: pending.target, tenant_id: pending.tenant_id, outcome: AuditOutcome.failure });
       throw error;

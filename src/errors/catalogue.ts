@@ -49,6 +49,8 @@ export interface AppErrorOptions {
   /** Response headers the error implies (WWW-Authenticate, Retry-After). */
   headers?: Record<string, string>;
   cause?: unknown;
+  /** The call is refused but its change stands (an undo that could not be written): its event is committed all the same. */
+  changeStands?: boolean;
 }
 
 export class AppError extends GraphQLError {
@@ -56,6 +58,7 @@ export class AppError extends GraphQLError {
   readonly status: number;
   readonly fieldErrors?: FieldError[];
   readonly headers: Record<string, string>;
+  readonly changeStands: boolean;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     const { status } = errorCatalogue[code];
@@ -73,6 +76,7 @@ export class AppError extends GraphQLError {
     this.status = status;
     this.fieldErrors = options.errors;
     this.headers = headers;
+    this.changeStands = options.changeStands === true;
   }
 }
 

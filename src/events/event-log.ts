@@ -198,7 +198,9 @@ export class EventOutbox {
    * of its result, or `discard` when it says null (nothing changed) or the
    * call throws. A failed open refuses the call (no change without its
    * event); a failed commit or discard goes to `onSettleError` and is left
-   * to the reconciler (the evidence decides).
+   * to the reconciler (the evidence decides). A call that throws is
+   * discarded unless `outcomeOfRefusal` gives its error an outcome: a refusal
+   * whose change stands anyway.
    */
   async around<T>(
     event: Omit<PendingEvent, 'id'>,
@@ -206,6 +208,7 @@ export class EventOutbox {
     outcomeOf: (result: T) => EventOutcome | null,
     // Default: nothing more to do; the reconciler settles it.
     onSettleError: (err: unknown, what: 'committed' | 'discarded') => void = () => undefined,
+    outcomeOfRefusal: (error: unknown) => EventOutcome | null = () => null,
   ): Promise<T> {
     const id = new Types.ObjectId();
     const opened = await this.open({ ...event, id, removesTarget: await this.removable(event) });
@@ -214,7 +217,8 @@ export class EventOutbox {
     try {
       result = await withEventStamp(id, call);
     } catch (error) {
-      await settle('discarded', () => this.discard(id));
+      const stood = outcomeOfRefusal(error);
+      await (stood ? settle('committed', () => this.commit(id, stood, opened)) : settle('discarded', () => this.discard(id)));
       throw error;
     }
     const outcome = outcomeOf(result);

@@ -244,7 +244,7 @@ export class UserService {
   private async undone(undo: Promise<boolean>, before: StoredUser, becoming: Becoming): Promise<never> {
     if (await undo) throw lastPlatformAdmin(becoming);
     const message = `No active platform administrator is left, and this change could not be undone because the user ${String(before._id)} changed meanwhile: make a platform administrator (npm run cli -- create-admin)`;
-    throw new AppError('CONFLICT', message, { errors: [{ field: 'id', rule: 'lastPlatformAdmin', message }] });
+    throw new AppError('CONFLICT', message, { errors: [{ field: 'id', rule: 'lastPlatformAdmin', message }], changeStands: true });
   }
 
   /**

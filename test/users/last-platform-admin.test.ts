@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ObjectId } from 'mongodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UserRecords } from '../../src/users/index.js';
 import { apiCase, callOperation, runCases, SURFACES, type Operation } from '../support/surfaces.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
 import { resetAdministrators, startPlatformAdmins, storedUser, type PlatformAdmins } from './platform-admins-fixture.js';
@@ -86,5 +88,32 @@ describe('two calls taking away the last two platform administrators at once', (
         if (status === 409) expect([a, b][index]).toMatchObject({ status: 'active', disabledAt: null, deletedAt: null });
       });
     }
+  });
+});
+
+describe('a refused call whose undo finds its record changed meanwhile', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it.each(SURFACES)('over %s: 409 saying the change stands, and its event is committed (the change is in the database)', async (surface) => {
+    await administrators();
+    const users = app.db.collection('users');
+    const { countActivePlatformAdmins, restoreStatus } = UserRecords.prototype;
+    // Other calls, landing at these moments: one disables `second` before this call's check after its write; one changes `first` before the undo.
+    vi.spyOn(UserRecords.prototype, 'countActivePlatformAdmins').mockImplementation(async function (this: UserRecords, except) {
+      if (except === undefined) await users.updateOne({ _id: new ObjectId(second.id) }, { $set: { status: 'disabled', disabledAt: new Date() } });
+      return countActivePlatformAdmins.call(this, except);
+    });
+    vi.spyOn(UserRecords.prototype, 'restoreStatus').mockImplementation(async function (this: UserRecords, before, changed) {
+      await users.updateOne({ _id: new ObjectId(first.id) }, { $inc: { tokenVersion: 1 } }); // a sign-out everywhere, say
+      return restoreStatus.call(this, before, changed);
+    });
+    const committed = () => app.db.collection('events').countDocuments({ type: 'users.disable', 'target.id': first.id, state: 'committed' });
+    const eventsBefore = await committed();
+    const outcome = await callOperation(app, surface, disable(first), { token: rootA.token });
+    expect(outcome.code).toBe('CONFLICT');
+    expect(JSON.stringify(outcome.raw.body)).toContain('could not be undone');
+    expect(await stored(first)).toMatchObject({ status: 'disabled' });
+    expect(await committed()).toBe(eventsBefore + 1);
+    expect(await app.db.collection('events').countDocuments({ state: 'pending', 'target.id': first.id })).toBe(0);
   });
 });
