@@ -102,7 +102,7 @@ export function cascadeKey(eventId: Types.ObjectId, targetId: string): string {
 const OPEN_ONLY_FIELDS = ['leaseUntil', 'removesTarget', 'actorIsTarget'] as const;
 
 /** The opened record's fields a committed event of the call keeps: not its id, nor the pending-only ones, nor a commit time. */
-function committedFields(opened: Record<string, unknown>): Record<string, unknown> {
+export function committedFields(opened: Record<string, unknown>): Record<string, unknown> {
   const { _id: _, ...fields } = opened;
   for (const field of [...OPEN_ONLY_FIELDS, 'committedAt']) delete fields[field];
   return fields;
@@ -112,6 +112,27 @@ function committedFields(opened: Record<string, unknown>): Record<string, unknow
 function writtenIfAbsent(record: Record<string, unknown>): Record<string, unknown>[] {
   const absent = { $eq: [{ $type: '$state' }, 'missing'] };
   return [{ $replaceWith: { $cond: [absent, { $mergeObjects: ['$$ROOT', record, { committedAt: DATABASE_NOW }] }, '$$ROOT'] } }];
+}
+
+/**
+ * The events of a cascade: one committed event per further record `targetIds` of the call's event
+ * `eventId`, with `fields` (those of a committed event of the call, but its target), each unique by
+ * its occasion (cascadeKey): one already written, by the call or a reconciler, is kept as it is.
+ */
+export async function writeCascadeEvents(
+  model: ReturnModelType<typeof ServiceEvent>,
+  eventId: Types.ObjectId,
+  fields: Record<string, unknown>,
+  targetType: string,
+  targetIds: readonly string[],
+): Promise<void> {
+  await model.collection.bulkWrite(
+    targetIds.map((targetId) => {
+      const record = literally({ ...fields, state: EventState.committed, target: { type: targetType, id: targetId }, dedupeKey: cascadeKey(eventId, targetId) });
+      return { updateOne: { filter: { dedupeKey: cascadeKey(eventId, targetId) }, update: writtenIfAbsent(record), upsert: true } };
+    }),
+    { ordered: false },
+  );
 }
 
 /** The event of an audited call as the outbox opens it, before the change. */
@@ -252,23 +273,8 @@ export class EventOutbox {
 
   /** One committed event per further record of the call, each unique by its occasion (cascadeKey). */
   private async writeCascade(id: Types.ObjectId, opened: Record<string, unknown>, outcome: EventOutcome): Promise<void> {
-    const fields = committedFields(opened);
-    await this.model.collection.bulkWrite(
-      outcome.alsoChanged.map((targetId) => {
-        const record = literally({
-          ...fields,
-          state: EventState.committed,
-          tenant_id: outcome.tenant_id,
-          target: { type: outcome.target.type, id: targetId },
-          data: outcome.data,
-          ...(outcome.actor ? { actor: outcome.actor } : {}),
-          dedupeKey: cascadeKey(id, targetId),
-        });
-        // The reconciler may have written it.
-        return { updateOne: { filter: { dedupeKey: cascadeKey(id, targetId) }, update: writtenIfAbsent(record), upsert: true } };
-      }),
-      { ordered: false },
-    );
+    const fields = { ...committedFields(opened), tenant_id: outcome.tenant_id, data: outcome.data, ...(outcome.actor ? { actor: outcome.actor } : {}) };
+    await writeCascadeEvents(this.model, id, fields, outcome.target.type, outcome.alsoChanged);
   }
 
   /** Removes the pending event of a call that failed (it changed nothing). */

@@ -1,7 +1,7 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
 import { EventModel, EventState, type ServiceEvent } from './event.model.js';
-import { cascadeKey, DATABASE_NOW } from './event-log.js';
+import { committedFields, DATABASE_NOW, writeCascadeEvents } from './event-log.js';
 import { EVENT_IDS_FIELD, type EvidenceCollection } from './event-stamp.js';
 
 export type { EvidenceCollection } from './event-stamp.js';
@@ -108,36 +108,25 @@ export class EventReconciler {
     const ids = stamped.map((record) => String(record['_id']));
     const primary = named ?? ids[0] ?? null;
     const tenant = event.tenant_id ?? (stamped.find((record) => String(record['_id']) === primary)?.['tenant_id'] as string | null | undefined) ?? null;
-    // committedAt by the database's clock, as the outbox's commit (event-log.ts).
-    const committed = await this.model.collection.findOneAndUpdate(
-      ours,
-      [
-        {
-          $set: {
-            state: { $literal: EventState.committed },
-            committedAt: DATABASE_NOW,
-            tenant_id: { $literal: tenant },
-            target: { type: { $literal: event.target.type }, id: { $literal: primary } },
-            ...(event['actorIsTarget'] ? { actor: { type: '$actor.type', id: { $literal: primary } } } : {}),
-          },
-        },
-        { $unset: ['leaseUntil', 'removesTarget', 'actorIsTarget'] },
-      ],
-      { returnDocument: 'after' },
-    );
-    if (!committed) return 'lost-claim';
+    const actor = event['actorIsTarget'] ? { ...(event['actor'] as Record<string, unknown>), id: primary } : event['actor'];
     const further = ids.filter((id) => id !== primary);
-    if (further.length > 0) {
-      // The call may have written them before it crashed (EventOutbox.commit): the same occasions are refused, once each.
-      await this.model.collection
-        .insertMany(
-          further.map((id) => ({ ...committed, _id: new Types.ObjectId(), target: { type: event.target.type, id }, dedupeKey: cascadeKey(event._id, id) })),
-          { ordered: false },
-        )
-        .catch((error: { code?: number; writeErrors?: { code?: number }[] }) => {
-          if (!(error.code === 11000 || (error.writeErrors ?? []).every((e) => e.code === 11000))) throw error;
-        });
-    }
+    // The cascade first, as the outbox's commit writes it: a crash between leaves the event pending, and the next
+    // sweep writes no cascade event twice (the call itself may have written some before it crashed).
+    if (further.length > 0) await writeCascadeEvents(this.model, event._id, { ...committedFields(event), tenant_id: tenant, actor }, event.target.type, further);
+    // committedAt by the database's clock, as the outbox's commit (event-log.ts).
+    const { matchedCount } = await this.model.collection.updateOne(ours, [
+      {
+        $set: {
+          state: { $literal: EventState.committed },
+          committedAt: DATABASE_NOW,
+          tenant_id: { $literal: tenant },
+          target: { type: { $literal: event.target.type }, id: { $literal: primary } },
+          actor: { $literal: actor },
+        },
+      },
+      { $unset: ['leaseUntil', 'removesTarget', 'actorIsTarget'] },
+    ]);
+    if (matchedCount === 0) return 'lost-claim';
     this.options.onCommit?.();
     return 'committed';
   }

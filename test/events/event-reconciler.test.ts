@@ -165,6 +165,24 @@ describe("a cascade's events (one call changing several records of its type)", (
     expect(await events().countDocuments({ type: 'roles.update', 'target.id': { $in: [first, second] }, state: 'committed' })).toBe(2);
   });
 
+  it("are written by the reconciler before it commits the call's event: a reconciler crashed between leaves the event pending for the next", async () => {
+    const [first, second] = await twoRoles();
+    const id = await pending('roles.update', { type: 'Role', id: null });
+    await withEventStamp(id, () => RoleModel.collection.updateMany({ _id: { $in: [new Types.ObjectId(first), new Types.ObjectId(second)] } }, { $set: { description: 'swept' } }));
+    const writes: string[] = [];
+    mongoose.set('debug', (collection: string, method: string, ...args: unknown[]) => {
+      if (collection === 'events' && JSON.stringify(args).includes(id.toHexString()) && ['bulkWrite', 'updateOne', 'findOneAndUpdate'].includes(method)) writes.push(method);
+    });
+    try {
+      expect(await reconciler().reconcile(later())).toContain('committed');
+    } finally {
+      mongoose.set('debug', false);
+    }
+    // The writes naming the event (its claim names none): the cascade, then the commit.
+    expect(writes).toEqual(['bulkWrite', 'updateOne']);
+    expect(await events().countDocuments({ type: 'roles.update', 'target.id': { $in: [first, second] }, state: 'committed' })).toBe(2);
+  });
+
   it('a crashed call whose cascade was written is committed with one event per record, none twice', async () => {
     const [first, second] = await twoRoles();
     const id = await pending('roles.update', { type: 'Role', id: first! });
