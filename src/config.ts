@@ -91,7 +91,7 @@ export interface AppConfig {
   };
   /** The `events` subscription (src/events/event-subscriptions.ts). */
   readonly eventSubscriptions: {
-    /** Streams one credential (API key, sign-in session) may hold open on one instance (EVENT_SUBSCRIPTIONS_PER_CREDENTIAL, default 5). */
+    /** Streams one credential (API key, sign-in session) may hold open across instances (EVENT_SUBSCRIPTIONS_PER_CREDENTIAL, default 5). */
     readonly perCredential: number;
     /** Events a stream may hold unsent before it is ended (EVENT_SUBSCRIPTION_BUFFER, default 1000). */
     readonly buffer: number;

@@ -22,8 +22,8 @@ export interface SubscriptionContext extends AppContext {
 const NOT_A_STREAM = 'Subscriptions are served over WebSocket (graphql-transport-ws) or Server-Sent Events (Accept: text/event-stream) on /graphql';
 
 /** Opens the caller's stream; type-graphql's `subscribe` gets the context, not the resolver instance. */
-function openStream({ args, context }: { args: EventSubscriptionArgs; context: SubscriptionContext }): AsyncIterableIterator<EventStreamItem> {
-  if (!context.subscription) throw errors.badInput(NOT_A_STREAM);
+function openStream({ args, context }: { args: EventSubscriptionArgs; context: SubscriptionContext }): Promise<AsyncIterableIterator<EventStreamItem>> {
+  if (!context.subscription) return Promise.reject(errors.badInput(NOT_A_STREAM));
   return context.subscription.streams.open(context.subscription.caller, args.types);
 }
 

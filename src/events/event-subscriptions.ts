@@ -3,6 +3,7 @@ import { errors, isAppError, type AppError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import type { EventTail, TailedEvent } from './event-tail.js';
 import { ALL_EVENT_TYPES, isEventType } from './event-types.js';
+import { SubscriptionSlots } from './subscription-slots.js';
 
 /** The permission a subscriber must hold, at the start and at every re-check. */
 export const EVENTS_READ = 'events:read';
@@ -20,8 +21,10 @@ export interface SubscriptionCaller {
 export type EventStreamItem = { event: TailedEvent } | { end: AppError };
 
 export interface EventSubscriptionOptions {
-  /** Streams one credential may hold open on this instance. */
+  /** Streams one credential may hold open, across instances (its slots are in the database). */
   perCredential?: number;
+  /** The slots the limit is kept in (default: the database's, 15 s leases). */
+  slots?: SubscriptionSlots;
   /** How often a stream's credential is resolved again. */
   recheckMs?: number;
   /** Events a stream may hold unsent; one more ends it. */
@@ -40,7 +43,7 @@ export class EventSubscriptions {
   private readonly perCredential: number;
   private readonly recheckMs: number;
   private readonly buffer: number;
-  private readonly openBy = new Map<string, number>();
+  private readonly slots: SubscriptionSlots;
   private readonly live = new Set<(reason: AppError) => void>();
 
   constructor(
@@ -50,20 +53,20 @@ export class EventSubscriptions {
     this.perCredential = options.perCredential ?? 5;
     this.recheckMs = options.recheckMs ?? 1000;
     this.buffer = options.buffer ?? 1000;
+    this.slots = options.slots ?? new SubscriptionSlots({ onError: (err) => options.logger?.warn({ err }, 'could not renew the event subscriptions\' slots; trying again') });
   }
 
-  /** A stream of committed events for `caller`; refuses unknown `types` (400) and one stream too many (429). */
-  open(caller: SubscriptionCaller, types: readonly string[] | null | undefined): AsyncIterableIterator<EventStreamItem> {
+  /** A stream of committed events for `caller`; refuses unknown `types` (400) and one stream too many, on any instance (429). */
+  async open(caller: SubscriptionCaller, types: readonly string[] | null | undefined): Promise<AsyncIterableIterator<EventStreamItem>> {
     const wanted = checkedTypes(types);
     const scope = tenantScope(caller.actor);
-    const count = this.openBy.get(caller.credential) ?? 0;
-    if (count >= this.perCredential) {
+    const release = await this.slots.take(caller.credential, this.perCredential);
+    if (!release) {
       throw errors.rateLimited(
-        1,
-        `This credential already has ${count} event subscriptions open on this instance, the most it may (EVENT_SUBSCRIPTIONS_PER_CREDENTIAL); end one first`,
+        Math.ceil(this.slots.leaseMs / 1000),
+        `This credential already has ${this.perCredential} event subscriptions open, the most it may (EVENT_SUBSCRIPTIONS_PER_CREDENTIAL); end one first`,
       );
     }
-    this.openBy.set(caller.credential, count + 1);
     const keeps = (event: TailedEvent) =>
       (scope.tenant_id === undefined || event.tenant_id === scope.tenant_id) && (wanted === null || wanted.has(event.type));
 
@@ -104,9 +107,8 @@ export class EventSubscriptions {
       unsubscribe();
       clearInterval(recheck);
       this.live.delete(end);
-      const left = (this.openBy.get(caller.credential) ?? 1) - 1;
-      if (left > 0) this.openBy.set(caller.credential, left);
-      else this.openBy.delete(caller.credential);
+      // Not released (the database away): the lease frees the slot.
+      release().catch((err: unknown) => this.options.logger?.warn({ err }, 'could not release an event subscription\'s slot; its lease frees it'));
     };
     this.live.add(end);
 
@@ -139,6 +141,7 @@ export class EventSubscriptions {
   /** Ends every stream (shutdown): each subscriber is told the service is stopping. */
   close(): void {
     for (const end of [...this.live]) end(errors.unavailable(1, 'The service is stopping; subscribe again'));
+    this.slots.close();
   }
 
   /** The refusal that ends a stream now, or null while the credential holds. */

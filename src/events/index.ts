@@ -18,5 +18,7 @@ export { EventPage } from './event.types.js';
 export { EventResolver } from './event.resolver.js';
 export { eventRestRoutes } from './events.routes.js';
 export { OnceEvents, type OnceEvent } from './once-events.js';
+export { SubscriptionSlotModel } from './subscription-slot.model.js';
+export { SubscriptionSlots, type SubscriptionSlotsOptions } from './subscription-slots.js';
 export { EVENTS_READ, EventSubscriptions, type EventStreamItem, type EventSubscriptionOptions, type SubscriptionCaller } from './event-subscriptions.js';
 export { EventSubscriptionArgs, EventSubscriptionResolver, type SubscriptionContext } from './event-subscription.resolver.js';
