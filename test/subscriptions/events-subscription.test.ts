@@ -1,10 +1,8 @@
 import { Types } from 'mongoose';
-import { createClient as createSseClient } from 'graphql-sse';
-import { createClient as createWsClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog, type NewEvent } from '../../src/events/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { codeOf, transports, until, type Stream } from './stream-clients.js';
 
 /**
  * The `events` subscription over both transports on /graphql: WebSocket
@@ -34,102 +32,21 @@ afterAll(async () => {
 });
 
 type Credential = { authorization?: string };
-interface Stream {
-  events: Array<Record<string, any>>;
-  errors: Array<Record<string, any>>;
-  /** Resolves when the stream completes or fails (the server ended it). */
-  ended: Promise<void>;
-  endedAt: () => number | null;
-  dispose(): void;
-}
 
 const SELECTION = 'id type occurredAt tenant_id actor { type id } target { type id } data';
 const DOCUMENT = `subscription($types: [String!]) { events(types: $types) { ${SELECTION} } }`;
 
-interface Transport {
-  name: string;
-  open(credential: Credential, variables?: Record<string, unknown>, query?: string): Stream;
-}
-
-function collector(): Stream & { sink: { next(value: any): void; error(err: unknown): void; complete(): void } } {
-  let endedAt: number | null = null;
-  let resolve!: () => void;
-  const stream = {
-    events: [] as Array<Record<string, any>>,
-    errors: [] as Array<Record<string, any>>,
-    ended: new Promise<void>((r) => (resolve = r)),
-    endedAt: () => endedAt,
-    dispose: () => {},
-    sink: {
-      next(value: any) {
-        if (value.data?.events) stream.events.push(value.data.events);
-        for (const error of value.errors ?? []) stream.errors.push(error);
-      },
-      error(err: unknown) {
-        const list = Array.isArray(err) ? err : [err];
-        for (const error of list) stream.errors.push(error instanceof Error ? { message: error.message } : (error as Record<string, any>));
-        endedAt ??= Date.now();
-        resolve();
-      },
-      complete() {
-        endedAt ??= Date.now();
-        resolve();
-      },
-    },
-  };
-  return stream;
-}
-
-const ws: Transport = {
-  name: 'WebSocket',
-  open(credential, variables = {}, query = DOCUMENT) {
-    const client = createWsClient({
-      url: app.baseUrl.replace(/^http/, 'ws') + '/graphql',
-      webSocketImpl: WebSocket,
-      connectionParams: credential.authorization ? { Authorization: credential.authorization } : {},
-      retryAttempts: 0,
-      lazy: true,
-    });
-    const stream = collector();
-    const stop = client.subscribe({ query, variables }, stream.sink);
-    stream.dispose = () => {
-      stop();
-      void client.dispose();
-    };
-    return stream;
-  },
-};
-
-const sse: Transport = {
-  name: 'SSE',
-  open(credential, variables = {}, query = DOCUMENT) {
-    const client = createSseClient({
-      url: app.baseUrl + '/graphql',
-      headers: credential.authorization ? { Authorization: credential.authorization } : {},
-      retryAttempts: 0,
-    });
-    const stream = collector();
-    const stop = client.subscribe({ query, variables }, stream.sink);
-    stream.dispose = () => {
-      stop();
-      client.dispose();
-    };
-    return stream;
-  },
-};
+/** The shared clients (stream-clients.ts) on this file's app, with its document by default. */
+const [ws, sse] = transports.map((transport) => ({
+  name: transport.name,
+  open: (credential: Credential, variables: Record<string, unknown> = {}, query = DOCUMENT): Stream =>
+    transport.open(app.baseUrl, credential.authorization, query, variables),
+}));
 
 const bearer = (secret: string): Credential => ({ authorization: `Bearer ${secret}` });
 
 function event(tenant: string | null, type = 'menus.create', data: Record<string, unknown> = { changes: ['name'] }): NewEvent {
   return { type, tenant_id: tenant, actor: { type: 'user', id: new Types.ObjectId().toHexString() }, target: { type: 'MealMenu', id: new Types.ObjectId().toHexString() }, data };
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** A stream is live once an event appended now reaches it (the tail starts at its first listener). */
@@ -152,8 +69,6 @@ async function makeKey(creator: TestUser, scopes: string[]): Promise<{ id: strin
   if (response.status !== 201) throw new Error(`createApiKey answered ${response.status}: ${JSON.stringify(response.body)}`);
   return { id: response.body._id, secret: response.body.key };
 }
-
-const codeOf = (stream: Stream) => stream.errors[0]?.extensions?.code ?? stream.errors[0]?.message;
 
 describe.each([ws, sse])('subscription events over $name', (transport) => {
   it("streams the caller's tenant's events only, as committed, with every field", async () => {

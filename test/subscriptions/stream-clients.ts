@@ -2,37 +2,37 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
-/**
- * Real graphql-ws and graphql-sse clients of /graphql for the subscription
- * tests added after events-subscription.test.ts (which keeps its own copy).
- */
+/** Real graphql-ws and graphql-sse clients of /graphql, for every subscription test. */
 export interface Stream {
   events: Array<Record<string, any>>;
   errors: Array<Record<string, any>>;
   /** Resolves when the server completes or fails the stream. */
   ended: Promise<void>;
   isEnded(): boolean;
+  /** When the server ended it (Date.now()), null while open. */
+  endedAt(): number | null;
   dispose(): void;
 }
 
 export interface Transport {
   name: string;
-  /** `headers`: more headers of the HTTP request (the WebSocket's upgrade, or the SSE request). */
-  open(baseUrl: string, authorization: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Stream;
+  /** `authorization` undefined: none sent; `headers`: more headers of the HTTP request (the WebSocket's upgrade, or the SSE request). */
+  open(baseUrl: string, authorization: string | undefined, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Stream;
 }
 
 function collector() {
-  let ended = false;
+  let endedAt: number | null = null;
   let resolve!: () => void;
   const stream: Stream = {
     events: [],
     errors: [],
     ended: new Promise<void>((r) => (resolve = r)),
-    isEnded: () => ended,
+    isEnded: () => endedAt !== null,
+    endedAt: () => endedAt,
     dispose: () => {},
   };
   const finish = () => {
-    ended = true;
+    endedAt ??= Date.now();
     resolve();
   };
   const sink = {
@@ -58,7 +58,7 @@ export const wsTransport: Transport = {
         super(url, protocols, { headers });
       }
     };
-    const client = createWsClient({ url: baseUrl.replace(/^http/, 'ws') + '/graphql', webSocketImpl: withHeaders, connectionParams: { Authorization: authorization }, retryAttempts: 0, lazy: true });
+    const client = createWsClient({ url: baseUrl.replace(/^http/, 'ws') + '/graphql', webSocketImpl: withHeaders, connectionParams: authorization === undefined ? {} : { Authorization: authorization }, retryAttempts: 0, lazy: true });
     const { stream, sink } = collector();
     const stop = client.subscribe({ query, variables }, sink);
     stream.dispose = () => {
@@ -72,7 +72,7 @@ export const wsTransport: Transport = {
 export const sseTransport: Transport = {
   name: 'SSE',
   open(baseUrl, authorization, query, variables = {}, headers = {}) {
-    const client = createSseClient({ url: baseUrl + '/graphql', headers: { ...headers, Authorization: authorization }, retryAttempts: 0 });
+    const client = createSseClient({ url: baseUrl + '/graphql', headers: authorization === undefined ? headers : { ...headers, Authorization: authorization }, retryAttempts: 0 });
     const { stream, sink } = collector();
     const stop = client.subscribe({ query, variables }, sink);
     stream.dispose = () => {
