@@ -47,7 +47,6 @@ export interface WebhookDeliveryOptions {
 export const DEFAULT_CONCURRENCY = 16;
 export const DEFAULT_PER_ENDPOINT = 4;
 
-
 export interface WebhookWorkerDeps {
   tail: EventTail;
   eventLog: EventLog;
@@ -194,8 +193,8 @@ export class WebhookWorker {
 
   /** Events committed since the stored watermark, in pages by (committedAt, _id) (the first run starts from now). */
   private async catchUp(): Promise<void> {
-    const cursor = await WebhookCursorModel.findById(CURSOR_ID).lean();
-    if (!(cursor?.committedAt instanceof Date)) {
+    const watermark = (await WebhookCursorModel.findById(CURSOR_ID).lean())?.committedAt;
+    if (!(watermark instanceof Date)) {
       // From now by the database's clock, which stamps committedAt (event-log.ts).
       await WebhookCursorModel.collection.updateOne({ _id: CURSOR_ID as never }, [{ $set: { committedAt: { $max: ['$committedAt', '$$NOW'] } } }], { upsert: true });
       return;
@@ -205,7 +204,7 @@ export class WebhookWorker {
       const after: Record<string, unknown> = since
         ? { $or: [{ committedAt: { $gt: since.committedAt } }, { committedAt: since.committedAt, _id: { $gt: since._id } }] }
         : // A little before it too: an event that became visible late (the tail's lookback) may sit below it.
-          { committedAt: { $gte: new Date(cursor!.committedAt.getTime() - CATCH_UP_LOOKBACK_MS) } };
+          { committedAt: { $gte: new Date(watermark.getTime() - CATCH_UP_LOOKBACK_MS) } };
       const found = await EventModel.collection
         // committedAt is set exactly when an event commits: the range alone selects committed events (event-tail.ts).
         .find(after, { projection: { state: 0, dedupeKey: 0, expireAt: 0 } })
