@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { FORBIDDEN_KINDS, ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './ssrf-guard.js';
 
@@ -8,6 +8,32 @@ export interface SendPolicy {
   guarded: boolean;
   timeoutMs: number;
   userAgent: string;
+  /** The connections kept alive between deliveries (sendingAgents): absent, one connection per delivery. */
+  agents?: SendingAgents;
+}
+
+export interface SendingAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+  /** Closes every kept connection (shutdown). */
+  destroy(): void;
+}
+
+/** How long an idle kept connection stays open. */
+const KEEP_ALIVE_IDLE_MS = 4000;
+
+/**
+ * Keep-alive connections for the deliveries of one worker: a new TCP (and
+ * TLS) connection per delivery cost more than the rest of the attempt. The
+ * guard still holds: a connection is opened only to an address the guard let
+ * through at that moment (guardedLookup), and a kept one goes on to that
+ * address alone, so a name that resolves elsewhere later reaches nothing new.
+ */
+export function sendingAgents(maxSockets: number): SendingAgents {
+  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' as const };
+  const http = new HttpAgent(options);
+  const https = new HttpsAgent(options);
+  return { http, https, destroy: () => (http.destroy(), https.destroy()) };
 }
 
 export interface SendOutcome {
@@ -47,7 +73,9 @@ export function send(url: string, body: string, headers: Record<string, string>,
       return Promise.resolve(done(false, null, `refused: ${literal} is ${FORBIDDEN_KINDS} (WEBHOOK_ALLOW_PRIVATE=true allows it)`));
     }
   }
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const secure = target.protocol === 'https:';
+  const request = secure ? httpsRequest : httpRequest;
+  const agent = policy.agents ? (secure ? policy.agents.https : policy.agents.http) : false;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (outcome: SendOutcome) => {
@@ -62,7 +90,7 @@ export function send(url: string, body: string, headers: Record<string, string>,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': policy.userAgent },
         ...(policy.guarded ? { lookup: guardedLookup as never } : {}),
-        agent: false,
+        agent,
       },
       (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;

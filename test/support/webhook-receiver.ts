@@ -45,6 +45,8 @@ export interface WebhookReceiver {
   setSecret(secret: string): void;
   /** Replaces how it answers. */
   answer(plan: (n: number) => Answer): void;
+  /** TCP connections the senders opened to it so far. */
+  connections(): number;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -72,8 +74,11 @@ export async function startWebhookReceiver(plan: (n: number) => Answer = () => 2
       res.writeHead(answer, { location: answer >= 300 && answer < 400 ? 'http://127.0.0.1:1/' : '' }).end('ok');
     });
   });
+  let connections = 0;
+  server.on('connection', () => void (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
+    connections: () => connections,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
     setSecret: (value) => void (secret = value),

@@ -93,6 +93,9 @@ describe('retries', () => {
     expect(new Set(received.map((r) => r.id)).size).toBe(1);
     const delivery = await eventually(async () => (await deliveriesOf(hook.id)).find((d) => d.status === 'delivered'));
     expect(delivery).toMatchObject({ attempts: 3, responseStatus: 200 });
+    // The success ends the endpoint's failing run.
+    const endpointNow = await world.app.rest('GET', `/webhooks/${hook.id}`, { token: world.admin.token });
+    expect(endpointNow.body).toMatchObject({ enabled: true, failingSince: null });
     await own.close();
   });
 

@@ -182,3 +182,17 @@ describe('a paused endpoint (updateWebhook enabled: false) and the event retenti
     expect(indexes.find((index) => index.key.expireAt === 1)).toMatchObject({ expireAfterSeconds: 0 });
   });
 });
+
+describe('connections to an endpoint', () => {
+  const world = useWebhookApp({ webhooks: { perEndpoint: 2, pollMs: 20 } });
+
+  it('are kept alive between deliveries: 12 events one after another open at most the endpoint\'s share of connections', async () => {
+    const { receiver } = await endpoint(world.app, world.admin, () => 200);
+    for (let i = 0; i < 12; i += 1) {
+      await menuEvent(world.admin);
+      await receiver.waitFor(i + 1);
+    }
+    expect(receiver.received.every((received) => received.signatureValid)).toBe(true);
+    expect(receiver.connections()).toBeLessThanOrEqual(2);
+  });
+});
