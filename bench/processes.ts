@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const SERVICE_ENTRY = path.resolve(here, '../src/index.js');
 export const BASELINE_ENTRY = path.resolve(here, 'baseline-server.js');
+export const RECEIVER_ENTRY = path.resolve(here, 'webhook-receiver.js');
 
 export interface ServerProcess {
   name: string;

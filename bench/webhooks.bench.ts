@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { hashPassword, signAccessToken } from '../src/auth/index.js';
@@ -10,11 +9,12 @@ import { startEngine } from '../src/engine/index.js';
 import { EventLog } from '../src/events/index.js';
 import { buildServiceSchema, createService } from '../src/service.js';
 import { UserModel } from '../src/users/index.js';
+import { freePort, RECEIVER_ENTRY, startServer } from './processes.js';
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /**
- * (w) Webhooks, in-process on the in-memory engine with a local receiver:
+ * (w) Webhooks, in-process on the in-memory engine, with a local receiver in its own process:
  * the API's write throughput (menu creates, 8 at a time for `seconds`) with 3
  * endpoints subscribed to every event against none, in `rounds` interleaved
  * rounds (target >= 0.9; the most deliveries left pending at a round's end
@@ -29,13 +29,14 @@ export async function webhooksBench(events = 1000, seconds = 5, rounds = 3) {
   const server = handle.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-  const arrivals = new Map<string, number>();
-  const receiver = createServer((req, res) => {
-    arrivals.set(String(req.headers['webhook-id']), Date.now());
-    req.resume().on('end', () => res.writeHead(204).end());
-  }).listen(0, '127.0.0.1');
-  await new Promise((resolve) => receiver.once('listening', resolve));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  // The receiver in its own process: a receiver's work is not the API's.
+  const receiverPort = await freePort();
+  const receiver = await startServer('webhook receiver', RECEIVER_ENTRY, { PORT: String(receiverPort) }, receiverPort, '/healthz');
+  const hookUrl = `${receiver.baseUrl}/`;
+  const arrivals = {
+    read: async () => new Map(Object.entries((await (await fetch(`${receiver.baseUrl}/arrivals`)).json()) as Record<string, number>)),
+    clear: async () => void (await fetch(`${receiver.baseUrl}/arrivals`, { method: 'DELETE' })),
+  };
   try {
     const user = await UserModel.create({ email: 'bench@example.test', passwordHash: await hashPassword('Passw0rd!'), firstName: 'B', roles: ['admin'], tenant_id: 'bench' });
     const { accessToken } = signAccessToken(config.jwt, { sub: String(user._id), tenant: 'bench', roles: ['admin'], ver: 0 });
@@ -85,25 +86,29 @@ export async function webhooksBench(events = 1000, seconds = 5, rounds = 3) {
     const append = async () => (await log.append({ type: 'menus.create', tenant_id: 'bench', actor: { type: 'system', id: null }, target: { type: 'MealMenu', id: null } }))!.id;
     const waitFor = async (ids: Iterable<string>) => {
       const deadline = Date.now() + 120_000;
-      while ([...ids].some((id) => !arrivals.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (;;) {
+        const arrived = await arrivals.read();
+        if ([...ids].every((id) => arrived.has(id)) || Date.now() > deadline) return arrived;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     };
-    arrivals.clear();
+    await arrivals.clear();
     const burstStart = Date.now();
     const burst = await Promise.all(Array.from({ length: events }, append));
-    await waitFor(burst);
-    const burstSeconds = (Math.max(...arrivals.values()) - burstStart) / 1000;
-    const deliveredPerSecond = (arrivals.size * 3) / burstSeconds;
+    const burstArrivals = await waitFor(burst);
+    const burstSeconds = (Math.max(...burstArrivals.values()) - burstStart) / 1000;
+    const deliveredPerSecond = (burstArrivals.size * 3) / burstSeconds;
 
     // Delay: events at a steady pace (one every 50 ms), each timed from commit to its first receipt.
-    arrivals.clear();
+    await arrivals.clear();
     const committed = new Map<string, number>();
     for (let i = 0; i < 200; i += 1) {
       const at = Date.now();
       committed.set(await append(), at);
       await new Promise((r) => setTimeout(r, 50));
     }
-    await waitFor(committed.keys());
-    const delays = [...committed].map(([id, at]) => (arrivals.get(id) ?? Infinity) - at).sort((x, y) => x - y);
+    const delayArrivals = await waitFor(committed.keys());
+    const delays = [...committed].map(([id, at]) => (delayArrivals.get(id) ?? Infinity) - at).sort((x, y) => x - y);
     return {
       deliveredPerSecond,
       p50Ms: quantile(delays, 0.5),
@@ -114,8 +119,7 @@ export async function webhooksBench(events = 1000, seconds = 5, rounds = 3) {
       backlogAtEnd,
     };
   } finally {
-    receiver.closeAllConnections();
-    receiver.close();
+    await receiver.stop();
     server.close();
     await handle.stop();
     await mongoose.disconnect();

@@ -3,13 +3,10 @@ import { trusted } from 'mongoose';
 import type { Logger } from 'pino';
 import { EventModel, type EventLog, type EventTail, type TailedEvent } from '../events/index.js';
 import { ALL_EVENT_TYPES } from '../events/index.js';
-import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type Webhook, type WebhookDelivery } from './webhook.model.js';
+import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type WebhookDelivery } from './webhook.model.js';
 import { openSecret } from './webhook-secret.js';
 import { send, sendingAgents, type SendPolicy } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
-
-/** An endpoint as the worker reads it (lean), for the attempts of one claimed batch. */
-type LeanWebhook = Webhook & { _id: unknown };
 
 /** The contract's retry schedule: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h after each failure; then failed. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
@@ -113,6 +110,7 @@ export class WebhookWorker {
   private active = 0;
   /** The pump under way (null: none), which close() waits for. */
   private pumped: Promise<void> | null = null;
+  private wokenWhilePumping = false;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -155,8 +153,16 @@ export class WebhookWorker {
   wake(): void {
     if (this.stopped) return;
     if (this.behind) this.fanInOrder([]);
-    this.pumped ??= this.pump().finally(() => {
+    // A wake while a pump runs (a send ended after its last claim) runs one more when it ends.
+    if (this.pumped) {
+      this.wokenWhilePumping = true;
+      return;
+    }
+    this.pumped = this.pump().finally(() => {
       this.pumped = null;
+      if (!this.wokenWhilePumping) return;
+      this.wokenWhilePumping = false;
+      this.wake();
     });
   }
 
@@ -281,24 +287,21 @@ export class WebhookWorker {
     if (this.unstoredWatermark === newest) this.unstoredWatermark = 0;
   }
 
-  /** Claims and sends due deliveries while there is room: a batch of claims, and one read of their endpoints. */
+  /** Claims and sends due deliveries while there is room. */
   private async pump(): Promise<void> {
     try {
       while (!this.stopped && this.active < this.concurrency) {
-        const claimed = await this.claim(this.concurrency - this.active);
-        if (claimed.length === 0) break;
-        const hooks = new Map((await WebhookModel.find({ _id: trusted({ $in: [...new Set(claimed.map((one) => one.webhookId))] }) }).lean()).map((hook) => [String(hook._id), hook]));
-        for (const delivery of claimed) {
-          this.sending(delivery, +1);
-          const sending = this.attempt(delivery, hooks.get(delivery.webhookId) ?? null)
-            .catch((error) => this.deps.logger.error({ err: error, deliveryId: String(delivery._id) }, 'webhook delivery attempt failed to record; its lease will expire and it is retried'))
-            .finally(() => {
-              this.sending(delivery, -1);
-              this.inFlight.delete(sending);
-              this.wake();
-            });
-          this.inFlight.add(sending);
-        }
+        const claimed = await this.claim();
+        if (!claimed) break;
+        this.sending(claimed, +1);
+        const sending = this.attempt(claimed)
+          .catch((error) => this.deps.logger.error({ err: error, deliveryId: String(claimed._id) }, 'webhook delivery attempt failed to record; its lease will expire and it is retried'))
+          .finally(() => {
+            this.sending(claimed, -1);
+            this.inFlight.delete(sending);
+            this.wake();
+          });
+        this.inFlight.add(sending);
       }
       this.outage.ended('claiming webhook deliveries');
     } catch (error) {
@@ -315,63 +318,29 @@ export class WebhookWorker {
     if (this.sendingFor.get(delivery.tenant_id) === 0) this.sendingFor.delete(delivery.tenant_id);
   }
 
-  /**
-   * Up to `room` of the oldest due deliveries not leased, within the endpoint's and the tenant's share
-   * of the pool; leased by the database's clock. Three commands for the batch: the candidates, their
-   * lease (which takes only those still free: another instance may have taken some), and the ones
-   * this instance now holds.
-   */
-  private async claim(room: number): Promise<Array<WebhookDelivery & { _id: unknown }>> {
+  /** The oldest due delivery not leased, of an endpoint and a tenant with room; leased by the database's clock. */
+  private async claim(): Promise<(WebhookDelivery & { _id: unknown }) | null> {
     const full = <K>(counts: Map<K, number>, cap: number) => [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
     const fullEndpoints = full(this.sendingTo, this.perEndpoint);
     const fullTenants = full(this.sendingFor, this.perTenant);
-    const claimable = {
-      status: DeliveryStatus.pending,
-      // null: held while its endpoint is disabled (attempt()).
-      nextAttemptAt: { $ne: null },
-      $expr: { $and: [{ $lte: ['$nextAttemptAt', '$$NOW'] }, { $lt: ['$leaseUntil', '$$NOW'] }] },
-    };
     // The driver's collection: mongoose's sanitizeFilter refuses $expr.
-    const candidates = await WebhookDeliveryModel.collection
-      .find(
-        {
-          ...claimable,
-          ...(fullEndpoints.length > 0 ? { webhookId: { $nin: fullEndpoints } } : {}),
-          ...(fullTenants.length > 0 ? { tenant_id: { $nin: fullTenants } } : {}),
-        },
-        { sort: { nextAttemptAt: 1 }, limit: room * 2, projection: { _id: 1, webhookId: 1, tenant_id: 1 } },
-      )
-      .toArray();
-    const ids = this.withinShares(candidates as unknown as Array<Pick<WebhookDelivery, 'webhookId' | 'tenant_id'> & { _id: unknown }>, room);
-    if (ids.length === 0) return [];
-    await WebhookDeliveryModel.collection.updateMany({ _id: { $in: ids as never[] }, ...claimable }, [
-      { $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } },
-    ]);
-    // Ours now: none of them was ours before (this instance's own leases are live while it sends).
-    return (await WebhookDeliveryModel.collection
-      .find({ _id: { $in: ids as never[] }, leaseOwner: this.owner, status: DeliveryStatus.pending }, { sort: { nextAttemptAt: 1 } })
-      .toArray()) as unknown as Array<WebhookDelivery & { _id: unknown }>;
-  }
-
-  /** The ids of `candidates` (oldest first) this instance may take now: `room` at most, no endpoint or tenant past its share. */
-  private withinShares(candidates: ReadonlyArray<Pick<WebhookDelivery, 'webhookId' | 'tenant_id'> & { _id: unknown }>, room: number): unknown[] {
-    const toEndpoint = new Map(this.sendingTo);
-    const forTenant = new Map(this.sendingFor);
-    const ids: unknown[] = [];
-    for (const candidate of candidates) {
-      if (ids.length >= room) break;
-      const endpoint = toEndpoint.get(candidate.webhookId) ?? 0;
-      const tenant = forTenant.get(candidate.tenant_id) ?? 0;
-      if (endpoint >= this.perEndpoint || tenant >= this.perTenant) continue;
-      toEndpoint.set(candidate.webhookId, endpoint + 1);
-      forTenant.set(candidate.tenant_id, tenant + 1);
-      ids.push(candidate._id);
-    }
-    return ids;
+    return (await WebhookDeliveryModel.collection.findOneAndUpdate(
+      {
+        status: DeliveryStatus.pending,
+        // null: held while its endpoint is disabled (attempt()).
+        nextAttemptAt: { $ne: null },
+        $expr: { $and: [{ $lte: ['$nextAttemptAt', '$$NOW'] }, { $lt: ['$leaseUntil', '$$NOW'] }] },
+        ...(fullEndpoints.length > 0 ? { webhookId: { $nin: fullEndpoints } } : {}),
+        ...(fullTenants.length > 0 ? { tenant_id: { $nin: fullTenants } } : {}),
+      },
+      [{ $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } }],
+      { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
+    )) as (WebhookDelivery & { _id: unknown }) | null;
   }
 
   /** One attempt, its outcome recorded under this instance's lease. */
-  private async attempt(delivery: WebhookDelivery & { _id: unknown }, hook: LeanWebhook | null): Promise<void> {
+  private async attempt(delivery: WebhookDelivery & { _id: unknown }): Promise<void> {
+    const hook = await WebhookModel.findById(delivery.webhookId).lean();
     const mine = { _id: delivery._id, leaseOwner: this.owner };
     if (!hook) {
       await WebhookDeliveryModel.updateOne(mine, { $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: 'the endpoint was deleted' } });
