@@ -207,7 +207,7 @@ describe('a refused call that undid its own change (the last platform administra
       prepare: async () => (await app.createUser({ tenantId: TENANT })).id,
       changeAndUndo: async (id) => {
         const before = await UserModel.findById(id).lean();
-        const changed = await UserModel.findOneAndUpdate({ _id: id }, { $set: { status: 'disabled', disabledAt: new Date() }, $inc: { tokenVersion: 1 } }, { new: true });
+        const changed = await UserModel.findOneAndUpdate({ _id: id }, { $set: { status: 'disabled', disabledAt: new Date() }, $inc: { tokenVersion: 1 } }, { returnDocument: 'after' });
         expect(await new UserRecords().restoreStatus(before!, changed!)).toBe(true);
         return { status: 'active', tokenVersion: before!.tokenVersion ?? 0 };
       },
@@ -219,7 +219,7 @@ describe('a refused call that undid its own change (the last platform administra
       prepare: async () => (await app.createUser({ tenantId: TENANT, roles: ['admin'] })).id,
       changeAndUndo: async (id) => {
         const before = await UserModel.findById(id).lean();
-        const changed = await UserModel.findOneAndUpdate({ _id: id }, { $set: { roles: [] } }, { new: true });
+        const changed = await UserModel.findOneAndUpdate({ _id: id }, { $set: { roles: [] } }, { returnDocument: 'after' });
         expect(await new UserRecords().restoreRoles(before!, changed!)).toBe(true);
         return { roles: ['admin'] };
       },
