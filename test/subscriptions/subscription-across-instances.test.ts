@@ -1,11 +1,7 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/http/http-server.js';
-import { createService } from '../../src/service.js';
-import { servedSchema, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { transports, until } from './stream-clients.js';
+import { startSecondInstance, type SecondInstance } from './second-instance.js';
 
 /**
  * Two instances of the service on one database, each with its own EventTail:
@@ -13,24 +9,18 @@ import { transports, until } from './stream-clients.js';
  * instance A (B's tail reads it from the collection; nothing wakes it).
  */
 let a: TestApp;
-let b: { handle: Awaited<ReturnType<typeof createService>>; server: Server; baseUrl: string };
+let b: SecondInstance;
 let admin: TestUser;
 const TENANT = 'tenant-two';
 
 beforeAll(async () => {
   a = await startTestApp();
   admin = await a.createUser({ tenantId: TENANT });
-  const logger = pino({ level: 'silent' });
-  const handle = await createService(a.config, await servedSchema(), { logger });
-  const server = createHttpServer(handle.app, logger, a.config.http, handle.upgrade).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  b = { handle, server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  b = await startSecondInstance(a);
 });
 
 afterAll(async () => {
-  b?.handle.endStreams?.();
-  await new Promise((resolve) => b?.server.close(resolve));
-  await b?.handle.stop();
+  await b?.close();
   await a?.close();
 });
 

@@ -1,12 +1,8 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubscriptionSlots } from '../../src/events/index.js';
-import { createHttpServer } from '../../src/http/http-server.js';
-import { createService } from '../../src/service.js';
-import { servedSchema, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { codeOf, live, transports, until, type Stream } from './stream-clients.js';
+import { startSecondInstance, type SecondInstance } from './second-instance.js';
 
 /**
  * EVENT_SUBSCRIPTIONS_PER_CREDENTIAL holds across instances (its slots are
@@ -14,7 +10,7 @@ import { codeOf, live, transports, until, type Stream } from './stream-clients.j
  * of 1; a credential streaming on A is refused on B until its stream on A ends.
  */
 let a: TestApp;
-let b: { handle: Awaited<ReturnType<typeof createService>>; server: Server; baseUrl: string };
+let b: SecondInstance;
 let admin: TestUser;
 const TENANT = 'tenant-slots';
 const QUERY = 'subscription { events { id type } }';
@@ -22,17 +18,11 @@ const QUERY = 'subscription { events { id type } }';
 beforeAll(async () => {
   a = await startTestApp({ env: { EVENT_SUBSCRIPTIONS_PER_CREDENTIAL: '1' } });
   admin = await a.createUser({ tenantId: TENANT });
-  const logger = pino({ level: 'silent' });
-  const handle = await createService(a.config, await servedSchema(), { logger });
-  const server = createHttpServer(handle.app, logger, a.config.http, handle.upgrade).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  b = { handle, server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  b = await startSecondInstance(a);
 });
 
 afterAll(async () => {
-  b?.handle.endStreams?.();
-  await new Promise((resolve) => b?.server.close(resolve));
-  await b?.handle.stop();
+  await b?.close();
   await a?.close();
 });
 
