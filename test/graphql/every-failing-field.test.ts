@@ -204,9 +204,13 @@ const failing: FailingCase[] = [
   },
 ];
 
-/** Every document of every collection, to prove a refusal wrote nothing anywhere. */
+/**
+ * Every document of every collection, to prove a refusal wrote nothing anywhere; but the webhook
+ * fan-out's watermark, stored up to a second after the events of an earlier case whatever the
+ * request (a busy machine stored it during a refused call).
+ */
 async function snapshot(): Promise<Record<string, unknown[]>> {
-  const collections = await app.db.listCollections({}, { nameOnly: true }).toArray();
+  const collections = (await app.db.listCollections({}, { nameOnly: true }).toArray()).filter(({ name }) => name !== 'webhookcursors');
   const entries = await Promise.all(
     collections.map(async ({ name }) => [name, await app.db.collection(name).find().sort({ _id: 1 }).toArray()] as const),
   );
