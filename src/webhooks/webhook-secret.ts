@@ -20,8 +20,12 @@ export function secretBytes(secret: string): Buffer {
   return Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
 }
 
+/** The last key derived: every delivery opens its endpoint's secret, and HKDF is most of that cost. */
+let derived: { jwtSecret: string; key: Buffer } | null = null;
+
 function sealingKey(jwtSecret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', jwtSecret, Buffer.alloc(0), KEY_LABEL, 32));
+  if (derived?.jwtSecret !== jwtSecret) derived = { jwtSecret, key: Buffer.from(hkdfSync('sha256', jwtSecret, Buffer.alloc(0), KEY_LABEL, 32)) };
+  return derived.key;
 }
 
 /** `v1.<base64url iv|tag|ciphertext>`. */

@@ -3,6 +3,7 @@ import { ObjectId } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/events/index.js';
+import { WebhookDeliveryModel } from '../../src/webhooks/webhook.model.js';
 import { apiCase, runCases, type Operation } from '../support/surfaces.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { DELIVERY_FIELDS, makeWebhook, useWebhookApp } from './webhook-fixtures.js';
@@ -76,6 +77,10 @@ describe('fan-out and signing', () => {
       return list[0]?.status === 'delivered' && list;
     });
     expect(delivery).toMatchObject({ eventId: event!.id, type: 'menus.create', attempts: 1, status: 'delivered', responseStatus: 200, nextAttemptAt: null, error: null });
+    // The fan-out inserts without mongoose documents: the stored record still has every field of the model.
+    const stored = await world.app.db.collection('webhookdeliveries').findOne({ eventId: event!.id, webhookId: mine.hook.id });
+    expect(Object.keys(stored!).sort()).toEqual(Object.keys(WebhookDeliveryModel.schema.paths).sort());
+    expect(stored!.createdAt).toBeInstanceOf(Date);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(otherType.receiver.received).toHaveLength(0);
     // Its own tenant's events (its own webhooks.create) it may get; acme's never.

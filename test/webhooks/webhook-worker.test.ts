@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../src/events/index.js';
+import { WebhookDeliveryModel } from '../../src/webhooks/webhook.model.js';
 import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -194,5 +195,38 @@ describe('connections to an endpoint', () => {
     }
     expect(receiver.received.every((received) => received.signatureValid)).toBe(true);
     expect(receiver.connections()).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", () => {
+  const world = useWebhookApp({ webhooks: { concurrency: 4, perEndpoint: 2, perTenant: 2, timeoutMs: 60_000, pollMs: 20 } });
+
+  it("is not scanned again at each fan-out and poll while the tenant's share is taken: at most one claim a second then, and another tenant's event still goes out at once", async () => {
+    const hanging = await endpoint(world.app, world.admin, () => 'hang');
+    for (let i = 0; i < 10; i += 1) await menuEvent(world.admin);
+    await hanging.receiver.waitFor(2);
+    // The claims the worker makes from now on (the driver's own method, called through).
+    const claims = vi.spyOn(WebhookDeliveryModel.collection, 'findOneAndUpdate');
+    try {
+      // 20 more events of the full tenant over about 1.5 s: 20 fan-outs and some 75 polls.
+      for (let i = 0; i < 20; i += 1) {
+        await menuEvent(world.admin);
+        await new Promise((resolve) => setTimeout(resolve, 75));
+      }
+      expect(claims.mock.calls.length).toBeLessThanOrEqual(3);
+      // A delivery with room is news: claimed at its fan-out, not up to a second later (each of three in a row).
+      const healthy = await endpoint(world.app, world.otherAdmin, () => 200);
+      const delays = [];
+      for (let i = 1; i <= 3; i += 1) {
+        const sentAt = Date.now();
+        await menuEvent(world.otherAdmin);
+        await healthy.receiver.waitFor(i);
+        delays.push(Date.now() - sentAt);
+      }
+      expect(Math.max(...delays)).toBeLessThan(600);
+    } finally {
+      claims.mockRestore();
+      await hanging.receiver.close();
+    }
   });
 });
