@@ -73,18 +73,18 @@ describe('mongoose models on the engine', () => {
     expect((err as MongoServerError).code).toBe(11000);
   });
 
-  it('findOneAndUpdate with new: true returns the updated document and bumps updatedAt', async () => {
+  it("findOneAndUpdate with returnDocument 'after' returns the updated document and bumps updatedAt", async () => {
     const { AuthorModel } = models();
     const a = await AuthorModel.create({ email: 'fou@x' });
-    const updated = await AuthorModel.findOneAndUpdate({ _id: a._id }, { $inc: { posts: 2 } }, { new: true });
+    const updated = await AuthorModel.findOneAndUpdate({ _id: a._id }, { $inc: { posts: 2 } }, { returnDocument: 'after' });
     expect(updated?.posts).toBe(2);
     expect(updated!.updatedAt!.getTime()).toBeGreaterThanOrEqual(a.updatedAt!.getTime());
   });
 
   it('findOneAndUpdate upsert applies $setOnInsert timestamps once', async () => {
     const { AuthorModel } = models();
-    const first = await AuthorModel.findOneAndUpdate({ email: 'up@x' }, { name: 'U' }, { upsert: true, new: true });
-    const second = await AuthorModel.findOneAndUpdate({ email: 'up@x' }, { name: 'V' }, { new: true });
+    const first = await AuthorModel.findOneAndUpdate({ email: 'up@x' }, { name: 'U' }, { upsert: true, returnDocument: 'after' });
+    const second = await AuthorModel.findOneAndUpdate({ email: 'up@x' }, { name: 'V' }, { returnDocument: 'after' });
     expect(second!.createdAt!.getTime()).toBe(first!.createdAt!.getTime());
     expect(second!.name).toBe('V');
   });
