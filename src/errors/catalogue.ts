@@ -102,8 +102,13 @@ export const errors = {
       seen.add(key);
       return true;
     });
-    const fields = [...new Set(unique.map((e) => e.field))];
-    return new AppError('BAD_USER_INPUT', `Invalid value for ${fields.join(', ')}`, { errors: unique });
+    // A field sent that the operation does not have is unknown, not an invalid value.
+    const unknown = [...new Set(unique.filter((e) => e.rule === 'unknown').map((e) => e.field))];
+    const invalid = [...new Set(unique.filter((e) => e.rule !== 'unknown').map((e) => e.field))];
+    const unknownPart = `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`;
+    const invalidList = invalid.join(', ');
+    const message = unknown.length === 0 ? `Invalid value for ${invalidList}` : invalid.length === 0 ? unknownPart : `${unknownPart}; invalid value for ${invalidList}`;
+    return new AppError('BAD_USER_INPUT', message, { errors: unique });
   },
   unauthenticated: (message = 'Authentication required') =>
     new AppError('UNAUTHENTICATED', message, { headers: { 'WWW-Authenticate': 'Bearer' } }),

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { errorCatalogue, isUnexpected, type AppError, type FieldError } from './catalogue.js';
+import { fieldErrorsWithoutSuggestions, withoutSuggestions } from './suggestions.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -20,20 +21,22 @@ export interface ProblemOptions {
   requestId: string;
   /** Development: add the masked cause's message. */
   exposeDetails?: boolean;
+  /** Production: no "Did you mean" (suggestions.ts). */
+  hideSuggestions?: boolean;
 }
 
 /** The one AppError -> problem+json mapping every REST error path uses. */
-export function toProblem(error: AppError, { requestId, exposeDetails = false }: ProblemOptions): ProblemBody {
+export function toProblem(error: AppError, { requestId, exposeDetails = false, hideSuggestions = false }: ProblemOptions): ProblemBody {
   const problem: ProblemBody = {
     // No per-problem documentation pages exist: RFC 9457's about:blank, the `code` tells problems apart.
     type: 'about:blank',
     title: errorCatalogue[error.code].title,
     status: error.status,
-    detail: error.message,
+    detail: hideSuggestions ? withoutSuggestions(error.message) : error.message,
     code: error.code,
     requestId,
   };
-  if (error.fieldErrors?.length) problem.errors = error.fieldErrors;
+  if (error.fieldErrors?.length) problem.errors = hideSuggestions ? fieldErrorsWithoutSuggestions(error.fieldErrors) : error.fieldErrors;
   if (exposeDetails && isUnexpected(error) && error.originalError) {
     problem.debug = error.originalError.message;
   }

@@ -14,6 +14,8 @@ import {
   type GraphQLInputField,
   type GraphQLInputType,
 } from 'graphql';
+import { didYouMean } from 'graphql/jsutils/didYouMean.js';
+import { suggestionList } from 'graphql/jsutils/suggestionList.js';
 import type { FieldError } from '../errors/index.js';
 import { VALUE_RULE_EXTENSION } from '../shared/index.js';
 
@@ -62,9 +64,23 @@ export function coercionProblem(name: string, type: GraphQLInputType, path: Inpu
   const missing = /^Field "(?:\w+\.)?(\w+)" of required type "[^"]+" was not provided/.exec(message)?.[1];
   if (missing) return requiredProblem([...at, missing]);
   if (/must not be null|not to be null|found null/.test(message)) return requiredProblem(at);
+  // An object field the type does not have: named as REST's unknown arguments are, with graphql-js's own suggestion.
+  const unknown = /^Field "(\w+)" is not defined by type "\w+"\.(.*)$/.exec(message);
+  if (unknown) return unknownFieldProblem(at.join('.'), unknown[1]!, unknown[2]!);
   const field = at.join('.');
   const expected = typeAt(type, path, rule);
   return { field, rule: 'type', message: expected ? `${field} must be ${expectation(expected.type, expected.rule)}` : `${field}: ${message}` };
+}
+
+/** graphql-js's own suggestion for `name` among `known` (` Did you mean "email"?`), as it words unknown arguments; '' when none is close. */
+export function suggestionAmong(name: string, known: readonly string[]): string {
+  return didYouMean(suggestionList(name, known));
+}
+
+/** `social.twiter is not a field of social. Did you mean "twitter"?` (the suggestion: graphql-js's didYouMean, or none). */
+export function unknownFieldProblem(parent: string, name: string, suggestion: string): FieldError {
+  const field = parent ? `${parent}.${name}` : name;
+  return { field, rule: 'unknown', message: `${field} is not a field of ${parent || 'this operation'}.${suggestion}` };
 }
 
 function requiredProblem(at: InputPath): FieldError {

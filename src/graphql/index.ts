@@ -20,5 +20,5 @@ export { createCompiledExecute, type Execute } from './compiled-execution.js';
 export { assertOperationInput, everyFailingField } from './every-failing-field.plugin.js';
 export { readArguments, type ArgumentReading } from './input-refusal.js';
 export { argumentRuleProblems } from './argument-rules.js';
-export { expectation, valueRuleOf } from './coercion-problems.js';
+export { expectation, suggestionAmong, unknownFieldProblem, valueRuleOf } from './coercion-problems.js';
 export { calledOperations, executedOperations, responseKeysOf } from './called-operations.js';

@@ -68,6 +68,7 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       return toGraphQLError(settleError(thrown, scope), {
         requestId: scope.requestId,
         exposeDetails: exposeErrorDetails,
+        hideSuggestions: production,
         locations: formatted.locations,
         path: formatted.path,
       });

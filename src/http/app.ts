@@ -79,10 +79,11 @@ export async function createApp<TContext>(
 ): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
   const development = config.nodeEnv === 'development';
+  const production = config.nodeEnv === 'production';
   const apollo = await createApolloMount({
     schema,
     localIdePath: GRAPHIQL_PATH,
-    production: config.nodeEnv === 'production',
+    production,
     exposeErrorDetails: development,
     logger,
   });
@@ -99,6 +100,7 @@ export async function createApp<TContext>(
         createContext: options.subscriptions.createContext,
         checkCredential: options.subscriptions.checkCredential,
         exposeErrorDetails: development,
+        hideSuggestions: production,
         logger,
         maxMessageBytes: config.bodyLimit.bytes,
         maxUnsentResults: config.eventSubscriptions.buffer,
@@ -167,9 +169,10 @@ export async function createApp<TContext>(
       idempotentCreates: options.idempotency?.creates,
       logger,
       exposeErrorDetails: development,
+      hideSuggestions: production,
     }),
     useNotFound(),
-    useErrorAnswers({ exposeDetails: development, logger, graphqlPath: GRAPHQL_PATH }),
+    useErrorAnswers({ exposeDetails: development, hideSuggestions: production, logger, graphqlPath: GRAPHQL_PATH }),
   ];
   for (const piece of pipeline) app.use(piece);
   return {

@@ -39,6 +39,8 @@ export interface GraphQLSubscriptionOptions<TContext> {
   /** Checks a WebSocket's credential at connection_init (no use of it is counted); throws the request's 401/403. */
   checkCredential(header: SubscriptionHeaderReader, facts: SubscriptionRequestFacts): Promise<void>;
   exposeErrorDetails: boolean;
+  /** Production: no "Did you mean" (errors/suggestions.ts). */
+  hideSuggestions: boolean;
   logger: Logger;
   /** The largest WebSocket message read (BODY_LIMIT, as for a POST): a larger one closes the socket (1009) unread. */
   maxMessageBytes: number;
@@ -73,7 +75,7 @@ interface Operation {
  * credential kind: the composition root's `createContext` resolves it.
  */
 export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptionOptions<TContext>): GraphQLSubscriptions {
-  const { schema, logger, exposeErrorDetails } = options;
+  const { schema, logger, exposeErrorDetails, hideSuggestions } = options;
   const guard = createDocumentGuard(schema);
 
   /** The document, checked as POST /graphql checks one; throws the catalogue's refusal. */
@@ -103,6 +105,7 @@ export function createGraphQLSubscriptions<TContext>(options: GraphQLSubscriptio
       return toGraphQLError(settleError(error, scope), {
         requestId: scope.requestId,
         exposeDetails: exposeErrorDetails,
+        hideSuggestions,
         locations: located.locations,
         path: located.path,
       });

@@ -13,7 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { errors, type AppError, type FieldError } from '../errors/index.js';
-import { type ArgumentReading, argumentRuleProblems, expectation, readArguments, valueRuleOf } from '../graphql/index.js';
+import { type ArgumentReading, argumentRuleProblems, expectation, readArguments, suggestionAmong, unknownFieldProblem, valueRuleOf } from '../graphql/index.js';
 import { routeMethod, type RestRoutes } from './rest-routes.js';
 
 interface RouteArguments {
@@ -267,16 +267,18 @@ function placeRefusal(
   // otherwise be dropped and the write done for real.
   const unknownInQuery = takesBody ? Object.keys(query).filter((name) => !argumentNames.has(name)) : [];
   if (unknownInQuery.length > 0) {
+    // Only switches belong in a body method's query string: only they are suggested there.
     return errors.badInput(
       `Unknown query parameter${unknownInQuery.length > 1 ? 's' : ''}: ${unknownInQuery.join(', ')}`,
-      unknownInQuery.map((field) => ({ field, rule: 'unknown', message: `${field} is not a parameter of this operation` })),
+      unknownInQuery.map((field) => ({ field, rule: 'unknown', message: `${field} is not a parameter of this operation.${suggestionAmong(field, [...switches])}` })),
     );
   }
+  // As graphql-js says an unknown argument, with its suggestion among the operation's (production leaves it out).
   const unknownFields = Object.keys(body).filter((field) => !argumentNames.has(field));
   if (unknownFields.length > 0) {
     return errors.badInput(
       `Unknown field${unknownFields.length > 1 ? 's' : ''}: ${unknownFields.join(', ')}`,
-      unknownFields.map((field) => ({ field, rule: 'unknown', message: `${field} is not a field of this operation` })),
+      unknownFields.map((field) => unknownFieldProblem('', field, suggestionAmong(field, [...argumentNames].filter((name) => !route.pathArgs.has(name))))),
     );
   }
   return undefined;

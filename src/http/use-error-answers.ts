@@ -18,10 +18,13 @@ export function useNotFound(): RequestHandler {
  */
 export function useErrorAnswers({
   exposeDetails,
+  hideSuggestions,
   logger,
   graphqlPath,
 }: {
   exposeDetails: boolean;
+  /** Production: no "Did you mean" (errors/suggestions.ts). */
+  hideSuggestions: boolean;
   logger: Logger;
   graphqlPath: string;
 }): ErrorRequestHandler {
@@ -30,9 +33,9 @@ export function useErrorAnswers({
     const requestId = String(req.id ?? '');
     const error = settleError(err, { requestId, logger: req.log ?? logger });
     if (req.path === graphqlPath) {
-      res.status(error.status).set(error.headers).json({ errors: [toGraphQLError(error, { requestId, exposeDetails })] });
+      res.status(error.status).set(error.headers).json({ errors: [toGraphQLError(error, { requestId, exposeDetails, hideSuggestions })] });
       return;
     }
-    sendProblem(res, error, { requestId, exposeDetails });
+    sendProblem(res, error, { requestId, exposeDetails, hideSuggestions });
   };
 }

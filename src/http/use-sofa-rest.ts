@@ -19,6 +19,8 @@ export interface SofaRestOptions {
   openAPI: SofaConfig['openAPI'];
   logger: Logger;
   exposeErrorDetails: boolean;
+  /** Production: no "Did you mean" (errors/suggestions.ts). */
+  hideSuggestions: boolean;
   /** The creates that take an Idempotency-Key (described in the OpenAPI document). */
   idempotentCreates?: ReadonlySet<string>;
 }
@@ -34,7 +36,7 @@ export interface SofaRestOptions {
  * the app's 404.
  */
 export function useSofaRest(options: SofaRestOptions): RequestHandler {
-  const { schema, basePath, routes, openAPI, logger, exposeErrorDetails } = options;
+  const { schema, basePath, routes, openAPI, logger, exposeErrorDetails, hideSuggestions } = options;
 
   const router = useSofa({
     schema,
@@ -47,7 +49,7 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
     errorHandler: (thrownErrors) => {
       const scope = currentScope(logger);
       const error = pickError(thrownErrors.map((thrown) => settleError(thrown, scope)));
-      const problem = toProblem(error, { requestId: scope.requestId, exposeDetails: exposeErrorDetails });
+      const problem = toProblem(error, { requestId: scope.requestId, exposeDetails: exposeErrorDetails, hideSuggestions });
       const response = new Response(JSON.stringify(problem), { status: error.status, headers: problemHeaders(error) });
       return response as unknown as SofaResponse;
     },

@@ -160,7 +160,7 @@ const failing: FailingCase[] = [
       password: ['isAcceptablePassword'],
       mobile: ['matches'],
       identificationType: ['type'],
-      social: ['type'],
+      'social.myspace': ['unknown'],
       createdBy: ['isMongoId'],
     },
   },

@@ -71,7 +71,7 @@ runCases('creating a user', client, [
   refusedCreate('refuses a mobile with separators', { mobile: '300-123-4567' }, 'mobile', 'matches'),
   refusedCreate('refuses an identificationType outside CC, CE, PA, TI, NIT', { identificationType: 'DNI' }, 'identificationType', 'type'),
   refusedCreate('refuses a social link that is no URL', { social: { twitter: 'not a url' } }, 'social.twitter', 'isUrl'),
-  refusedCreate('refuses an unknown social key', { social: { myspace: 'https://myspace.example.test/ada' } }, 'social', 'type'),
+  refusedCreate('refuses an unknown social key', { social: { myspace: 'https://myspace.example.test/ada' } }, 'social.myspace', 'unknown'),
   refusedCreate('refuses a createdBy that is no MongoId', { createdBy: 'me' }, 'createdBy', 'isMongoId'),
   refusedCreate('refuses an updatedBy that is no MongoId', { updatedBy: '12345' }, 'updatedBy', 'isMongoId'),
   refusedCreate('refuses a role id of the wrong shape', { roles: ['superuser'] }, 'roles', 'matches'),
