@@ -121,6 +121,8 @@ export async function createApp<TContext>(
       openApiPath,
       healthPath: '/healthz',
       readyPath: '/readyz',
+      signInPath: `${REST_BASE_PATH}/auth/login`,
+      signOutPath: `${REST_BASE_PATH}/auth/logout`,
     }),
     useDocs({ basePath: REST_BASE_PATH, openApiPath }),
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),

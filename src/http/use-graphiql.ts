@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
-import { escapeHtml } from './html.js';
+import { escapeHtml, SIGNED_IN_TOKEN_SCRIPT } from './html.js';
 
 const require = createRequire(import.meta.url);
 
@@ -45,7 +45,9 @@ body { display: flex; flex-direction: column; font-family: system-ui, sans-serif
  * Content-Security-Policy that forbids inline scripts. It needs no
  * credential: it is a static page, and the operations it sends carry
  * whatever the user puts in its Headers tab (kept in the browser's
- * localStorage, `shouldPersistHeaders`).
+ * localStorage, `shouldPersistHeaders`), or the token of the front door's
+ * sign-in (use-landing-page.ts), read from the tab's sessionStorage, where
+ * GraphiQL then keeps its own state too.
  */
 export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: string }): Router {
   const router = Router();
@@ -55,6 +57,10 @@ export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: 
   // Queries and mutations go over HTTP; a subscription over WebSocket (graphql-transport-ws), one
   // connection per run, its connection_init carrying the Headers tab's Authorization.
   const initializer = `(function () {
+  ${SIGNED_IN_TOKEN_SCRIPT.replace(/\n/g, '\n  ')}
+  // Signed in at the front door (/): its token fills the Headers tab, and GraphiQL keeps its state
+  // (tabs, history, headers: the token among them) in the tab's sessionStorage, not in localStorage.
+  var token = signedInToken();
   var url = new URL(${JSON.stringify(graphqlPath)}, window.location.href).href;
   var httpFetcher = GraphiQL.createFetcher({ url: url });
   function isSubscription(params) {
@@ -90,6 +96,8 @@ export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: 
     React.createElement(GraphiQL, {
       fetcher: fetcher,
       isHeadersEditorEnabled: true,
+      headers: token ? JSON.stringify({ Authorization: 'Bearer ' + token }, null, 2) : undefined,
+      storage: token ? window.sessionStorage : undefined,
       shouldPersistHeaders: true,
       defaultEditorToolsVisibility: 'headers',
       defaultQuery: ${JSON.stringify(`# Put your credential in the Headers tab below:\n#   ${HEADERS_HINT}\n# then run with Ctrl-Enter.\n\n{\n  me {\n    email\n  }\n}\n`)},
@@ -104,12 +112,14 @@ export function useGraphiQL({ path, graphqlPath }: { path: string; graphqlPath: 
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>GraphiQL</title>
+  <link rel="icon" href="/favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="${assets}/graphiql.min.css">
   <link rel="stylesheet" href="${assets}/graphiql-page.css">
 </head>
 <body>
   <div id="graphiql-hint">Offline GraphQL IDE for <code>${escapeHtml(graphqlPath)}</code>.
-    Put <code>${escapeHtml(HEADERS_HINT)}</code> in the <strong>Headers</strong> tab (kept in this browser).</div>
+    Sign in at <a href="/">the front door</a> (its token fills the <strong>Headers</strong> tab), or put
+    <code>${escapeHtml(HEADERS_HINT)}</code> there yourself (kept in this browser).</div>
   <div id="graphiql">Loading GraphiQL…</div>
   <script src="${assets}/react.production.min.js"></script>
   <script src="${assets}/react-dom.production.min.js"></script>

@@ -231,6 +231,72 @@ describe.skipIf(!HAS_CHROMIUM)('in a real browser (headless chromium)', () => {
     }
   }, 60_000);
 
+  it('the front door signs in for the tab: GraphiQL and Swagger UI send its token without pasting, and sign-out ends the session', async () => {
+    const { page, external, cspViolations } = await newPage();
+    // Every page asks for an icon: none of the three answers 404.
+    const notFound: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
+    });
+    try {
+      await page.goto(`${app.baseUrl}/`);
+      const status = page.locator('#session-status');
+      // A wrong password: the service's refusal, in the page; still signed out.
+      await page.getByLabel('Email').fill(admin.email);
+      await page.getByLabel('Password').fill(`${admin.password}-wrong`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => status.innerText(), { timeout: STEP_MS }).toContain('Invalid email or password');
+      expect(await page.locator('#signed-in').isHidden()).toBe(true);
+
+      await page.getByLabel('Password').fill(admin.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('#signed-in').waitFor();
+      expect(await page.locator('#signed-in-email').innerText()).toBe(admin.email);
+      expect(await page.locator('#sign-in-form').isHidden()).toBe(true);
+      // The token is the tab's (sessionStorage), never the browser's (localStorage).
+      const stored = await page.evaluate(() => ({ session: { ...sessionStorage }, local: { ...localStorage } }));
+      const token = (JSON.parse(Object.values(stored.session)[0] ?? '{}') as { accessToken?: string }).accessToken ?? '';
+      expect(token).toMatch(/^ey/);
+      expect(JSON.stringify(stored.local)).not.toContain(token);
+      await page.screenshot({ path: join(SCREENSHOTS, 'front-door-signed-in.png'), fullPage: false });
+
+      // GraphiQL: its default query (me) runs with the token, nothing pasted; GraphiQL keeps it (headers, history) in the tab only.
+      await page.getByRole('link', { name: 'GraphQL in GraphiQL' }).click();
+      await page.locator('.graphiql-container').waitFor();
+      await page.locator('.graphiql-execute-button').click();
+      const response = page.locator('.graphiql-response');
+      await expect.poll(() => response.innerText(), { timeout: STEP_MS }).toContain(admin.email);
+      expect(await response.innerText()).not.toContain('"errors"');
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(JSON.stringify(await page.evaluate(() => ({ ...localStorage })))).not.toContain(token);
+
+      // Swagger UI: GET /auth/me, Try it out, Execute: 200, without the Authorize dialog.
+      await page.goto(`${app.baseUrl}/api/v1/docs/`);
+      const operation = page.locator('.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/auth/me"]') });
+      await operation.locator('.opblock-summary-control').click();
+      await operation.getByRole('button', { name: 'Try it out' }).click();
+      await operation.getByRole('button', { name: 'Execute' }).click();
+      const answer = operation.locator('.live-responses-table tr.response');
+      await answer.waitFor();
+      expect((await answer.locator('.response-col_status').innerText()).trim()).toBe('200');
+      expect(await answer.locator('.response-col_description .microlight').first().innerText()).toContain(admin.email);
+
+      // Sign out at the front door: the session ends on the server, and the tab forgets the token.
+      await page.goto(`${app.baseUrl}/`);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await expect.poll(() => status.innerText(), { timeout: STEP_MS }).toBe('Signed out.');
+      expect(await page.locator('#sign-in-form').isVisible()).toBe(true);
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      expect((await app.rest('GET', '/auth/me', { token })).status).toBe(401);
+
+      expect(notFound).toEqual([]);
+      expect(external).toEqual([]);
+      expect(cspViolations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 120_000);
+
   it('Apollo Sandbox at /graphql may load its CDN scripts under the Content-Security-Policy, and links GraphiQL', async () => {
     const { page, external, cspViolations } = await newPage();
     try {

@@ -23,7 +23,8 @@ describe('GraphiQL, the offline GraphQL IDE', () => {
     const html = String((await app.http('GET', '/graphiql')).body);
     const refs = references(html);
     expect(refs.length).toBeGreaterThanOrEqual(6);
-    for (const ref of refs) expect(ref).toMatch(/^\/graphiql\/assets\/[\w.-]+$/);
+    // Its assets, the service's icon and the link back to the front door.
+    for (const ref of refs) expect(ref).toMatch(/^(\/graphiql\/assets\/[\w.-]+|\/favicon\.svg|\/)$/);
     expect(html).not.toMatch(/https?:\/\//);
     // Each <script> has a src and an empty body, so a CSP may forbid inline scripts.
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
@@ -32,10 +33,10 @@ describe('GraphiQL, the offline GraphQL IDE', () => {
     );
   });
 
-  it('tells where the credential goes (the Headers tab)', async () => {
+  it('tells where the credential goes (the front door\'s sign-in, or the Headers tab)', async () => {
     const html = String((await app.http('GET', '/graphiql')).body);
-    const text = html.replace(/<[^>]*>/g, '').replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code)));
-    expect(text).toMatch(/Put \{"Authorization": "Bearer <token or API key>"\} in the Headers tab/);
+    const text = html.replace(/<[^>]*>/g, '').replace(/&#(\d+);/g, (_m, code) => String.fromCharCode(Number(code))).replace(/\s+/g, ' ');
+    expect(text).toMatch(/Sign in at the front door \(its token fills the Headers tab\), or put \{"Authorization": "Bearer <token or API key>"\} there yourself/);
   });
 
   it.each([
@@ -93,7 +94,11 @@ describe('the landing page at /', () => {
 
   it('links the front doors: Apollo Sandbox, GraphiQL, Swagger UI, the OpenAPI document, /healthz and /readyz', async () => {
     const html = String((await app.http('GET', '/')).body);
-    expect(references(html)).toEqual(['/graphql', '/graphiql', '/api/v1/docs/', '/api/v1/openapi.json', '/healthz', '/readyz']);
+    const own = ['/favicon.svg', '/assets/front-door.css', '/assets/front-door.js'];
+    expect(references(html).filter((ref) => !own.includes(ref))).toEqual(['/graphql', '/graphiql', '/api/v1/docs/', '/api/v1/openapi.json', '/healthz', '/readyz']);
+    // Its sign-in script and style are files of their own (the CSP forbids inline ones).
+    expect(references(html).filter((ref) => own.includes(ref)).sort()).toEqual([...own].sort());
+    expect([...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map(([, body]) => body!.trim())).toEqual(['']);
     expect(html).toMatch(/Apollo Sandbox[\s\S]*internet/);
     expect(html).not.toMatch(/https?:\/\//);
   });
