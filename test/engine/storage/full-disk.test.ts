@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isMongoCommandError } from '../../../src/engine/errors.js';
 import { openLmdbStorage, type Storage } from '../../../src/engine/storage/index.js';
 import { segmentsOf } from '../../../src/engine/storage/write-ahead-log.js';
@@ -27,12 +27,18 @@ describe.skipIf(skipped !== undefined)('lmdb storage on a full disk', () => {
   let storage: Storage | undefined;
 
   afterAll(async () => {
+    vi.restoreAllMocks();
     await storage?.close().catch(() => undefined);
     smallDisk.unmount();
   });
 
   it('refuses the write that meets the full disk and every later one, and keeps every acknowledged one', async () => {
-    storage = openLmdbStorage(dbPath(), { checkpointEveryMs: 20 });
+    // What the engine says (its log) and what lmdb-js prints itself (console.error of each failed
+    // commit): kept out of the test run's output, and checked to be only the full disk's I/O error.
+    const said: string[] = [];
+    const printed: unknown[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void printed.push(args[0]));
+    storage = openLmdbStorage(dbPath(), { checkpointEveryMs: 20, log: (line) => said.push(line) });
     const acknowledged: string[] = [];
     storage.insert('app', 'menus', bulky('first'));
     await storage.flush();
@@ -74,6 +80,8 @@ describe.skipIf(skipped !== undefined)('lmdb storage on a full disk', () => {
     // Closing a failed storage checkpoints nothing more and does not throw again.
     await storage.close();
     storage = undefined;
+    for (const line of said) expect(line).toMatch(/^engine: lmdb (refused a checkpoint|rejected a commit promise of its own, handled here) \(Input\/output error\)/);
+    for (const error of printed) expect(error).toMatchObject({ message: 'Input/output error' });
 
     smallDisk.free();
     storage = openLmdbStorage(dbPath());
