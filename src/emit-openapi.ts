@@ -7,7 +7,7 @@ import mongoose from 'mongoose';
 import { loadConfig } from './config.js';
 import { connectMongoose, startEmbeddedEngine } from './database.js';
 import { OPENAPI_ENDPOINT, REST_BASE_PATH } from './http/index.js';
-import { openApiFilePath, renderOpenApiFile } from './openapi-file.js';
+import { openApiFilePath } from './openapi-file.js';
 import { buildServiceSchema, createService, createServices } from './service.js';
 
 /**
@@ -28,9 +28,10 @@ try {
     const { port } = server.address() as AddressInfo;
     const response = await fetch(`http://127.0.0.1:${port}${REST_BASE_PATH}${OPENAPI_ENDPOINT}`);
     if (!response.ok) throw new Error(`GET ${REST_BASE_PATH}${OPENAPI_ENDPOINT} answered ${response.status}`);
-    const document: unknown = await response.json();
+    // The served bytes, as they are (src/http/openapi.ts renders them as the file is kept).
+    const served = await response.text();
     await mkdir(dirname(openApiFilePath), { recursive: true });
-    await writeFile(openApiFilePath, renderOpenApiFile(document));
+    await writeFile(openApiFilePath, served);
     console.log(`wrote ${openApiFilePath}`);
   } finally {
     server.closeAllConnections();

@@ -7,6 +7,24 @@ import type { SofaConfig } from './sofa-types.js';
 /** Where SOFA (fets) serves the OpenAPI document, under the REST base path. */
 export const OPENAPI_ENDPOINT = '/openapi.json';
 
+/**
+ * The document as served and as committed (schema/openapi.json), the same bytes: object keys
+ * sorted at every depth (arrays keep their order), two-space indent, a final newline.
+ */
+export function renderOpenApiDocument(document: unknown): string {
+  return `${JSON.stringify(sortKeys(document), null, 2)}\n`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
+}
+
 /** What the composition root says about the API: its description and its credential kinds. */
 export interface OpenApiDescription {
   title: string;

@@ -5,7 +5,7 @@ import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, t
 import { createCompiledExecute, createDocumentGuard, type Execute } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
 import { REST_SWITCH_EXTENSION } from '../shared/index.js';
-import { describeRestInputs } from './openapi.js';
+import { describeRestInputs, OPENAPI_ENDPOINT, renderOpenApiDocument } from './openapi.js';
 import { describeConventions } from './openapi-conventions.js';
 import { currentScope, requestScope } from './request-scope.js';
 import type { RestRouteMatch } from './rest-arguments.js';
@@ -58,9 +58,16 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
   describeRestInputs(router.openAPIDocument, schema, routes);
   describeConventions(router.openAPIDocument, routes, options.idempotentCreates ?? new Set());
   const handlers = sofaRouteHandlers(router, routes);
+  // Rendered once, as schema/openapi.json is written: the same bytes (the document is complete by now).
+  const openApiPath = `${basePath}${OPENAPI_ENDPOINT}`;
+  const openApiText = renderOpenApiDocument(router.openAPIDocument);
 
   return async (req, res, next) => {
     if (!req.path.startsWith(`${basePath}/`) || isWebhookPath(req.path, basePath)) return next();
+    if (req.path === openApiPath && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.status(200).setHeader('content-type', 'application/json; charset=utf-8');
+      return void res.end(openApiText);
+    }
     try {
       const route = requestScope.getStore()?.restRoute;
       const handler = route?.plain ? handlers.get(route.operation) : undefined;
