@@ -2,7 +2,7 @@ import { firstBatchReply } from '../cursors/index.js';
 import { mongoError } from '../errors.js';
 import { assertValidCollectionName, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument, requiredArray } from '../params/index.js';
 import { planGeoNearStage } from '../query/geo/index.js';
-import { containsText, runPipeline, splitOutputStage, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
+import { containsText, isKnownStage, runPipeline, splitOutputStage, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import { collationFor, readDocuments } from '../reads/index.js';
@@ -48,6 +48,8 @@ export const aggregateCommand: CommandHandler = {
     const { stages, output } = splitOutputStage(pipeline as Document[]);
     const first = stages[0] && Object.keys(stages[0])[0];
     if (collectionless && !(first && (COLLECTIONLESS_STAGES.has(first) || isSourceStage(stages[0])))) {
+      // mongod parses the pipeline before it judges the namespace: a stage it does not know is refused as that.
+      if (first && !isKnownStage(first)) throw mongoError('Location40324', `Unrecognized pipeline stage name: '${first}'`);
       throw mongoError('InvalidNamespace', `{aggregate: 1} is not valid for '${first ?? 'an empty pipeline'}'; a collection is required.`);
     }
 

@@ -39,7 +39,7 @@ export * from './text/index.js';
 // Planning and aggregation
 export { planQuery } from './planner.js';
 export { runPipeline } from './pipeline/run-pipeline.js';
-export { splitOutputStage } from './pipeline/stages.js';
+export { isKnownStage, splitOutputStage } from './pipeline/stages.js';
 export type { PipelineContext } from './pipeline/pipeline-types.js';
 export { planSortedScan, sortedScanFor } from './index-sort.js';
 export type { SortedScan } from './index-sort.js';

@@ -173,6 +173,11 @@ const cases: CompatCase[] = [
     code: 73,
   },
   {
+    name: '{aggregate: 1} with an unknown first stage is that stage\'s error (40324), not InvalidNamespace',
+    run: async (_c, db) => db.aggregate([{ $noSuchStage: {} }]).toArray(),
+    code: 40324,
+  },
+  {
     name: '$addFields keeps the other fields',
     seed: [{ _id: 1, a: 1 }],
     run: async (c) => withoutIds(await c.aggregate([{ $addFields: { b: 2 } }]).toArray()),

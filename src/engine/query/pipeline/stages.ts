@@ -260,6 +260,11 @@ function stageName(stage: unknown): string {
  * Splits a trailing $out/$merge off a pipeline (the commands layer writes it);
  * one anywhere else is an error.
  */
+/** A stage the engine runs ($out and $merge aside: splitOutputStage takes them off first). */
+export function isKnownStage(name: string): boolean {
+  return Object.hasOwn(STAGES, name);
+}
+
 export function splitOutputStage(pipeline: Document[]): { stages: Document[]; output?: Document } {
   pipeline.forEach((stage, i) => {
     const name = stageName(stage);
