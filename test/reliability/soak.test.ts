@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_WINDOW_SECONDS } from '../../src/auth/api-key-check.js';
 import { exited } from '../support/child-process.js';
 import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceProcess } from '../support/service-process.js';
 import { buildEngineCli, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
@@ -90,6 +91,13 @@ beforeAll(async () => {
   };
   const [steadyKey, smallKey] = [await createKey('soak steady', 1_000_000), await createKey('soak small', SMALL_LIMIT)];
 
+  // A key's limit counts per window aligned to the clock (an hour): a run that crossed into the next
+  // window would rightly let SMALL_LIMIT more through (a CI run at 05:00 let 55). It starts in a
+  // window that outlasts it.
+  const windowMs = RATE_WINDOW_SECONDS * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < (SECONDS + 30) * 1000) await new Promise((resolve) => setTimeout(resolve, left + 1000));
+
   const pid = service.child.pid!;
   const sampler = setInterval(() => {
     const kib = residentKiB(pid);
@@ -112,7 +120,7 @@ beforeAll(async () => {
       `soak ${caller}: ${result.requests.total} requests in ${SECONDS}s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, statuses ${JSON.stringify(countsByStatus(result))}`,
     );
   }
-}, 120_000 + SECONDS * 1000);
+}, 120_000 + (2 * SECONDS + 31) * 1000);
 
 afterAll(async () => {
   if (service) await stopService(service);
