@@ -10,16 +10,20 @@ export function escapeHtml(text: string): string {
 export const SIGNED_IN_STORAGE_KEY = 'admin-gateway.signed-in';
 
 /**
- * Browser script (ES5, for the pages' initializers) defining `signedInToken()`: the access token
- * the front door stored for this tab, or null.
+ * Browser script (ES5, for the pages' scripts) defining `signedIn()`: what the front door stored
+ * for this tab (`{ accessToken, email }`), or null; and `signedInToken()`: its access token, or null.
  */
-export const SIGNED_IN_TOKEN_SCRIPT = `function signedInToken() {
+export const SIGNED_IN_TOKEN_SCRIPT = `function signedIn() {
   try {
     var stored = JSON.parse(window.sessionStorage.getItem(${JSON.stringify(SIGNED_IN_STORAGE_KEY)}) || 'null');
-    return stored && typeof stored.accessToken === 'string' ? stored.accessToken : null;
+    return stored && typeof stored.accessToken === 'string' ? stored : null;
   } catch (e) {
     return null;
   }
+}
+function signedInToken() {
+  var stored = signedIn();
+  return stored ? stored.accessToken : null;
 }
 `;
 

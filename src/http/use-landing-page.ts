@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { escapeHtml, FAVICON_SVG, SIGNED_IN_STORAGE_KEY } from './html.js';
+import { escapeHtml, FAVICON_SVG, SIGNED_IN_STORAGE_KEY, SIGNED_IN_TOKEN_SCRIPT } from './html.js';
 
 export interface LandingLinks {
   /** Apollo Sandbox (loads from Apollo's CDN: needs internet); omitted where Sandbox is off (production). */
@@ -90,21 +90,19 @@ ${items}
 </html>
 `;
   const script = `(function () {
+  ${SIGNED_IN_TOKEN_SCRIPT.replace(/\n/g, '\n  ')}
   var KEY = ${JSON.stringify(SIGNED_IN_STORAGE_KEY)};
   var form = document.getElementById('sign-in-form');
-  var signedIn = document.getElementById('signed-in');
+  var signedInPanel = document.getElementById('signed-in');
   var status = document.getElementById('session-status');
-  function stored() {
-    try { return JSON.parse(window.sessionStorage.getItem(KEY) || 'null'); } catch (e) { return null; }
-  }
   function say(text, refused) {
     status.textContent = text;
     status.className = refused ? 'refused' : '';
   }
   function show() {
-    var session = stored();
+    var session = signedIn();
     form.hidden = !!session;
-    signedIn.hidden = !session;
+    signedInPanel.hidden = !session;
     document.getElementById('signed-in-email').textContent = session ? session.email : '';
   }
   // A refusal's own words: problem+json's detail, with the fields it names.
@@ -130,7 +128,7 @@ ${items}
       .catch(function () { say('The service did not answer.', true); });
   });
   document.getElementById('sign-out').addEventListener('click', function () {
-    var session = stored();
+    var session = signedIn();
     // All of the tab's storage: GraphiQL keeps its headers and history there while signed in (the token among them).
     window.sessionStorage.clear();
     show();
