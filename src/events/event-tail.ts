@@ -69,8 +69,11 @@ export class EventTail {
 
   /** Calls `listener` with each batch of newly committed events until the returned function is called. */
   subscribe(listener: Listener): () => void {
-    if (this.listeners.size === 0) this.start();
+    const first = this.listeners.size === 0;
+    if (first) this.start();
     this.listeners.add(listener);
+    // Anchored now, not at the next interval: what commits after this call is handed out.
+    if (first) void this.read();
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) this.stop();

@@ -44,6 +44,21 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 describe('EventTail', () => {
+  it('hands a first listener what commits right after it subscribed, before the next interval (anchored at once)', async () => {
+    // No interval read within the test: only the subscription's own read and the commit's wake.
+    const tail = new EventTail(undefined, { intervalMs: 60_000 });
+    const { seen, stop } = follow(tail);
+    try {
+      const { localTime } = (await EventModel.db.db!.command({ hello: 1 })) as { localTime: Date };
+      const id = await commit(localTime);
+      tail.wake();
+      await until(() => seen.some((event) => event.id === id), 'the event committed after subscribing');
+    } finally {
+      stop();
+      await tail.close();
+    }
+  });
+
   it('hands out events of two writers once each, also one that lands after a later-stamped one', async () => {
     const tail = new EventTail(undefined, { intervalMs: 20 });
     const { seen, stop } = follow(tail);
