@@ -25,7 +25,8 @@ export async function webhooksBench(events = 1000, seconds = 5, rounds = 3) {
   const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
   const engine = await startEngine({ inMemory: true, port: 0 });
   await connectMongoose(engine.uri, 'bench_webhooks');
-  const handle = await createService(config, await buildServiceSchema());
+  // Delivered as `npm start` delivers: from the delivery thread.
+  const handle = await createService(config, await buildServiceSchema(), { deliveryThread: { uri: engine.uri, dbName: 'bench_webhooks' } });
   const server = handle.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;

@@ -34,6 +34,7 @@ import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { startDeliveryThread, startInlineDelivery, type DeliveryThreadDatabase } from './webhook-delivery.js';
 import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { errors } from './errors/index.js';
 import { EventSubscriptionResolver, EventSubscriptions, EVENTS_READ, type SubscriptionContext } from './events/index.js';
@@ -62,7 +63,7 @@ import {
   userReplayedResults,
   type UserApiKeys,
 } from './users/index.js';
-import { WebhookDeliveryModel, WebhookModel, WebhookRecords, webhookReplayedResults, WebhookResolver, webhookRestRoutes, WebhookService, WebhookWorker, type WebhookDeliveryOptions } from './webhooks/index.js';
+import { WebhookDeliveryModel, WebhookModel, WebhookRecords, webhookReplayedResults, WebhookResolver, webhookRestRoutes, WebhookService, type WebhookDeliveryOptions } from './webhooks/index.js';
 
 /**
  * The composition root: the one file that knows every area. An area adds its
@@ -269,6 +270,11 @@ export interface ServiceOptions {
   expirySweepIntervalMs?: number;
   /** Webhook delivery settings (tests: a fast retry schedule, a short timeout, a clock). */
   webhooks?: WebhookDeliveryOptions;
+  /**
+   * Deliver webhooks from a worker thread connected to this database (the entry point always
+   * does; webhook-delivery.ts). Without it the worker runs on the caller's thread (tests).
+   */
+  deliveryThread?: DeliveryThreadDatabase & { entry?: URL };
   /** Subscription stream settings beyond the config's (tests: a short re-check interval). */
   eventSubscriptions?: { recheckMs?: number };
 }
@@ -337,7 +343,10 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     logger,
     subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions, usage), checkCredential: subscriptionCredentialCheck(resolveActor) },
   });
-  const webhookWorker = startWebhookWorker(config, logger, { eventLog, eventTail }, options.webhooks);
+  const { deliveryThread } = options;
+  const webhookWorker = deliveryThread
+    ? await startDeliveryThread(config, logger, { uri: deliveryThread.uri, dbName: deliveryThread.dbName }, { delivery: options.webhooks, entry: deliveryThread.entry })
+    : startInlineDelivery(config, logger, { eventLog, eventTail }, options.webhooks);
   return {
     app: app.app,
     upgrade: app.upgrade,
@@ -383,30 +392,6 @@ function authEventsOf(once: OnceEvents): AuthEvents {
         data: { email, lockedUntil: lockedUntil.toISOString() },
         dedupeKey: `users.sign-in-locked:${account.id}:${lockStart.toISOString()}`,
       });
-    },
-  };
-}
-
-/** The webhook delivery worker of this instance, following the instance's event tail. */
-function startWebhookWorker(
-  config: AppConfig,
-  logger: Logger,
-  events: { eventLog: EventLog; eventTail: EventTail },
-  options?: WebhookDeliveryOptions,
-): { close(): Promise<void> } {
-  const worker = new WebhookWorker({
-    tail: events.eventTail,
-    eventLog: events.eventLog,
-    jwtSecret: config.jwt.secret,
-    retentionSeconds: config.events.retentionSeconds,
-    guarded: config.nodeEnv === 'production' && !config.webhooks.allowPrivate,
-    logger,
-    options,
-  });
-  worker.start();
-  return {
-    async close() {
-      await worker.close();
     },
   };
 }

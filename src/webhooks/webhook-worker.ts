@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { trusted } from 'mongoose';
+import { threadId } from 'node:worker_threads';
+import mongoose, { trusted } from 'mongoose';
 import type { Logger } from 'pino';
 import { EventModel, type EventLog, type EventTail, type TailedEvent } from '../events/index.js';
 import { ALL_EVENT_TYPES } from '../events/index.js';
-import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type WebhookDelivery } from './webhook.model.js';
+import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, WebhookModel, type Webhook, type WebhookDelivery } from './webhook.model.js';
 import { openSecret } from './webhook-secret.js';
 import { send, sendingAgents, type SendPolicy } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
@@ -65,6 +66,15 @@ export interface WebhookWorkerDeps {
 const CANNOT_OPEN_SECRET =
   'the signing secret cannot be decrypted: JWT_SECRET changed since the endpoint was created; delete the endpoint and create it again';
 
+/**
+ * The fan-out's first run starts from now, by the database's clock (which stamps committedAt,
+ * event-log.ts); once a watermark is stored this changes nothing. Called before a worker that
+ * starts later (a delivery thread) is started: events committed meanwhile are caught up.
+ */
+export async function anchorWebhookFanOut(): Promise<void> {
+  await WebhookCursorModel.collection.updateOne({ _id: CURSOR_ID as never }, [{ $set: { committedAt: { $ifNull: ['$committedAt', '$$NOW'] } } }], { upsert: true });
+}
+
 /** The event as POSTed to endpoints. */
 export function eventPayload(event: Pick<TailedEvent, 'id' | 'type' | 'tenant_id' | 'occurredAt' | 'actor' | 'target' | 'data'>): Record<string, unknown> {
   return {
@@ -104,8 +114,8 @@ export class WebhookWorker {
   private readonly leaseMs: number;
   private readonly retentionMs: number;
   private readonly now: () => number;
-  // The pid first: a test of a killed instance counts the leases it held.
-  private readonly owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  // The pid first (a test of a killed instance counts the leases it held), then the thread (0: the process's main one).
+  private readonly owner = `${process.pid}-${threadId}-${randomBytes(6).toString('hex')}`;
   private readonly policy: SendPolicy;
   /** Sends under way, by endpoint and by tenant (this instance's pool). */
   private readonly sendingTo = new Map<string, number>();
@@ -157,7 +167,9 @@ export class WebhookWorker {
     this.stopped = false;
     this.behind = true;
     this.fanInOrder([]);
-    this.unsubscribe = this.deps.tail.subscribe((events) => this.fanInOrder(events));
+    // The tail hands out what commits from its first read, made at once: before the catch-up's
+    // read, so that the two overlap (the unique index keeps one delivery) rather than leave a gap.
+    this.unsubscribe = this.deps.tail.subscribe((events) => this.fanInOrder(events, true));
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
   }
@@ -197,7 +209,7 @@ export class WebhookWorker {
    * a failure), it first catches up from the stored watermark, which covers the
    * failed batch: the watermark only moved over batches written.
    */
-  private fanInOrder(events: readonly TailedEvent[]): void {
+  private fanInOrder(events: readonly TailedEvent[], live = false): void {
     this.fanning = this.fanning.then(async () => {
       if (this.stopped && events.length === 0) return;
       try {
@@ -205,7 +217,7 @@ export class WebhookWorker {
           await this.catchUp();
           this.behind = false;
         }
-        await this.fanOut(events);
+        await this.fanOut(events, live && !this.stopped);
         this.outage.ended('webhook fan-out');
       } catch (error) {
         this.behind = true;
@@ -218,8 +230,7 @@ export class WebhookWorker {
   private async catchUp(): Promise<void> {
     const watermark = (await WebhookCursorModel.findById(CURSOR_ID).lean())?.committedAt;
     if (!(watermark instanceof Date)) {
-      // From now by the database's clock, which stamps committedAt (event-log.ts).
-      await WebhookCursorModel.collection.updateOne({ _id: CURSOR_ID as never }, [{ $set: { committedAt: { $max: ['$committedAt', '$$NOW'] } } }], { upsert: true });
+      await anchorWebhookFanOut();
       return;
     }
     let since: { committedAt: Date; _id: unknown } | null = null;
@@ -241,21 +252,36 @@ export class WebhookWorker {
     }
   }
 
-  /** One delivery per (event, matching enabled endpoint); an existing one (another instance's) is kept. */
-  private async fanOut(events: readonly TailedEvent[]): Promise<void> {
+  /**
+   * One delivery per (event, matching enabled endpoint); an existing one (another instance's) is kept.
+   * `live` (events of the tail, committed moments ago): the deliveries this instance has room for
+   * are inserted already leased to it and sent at once, with the endpoint as the fan-out read it:
+   * no claim and no endpoint read for a delivery that goes out the first time (two of its four
+   * database commands). Their lease runs from the event's commit, by the database's clock.
+   */
+  private async fanOut(events: readonly TailedEvent[], live = false): Promise<void> {
     const fanned = events.filter((event) => event.type !== TEST_EVENT_TYPE);
     if (fanned.length > 0) {
-      const hooks = await WebhookModel.find({ enabled: true }, { _id: 1, tenant_id: 1, events: 1 }).lean();
-      const deliveries: (Omit<WebhookDelivery, '_id' | 'id'> & { __v: number })[] = [];
+      const hooks = await WebhookModel.find({ enabled: true }, { _id: 1, tenant_id: 1, events: 1, enabled: 1, url: 1, secretSealed: 1, failingSince: 1 }).lean();
+      const deliveries: FannedDelivery[] = [];
+      const sendNow: { index: number; hook: EndpointToSend }[] = [];
       const now = new Date(this.now());
       for (const event of fanned) {
+        const committedAt = event.committedAt as Date | null;
         for (const hook of hooks) {
           if (hook.tenant_id !== null && hook.tenant_id !== event.tenant_id) continue;
           if (!hook.events.includes(ALL_EVENT_TYPES) && !hook.events.includes(event.type)) continue;
+          const webhookId = String(hook._id);
+          const leased = live && committedAt !== null && this.active < this.concurrency && this.hasRoomFor({ webhookId, tenant_id: event.tenant_id });
+          if (leased) {
+            sendNow.push({ index: deliveries.length, hook });
+            this.sending({ webhookId, tenant_id: event.tenant_id }, +1);
+          }
           // Every field of the model, as mongoose's defaults and timestamps would set them: the
           // insert is lean (no document, casting or validation per delivery, a third of a delivery's cost).
           deliveries.push({
-            webhookId: String(hook._id),
+            _id: new mongoose.Types.ObjectId(),
+            webhookId,
             eventId: event.id,
             type: event.type,
             tenant_id: event.tenant_id,
@@ -268,8 +294,8 @@ export class WebhookWorker {
             lastAttemptAt: null,
             error: null,
             payload: eventPayload(event),
-            leaseUntil: NO_LEASE,
-            leaseOwner: null,
+            leaseUntil: leased ? new Date(committedAt.getTime() + this.leaseMs) : NO_LEASE,
+            leaseOwner: leased ? this.owner : null,
             expireAt: new Date(now.getTime() + this.retentionMs),
             manualRetry: false,
             createdAt: now,
@@ -279,11 +305,26 @@ export class WebhookWorker {
         }
       }
       if (deliveries.length > 0) {
-        await WebhookDeliveryModel.insertMany(deliveries, { ordered: false, lean: true }).catch((error: { code?: number; writeErrors?: { code?: number }[] }) => {
-          const duplicatesOnly = error.code === 11000 || (error.writeErrors ?? []).every((e) => e.code === 11000);
-          if (!duplicatesOnly) throw error;
-        });
-        if (deliveries.some((delivery) => this.hasRoomFor(delivery))) this.news += 1;
+        // Another instance's fan-out of the same event inserted first: its delivery is the one (and its to send).
+        const duplicates = new Set<number>();
+        try {
+          await WebhookDeliveryModel.insertMany(deliveries, { ordered: false, lean: true }).catch((error: { writeErrors?: WriteErrorShape | WriteErrorShape[] }) => {
+            // mongoose lists each as { err, index } (index: in `deliveries`); the driver's own are the error itself.
+            const writeErrors = error.writeErrors === undefined ? [] : [error.writeErrors].flat();
+            if (writeErrors.length === 0 || writeErrors.some((e) => (e.err?.code ?? e.code) !== 11000 || typeof e.index !== 'number')) throw error;
+            for (const e of writeErrors) duplicates.add(e.index!);
+          });
+        } catch (error) {
+          // Unknown which were written: a written one's lease ends and a claim sends it then.
+          for (const { index } of sendNow) this.sending(deliveries[index]!, -1);
+          throw error;
+        }
+        for (const { index, hook } of sendNow) {
+          const delivery = deliveries[index]!;
+          if (duplicates.has(index)) this.sending(delivery, -1);
+          else this.sendClaimed(delivery as unknown as WebhookDelivery & { _id: unknown }, hook);
+        }
+        if (deliveries.some((delivery, index) => !sendNow.some((sent) => sent.index === index) && this.hasRoomFor(delivery))) this.news += 1;
         this.wake();
       }
     }
@@ -329,19 +370,24 @@ export class WebhookWorker {
         }
         this.emptyClaim = null;
         this.sending(claimed, +1);
-        const sending = this.attempt(claimed)
-          .catch((error) => this.deps.logger.error({ err: error, deliveryId: String(claimed._id) }, 'webhook delivery attempt failed to record; its lease will expire and it is retried'))
-          .finally(() => {
-            this.sending(claimed, -1);
-            this.inFlight.delete(sending);
-            this.wake();
-          });
-        this.inFlight.add(sending);
+        this.sendClaimed(claimed);
       }
       this.outage.ended('claiming webhook deliveries');
     } catch (error) {
       this.outage.failed('claiming webhook deliveries', error, 'claiming webhook deliveries failed; retrying at the next round');
     }
+  }
+
+  /** Sends a delivery leased to this instance and counted in its pool (`hook`: as read just now, else read first). */
+  private sendClaimed(delivery: WebhookDelivery & { _id: unknown }, hook?: EndpointToSend): void {
+    const sending = this.attempt(delivery, hook)
+      .catch((error) => this.deps.logger.error({ err: error, deliveryId: String(delivery._id) }, 'webhook delivery attempt failed to record; its lease will expire and it is retried'))
+      .finally(() => {
+        this.sending(delivery, -1);
+        this.inFlight.delete(sending);
+        this.wake();
+      });
+    this.inFlight.add(sending);
   }
 
   /** Counts a send in (+1) or out (-1) of the pool and of its endpoint's and tenant's shares. */
@@ -381,8 +427,8 @@ export class WebhookWorker {
   }
 
   /** One attempt, its outcome recorded under this instance's lease. */
-  private async attempt(delivery: WebhookDelivery & { _id: unknown }): Promise<void> {
-    const hook = await WebhookModel.findById(delivery.webhookId).lean();
+  private async attempt(delivery: WebhookDelivery & { _id: unknown }, known?: EndpointToSend): Promise<void> {
+    const hook = known ?? (await WebhookModel.findById(delivery.webhookId, { _id: 1, tenant_id: 1, enabled: 1, url: 1, secretSealed: 1, failingSince: 1 }).lean());
     const mine = { _id: delivery._id, leaseOwner: this.owner };
     if (!hook) {
       await WebhookDeliveryModel.updateOne(mine, { $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: 'the endpoint was deleted' } });
@@ -455,6 +501,14 @@ export class WebhookWorker {
     });
   }
 }
+
+/** A delivery as the fan-out writes it: every field of the model (a lean insert). */
+type FannedDelivery = Omit<WebhookDelivery, 'id'> & { _id: mongoose.Types.ObjectId; __v: number };
+
+type WriteErrorShape = { code?: number; index?: number; err?: { code?: number } };
+
+/** What an attempt needs of its endpoint (the fan-out's read, or the attempt's own). */
+type EndpointToSend = Pick<Webhook, 'tenant_id' | 'enabled' | 'url' | 'secretSealed' | 'failingSince'> & { _id: unknown };
 
 /**
  * One error line when an outage starts, then quiet (debug) while it lasts, and

@@ -85,6 +85,8 @@ export interface TestAppOptions {
   webhooks?: WebhookDeliveryOptions;
   /** Subscription stream settings (a short re-check interval). */
   eventSubscriptions?: { recheckMs?: number };
+  /** Deliver webhooks from a thread started from this built entry (webhook-delivery-thread.js of a test build). */
+  deliveryThread?: { entry: URL };
 }
 
 export const DEFAULT_TEST_PASSWORD = 'Passw0rd!';
@@ -106,9 +108,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
-  await connectMongoose(engine.uri, `test_${randomBytes(4).toString('hex')}`);
+  const dbName = `test_${randomBytes(4).toString('hex')}`;
+  await connectMongoose(engine.uri, dbName);
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions });
+  const deliveryThread = options.deliveryThread && { uri: engine.uri, dbName, entry: options.deliveryThread.entry };
+  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions, deliveryThread });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http, handle.upgrade).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {

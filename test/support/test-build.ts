@@ -35,7 +35,7 @@ const LOCK_POLL_MS = 200;
 export function buildServiceTree(): string {
   return buildForTest({
     name: 'service',
-    entries: ['src/index.ts', 'src/cli.ts', 'src/engine/cli.ts', 'bench/index.ts', 'bench/baseline-server.ts'],
+    entries: ['src/index.ts', 'src/webhook-delivery-thread.ts', 'src/cli.ts', 'src/engine/cli.ts', 'bench/index.ts', 'bench/baseline-server.ts'],
     watch: ['src', 'bench'],
   });
 }

@@ -3,7 +3,7 @@ import { ObjectId } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../src/events/index.js';
-import { WebhookDeliveryModel } from '../../src/webhooks/webhook.model.js';
+import { WebhookDeliveryModel, WebhookModel } from '../../src/webhooks/webhook.model.js';
 import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -227,6 +227,40 @@ describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", (
     } finally {
       claims.mockRestore();
       await hanging.receiver.close();
+    }
+  });
+});
+
+describe('a delivery of an event just committed', () => {
+  const world = useWebhookApp({ webhooks: { pollMs: 20 } });
+
+  it('goes out leased by the fan-out that wrote it, with the endpoint it read: no claim and no endpoint read of its own', async () => {
+    const { hook, receiver } = await endpoint(world.app, world.admin, () => 200);
+    const claims = vi.spyOn(WebhookDeliveryModel.collection, 'findOneAndUpdate');
+    const endpointReads = vi.spyOn(WebhookModel, 'findById');
+    try {
+      // One after another: each has room in the endpoint's share (4 sends) when it is fanned out.
+      const sent = [];
+      for (let i = 1; i <= 5; i += 1) {
+        sent.push((await menuEvent(world.admin))!.id);
+        await receiver.waitFor(i);
+      }
+      const got = receiver.received;
+      expect(got.map((received) => received.id).sort()).toEqual(sent.sort());
+      expect(got.every((received) => received.signatureValid)).toBe(true);
+      const deliveries = world.app.db.collection('webhookdeliveries');
+      await eventually(async () => (await deliveries.countDocuments({ webhookId: hook.id, status: 'delivered' })) === 5);
+      // The worker still looks for due deliveries (retries, other instances'): none of its claims took one.
+      const claimed = await Promise.all(claims.mock.results.map((result) => result.value));
+      expect(claimed.filter((delivery) => delivery !== null)).toEqual([]);
+      expect(endpointReads).not.toHaveBeenCalled();
+      // Recorded as a claimed one is: one attempt, its lease given back.
+      expect(await deliveries.find({ webhookId: hook.id }).toArray()).toEqual(
+        Array.from({ length: 5 }, () => expect.objectContaining({ attempts: 1, responseStatus: 200, leaseOwner: null, leaseUntil: new Date(0), error: null })),
+      );
+    } finally {
+      claims.mockRestore();
+      endpointReads.mockRestore();
     }
   });
 });
