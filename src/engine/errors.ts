@@ -87,6 +87,9 @@ export const ErrorCodes = {
   /** IDL: a required field is missing. */
   Location40414: 40414,
   Location40324: 40324,
+  APIStrictError: 323,
+  APIVersionError: 322,
+  Location4886600: 4886600,
   /** $indexStats takes an empty document. */
   Location28803: 28803,
   /** Server-side JavaScript on a server without it (security.javascriptEnabled: false): $where, */

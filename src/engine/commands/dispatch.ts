@@ -2,6 +2,7 @@ import { ErrorCodes, isMongoCommandError, mongoError } from '../errors.js';
 import { assertCommandDepth } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { hasTransactionFields, transactionsRefused } from '../standalone/index.js';
+import { assertApiParameters } from './api-parameters.js';
 import { beginOperation } from './operation-tracker.js';
 import { lookupCommand } from './registry.js';
 import type { CommandContext } from './types.js';
@@ -28,6 +29,8 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
       assertCommandDepth(body);
       const handler = name === undefined ? undefined : lookupCommand(name);
       if (!handler) throw mongoError('CommandNotFound', `no such command: '${name ?? ''}'`);
+      // By the name invoked: isMaster, hello's legacy spelling, is no command of version 1.
+      assertApiParameters(body, name!);
       if (hasTransactionFields(body)) throw transactionsRefused();
       // `{<command>: 1, help: true}` (mongosh's db.commandHelp) describes the command instead of running it.
       if (body.help === true) return { help: handler.help, ok: 1 };
