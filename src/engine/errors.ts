@@ -48,6 +48,10 @@ export const ErrorCodes = {
   NoSuchTransaction: 251,
   OperationNotSupportedInTransaction: 263,
   Location10334: 10334,
+  Location17419: 17419,
+  Location31393: 31393,
+  Location51276: 51276,
+  Location17420: 17420,
   DuplicateKey: 11000,
   /** A write the storage could not put on disk for lack of space (the engine then takes no more writes). */
   OutOfDiskSpace: 14031,
@@ -225,6 +229,19 @@ export class MongoCommandError extends Error {
 
   toReply(): Record<string, unknown> {
     return { ok: 0, errmsg: this.message, code: this.code, codeName: this.codeName, ...this.extra };
+  }
+}
+
+/**
+ * A document over the 16 MiB a stored document may have (storage's refusal). The
+ * write that made it words it as mongod does: an insert, an update's result, an upsert.
+ */
+export class DocumentTooLargeError extends MongoCommandError {
+  /** mongod's own limit of any BSON it builds: 16 MiB and 16 KiB of headroom (a larger one is this error as it stands). */
+  static readonly INTERNAL_LIMIT = 16 * 1024 * 1024 + 16 * 1024;
+
+  constructor(readonly size: number, readonly limit: number) {
+    super('Location10334', `BSONObj size: ${size} (0x${size.toString(16).toUpperCase()}) is invalid. Size must be between 0 and ${DocumentTooLargeError.INTERNAL_LIMIT}(16MB)`);
   }
 }
 

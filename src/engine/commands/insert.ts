@@ -2,7 +2,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, requiredArray } from '../params/index.js';
 import { isPlainObject } from '../query/values.js';
 import { assertNotView } from '../reads/index.js';
-import { documentCheck, flushWrites, isOrdered, prepareInsert, runStatements, timeSeriesCheck, withWriteErrors } from '../writes/index.js';
+import { documentCheck, flushWrites, isOrdered, prepareInsert, runStatements, sizeChecked, timeSeriesCheck, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** insert: documents one by one; ordered stops at the first error, unordered goes on. */
@@ -28,7 +28,7 @@ export const insertCommand: CommandHandler = {
       const doc = prepareInsert(document);
       measurement(doc);
       check(doc);
-      storage.insert(ctx.db, coll, doc);
+      sizeChecked(() => storage.insert(ctx.db, coll, doc), 'insert');
       n++;
     });
     await flushWrites(ctx.engine.storage, body);

@@ -5,6 +5,7 @@ import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
 import { compareValues } from './compare.js';
 import { regexExpressionOperators } from './regex-expressions.js';
+import { bsonSizeOf, sizeExpressionOperators } from './size-operators.js';
 import { textScoreOf } from './text/text-meta.js';
 import { textScoreUnavailable } from './text/text-query.js';
 import { TYPED_NUMERIC_OPERATORS, typedNumericOperator } from './typed-operators.js';
@@ -47,8 +48,10 @@ const guardedRange: MingoOperator = (obj, expr, options) => {
 };
 
 // The regex operators are the engine's (regex-expressions.ts): the query $regex's backtrack budget, mongod's idx and codes.
+// $bsonSize and $binarySize are the engine's too: mingo has neither (size-operators.ts).
+const EXPRESSION_OPERATORS = { ...expressionOps, $range: guardedRange, ...regexExpressionOperators, ...sizeExpressionOperators };
 const CONTEXT = Context.init({
-  expression: { ...expressionOps, $range: guardedRange, ...regexExpressionOperators } as never,
+  expression: EXPRESSION_OPERATORS as never,
   accumulator: accumulatorOps,
 });
 
@@ -127,7 +130,9 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   const name = Object.keys(expr)[0]!;
   if (name === '$meta') return metaValue(doc, expr.$meta);
   if (name === '$function') throw javascriptDisabled();
-  if (!(name in expressionOps) && !(name in accumulatorOps)) {
+  // On the engine's own values (an integral double stays 8 bytes), not mingo's plain numbers.
+  if (name === '$bsonSize') return bsonSizeOf(evaluateExpression(doc, singleOperand(expr.$bsonSize), variables));
+  if (!(name in EXPRESSION_OPERATORS) && !(name in accumulatorOps)) {
     throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
   }
   const typed = typedArithmetic(doc, name, expr[name], variables);
@@ -145,6 +150,11 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
     const message = err instanceof Error ? err.message : String(err);
     throw mongoError('BadValue', message);
   }
+}
+
+/** A unary operator's operand, also given as a list of one (`{$bsonSize: ["$$ROOT"]}`). */
+function singleOperand(operand: unknown): unknown {
+  return Array.isArray(operand) && operand.length === 1 ? operand[0] : operand;
 }
 
 /**
@@ -179,7 +189,7 @@ export function checkExpressionOperators(expr: unknown): void {
   if (isOperatorExpression(expr)) {
     const name = Object.keys(expr)[0]!;
     if (name === '$literal' || name === '$meta' || name === '$function') return;
-    if (!(name in expressionOps) && !(name in accumulatorOps)) {
+    if (!(name in EXPRESSION_OPERATORS) && !(name in accumulatorOps)) {
       throw mongoError('InvalidPipelineOperator', `Unrecognized expression '${name}'`);
     }
   }

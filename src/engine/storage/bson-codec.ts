@@ -1,5 +1,5 @@
 import { BSON } from 'bson';
-import { mongoError } from '../errors.js';
+import { DocumentTooLargeError } from '../errors.js';
 import { byteViewsConverted, fromBsonDocument } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import type { StoredBytes } from './types.js';
@@ -10,8 +10,8 @@ import type { StoredBytes } from './types.js';
  * `promoteValues: false` keeps Int32, Double, Long and Decimal128
  * distinguishable; fromBson maps them into the value model (model/document.ts).
  */
-/** mongod's limit for a stored document: 16MB plus 16KB of headroom for internal fields. */
-export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024 + 16 * 1024;
+/** mongod's limit for a document a user stores (its 16 KiB of internal headroom is for fields the engine does not add). */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 export function encodeStoredDocument(doc: Document): Buffer {
   let bytes: Uint8Array;
@@ -28,10 +28,7 @@ export function encodeStoredDocument(doc: Document): Buffer {
 }
 
 function tooLarge(size: number): Error {
-  return mongoError(
-    'Location10334',
-    `BSONObj size: ${size} (0x${size.toString(16).toUpperCase()}) is invalid. Size must be between 0 and ${MAX_DOCUMENT_BYTES}(16MB)`,
-  );
+  return new DocumentTooLargeError(size, MAX_DOCUMENT_BYTES);
 }
 
 export function decodeStoredDocument(bytes: Uint8Array | StoredBytes): Document {

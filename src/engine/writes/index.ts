@@ -9,6 +9,7 @@ export {
   isOrdered,
   prepareInsert,
   runStatements,
+  sizeChecked,
   toWriteError,
   withIdFirst,
   withWriteErrors,

@@ -3,7 +3,7 @@ import { applyUpdate, isOperatorUpdate, upsertSeed, valuesEqual } from '../query
 import type { Collation, Document } from '../query/types.js';
 import type { Storage } from '../storage/types.js';
 import type { DocumentCheck } from './document-validation.js';
-import { assertValidId, withIdFirst } from './write-batch.js';
+import { assertValidId, sizeChecked, withIdFirst } from './write-batch.js';
 
 /**
  * Applying one update to one document, and building an upserted document:
@@ -56,7 +56,7 @@ export function updateOne(
   if (!result.modified) return { doc: next, modified: false };
   opts.check?.(next, doc);
   // `doc` is the stored pre-image, read in this same step (applyUpdate worked on a copy).
-  storage.replace(db, coll, next, doc);
+  sizeChecked(() => storage.replace(db, coll, next, doc), 'update');
   return { doc: next, modified: true };
 }
 
@@ -89,6 +89,6 @@ export function upsertOne(
   assertValidId(doc._id, 'InvalidIdField');
   opts.check?.(doc);
   storage.ensureCollection(db, coll);
-  storage.insert(db, coll, doc);
+  sizeChecked(() => storage.insert(db, coll, doc), 'upsert');
   return doc;
 }

@@ -1,5 +1,5 @@
 import { ObjectId } from 'bson';
-import { isMongoCommandError, mongoError } from '../errors.js';
+import { DocumentTooLargeError, isMongoCommandError, mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
 import { bsonType, isPlainObject } from '../query/values.js';
 import type { Storage } from '../storage/types.js';
@@ -38,6 +38,23 @@ export function prepareInsert(document: Document): Document {
     }
   }
   return withIdFirst(document);
+}
+
+/**
+ * Runs a storage write, wording a document over 16 MiB as mongod words it for this write:
+ * an insert (BadValue 2, a write error), an update's result (17419), an upsert (17420).
+ * Past mongod's internal limit (16 MiB + 16 KiB) its own BSON building fails first: 10334.
+ */
+export function sizeChecked<T>(write: () => T, kind: 'insert' | 'update' | 'upsert'): T {
+  try {
+    return write();
+  } catch (err) {
+    if (!(err instanceof DocumentTooLargeError) || err.size > DocumentTooLargeError.INTERNAL_LIMIT) throw err;
+    const max = err.limit;
+    if (kind === 'insert') throw mongoError('BadValue', `object to insert too large. size in bytes: ${err.size}, max size: ${max}`);
+    if (kind === 'update') throw mongoError('Location17419', `Resulting document after update is larger than ${max}`);
+    throw mongoError('Location17420', `Document to upsert is larger than ${max}`);
+  }
 }
 
 /** `_id` may not be an array, a regex or undefined (insert: 2; update: 53). */
