@@ -117,6 +117,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     version: serverFacts.version,
     connections: () => server?.connectionCount() ?? 0,
     connectionsCreated: () => server?.connectionsCreated() ?? 0,
+    ttlMonitor: sweeper,
   };
   try {
     // Claimed after the dbPath lock: a socket file under dbPath is then known to be no other engine's.

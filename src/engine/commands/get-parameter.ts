@@ -33,12 +33,12 @@ export const getParameterCommand: CommandHandler = {
 
 /**
  * setParameter: `{setParameter: 1, <name>: <value>}` for the parameters the
- * engine lets change at runtime (logLevel, logComponentVerbosity, quiet);
- * answers the old value as `was`, like mongod.
+ * engine lets change at runtime (logLevel, logComponentVerbosity, quiet, and
+ * the TTL monitor's ttlMonitorSleepSecs and ttlMonitorEnabled); answers the old value as `was`, like mongod.
  */
 export const setParameterCommand: CommandHandler = {
   name: 'setParameter',
-  help: 'change a server parameter: {setParameter: 1, logLevel: 1} (logLevel, logComponentVerbosity, quiet)',
+  help: 'change a server parameter: {setParameter: 1, logLevel: 1} (logLevel, logComponentVerbosity, quiet, ttlMonitorSleepSecs, ttlMonitorEnabled)',
   handle(body, ctx) {
     if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'setParameter may only be run against the admin database.');
     const names = parameterNames(body, 'setParameter');
@@ -58,6 +58,8 @@ export const setParameterCommand: CommandHandler = {
     // logLevel is the default component's verbosity, and the other way round.
     if (name === 'logLevel') params.logComponentVerbosity = { ...(params.logComponentVerbosity as Document), verbosity: value };
     if (name === 'logComponentVerbosity') params.logLevel = (params.logComponentVerbosity as Document).verbosity;
+    if (name === 'ttlMonitorSleepSecs') ctx.engine.ttlMonitor?.setSleepSeconds(value as number);
+    if (name === 'ttlMonitorEnabled') ctx.engine.ttlMonitor?.setEnabled(value as boolean);
     return { was };
   },
 };

@@ -6,8 +6,8 @@ import type { EngineState } from './types.js';
 /**
  * The server parameters getParameter reports, with mongod's defaults where
  * they apply (test runners compare `runOnRequirements.serverParameters`
- * against them). The ones setParameter may change are only reported: the
- * engine keeps no verbose log, so the log levels change nothing else.
+ * against them). The log levels setParameter may change are only reported (the
+ * engine keeps no verbose log); the TTL monitor's two steer its sweeper.
  */
 
 /** mongod 7.0's log components; -1 means "inherit the default verbosity". */
@@ -16,7 +16,7 @@ const LOG_COMPONENTS = [
   'query', 'queryStats', 'replication', 'sharding', 'storage', 'write', 'ftdc', 'tracking', 'transaction', 'tenantMigration',
 ];
 
-function defaults(): Document {
+function defaults(engine: EngineState): Document {
   const logComponentVerbosity: Document = { verbosity: 0 };
   for (const component of LOG_COMPONENTS) logComponentVerbosity[component] = { verbosity: -1 };
   return {
@@ -29,6 +29,8 @@ function defaults(): Document {
     quiet: false,
     requireApiVersion: false,
     transactionLifetimeLimitSeconds: 60,
+    ttlMonitorEnabled: true,
+    ttlMonitorSleepSecs: engine.ttlMonitor?.sleepSeconds() ?? 60,
   };
 }
 
@@ -37,6 +39,8 @@ export const RUNTIME_SETTABLE: Readonly<Record<string, (value: unknown) => boole
   logLevel: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 5,
   logComponentVerbosity: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
   quiet: (v) => typeof v === 'boolean',
+  ttlMonitorEnabled: (v) => typeof v === 'boolean',
+  ttlMonitorSleepSecs: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 1,
 };
 
 const perEngine = new WeakMap<EngineState, Document>();
@@ -44,7 +48,7 @@ const perEngine = new WeakMap<EngineState, Document>();
 /** The engine's current parameters (a live object: setParameter writes into it). */
 export function serverParameters(engine: EngineState): Document {
   let params = perEngine.get(engine);
-  if (!params) perEngine.set(engine, (params = defaults()));
+  if (!params) perEngine.set(engine, (params = defaults(engine)));
   return params;
 }
 

@@ -1,5 +1,6 @@
 import type { CursorStore } from '../cursors/index.js';
 import type { Document } from '../query/types.js';
+import type { TtlSweeper } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 
 /** Per-connection facts a command may need (hello, connectionStatus, cursors). */
@@ -22,6 +23,8 @@ export interface EngineState {
   connectionsCreated(): number;
   /** Version string reported by buildInfo/hello (what we claim to be). */
   version: string;
+  /** The TTL monitor, which setParameter's ttlMonitorSleepSecs and ttlMonitorEnabled steer (absent: nothing to steer). */
+  ttlMonitor?: Pick<TtlSweeper, 'setSleepSeconds' | 'sleepSeconds' | 'setEnabled'>;
 }
 
 export interface CommandContext {

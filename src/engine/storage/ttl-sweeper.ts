@@ -9,6 +9,11 @@ import type { CollectionInfo, Storage } from './types.js';
  */
 export interface TtlSweeper {
   stop(): void;
+  /** setParameter ttlMonitorSleepSecs: the next pass comes this long after now, and so on. */
+  setSleepSeconds(seconds: number): void;
+  sleepSeconds(): number;
+  /** setParameter ttlMonitorEnabled: false skips the passes until it is true again. */
+  setEnabled(enabled: boolean): void;
 }
 
 const MIN_DATE = new Date(-8.64e15);
@@ -36,7 +41,10 @@ export function sweepOnce(storage: Storage, now: Date = new Date()): number {
 }
 
 export function startTtlSweeper(storage: Storage, { intervalMs = 60_000 }: { intervalMs?: number } = {}): TtlSweeper {
-  const timer = setInterval(() => {
+  let enabled = true;
+  let every = intervalMs;
+  const pass = () => {
+    if (!enabled) return;
     try {
       sweepOnce(storage);
     } catch (err) {
@@ -45,9 +53,25 @@ export function startTtlSweeper(storage: Storage, { intervalMs = 60_000 }: { int
     }
     // Nobody awaits a sweep: a failed flush surfaces on the next acknowledged write.
     void storage.flush().catch(() => undefined);
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  };
+  const schedule = () => {
+    const timer = setInterval(pass, every);
+    timer.unref();
+    return timer;
+  };
+  let timer = schedule();
+  return {
+    stop: () => clearInterval(timer),
+    setSleepSeconds(seconds) {
+      every = seconds * 1000;
+      clearInterval(timer);
+      timer = schedule();
+    },
+    sleepSeconds: () => every / 1000,
+    setEnabled(on) {
+      enabled = on;
+    },
+  };
 }
 
 /** A time-series collection's `expireAfterSeconds` expires measurements by their time field. */

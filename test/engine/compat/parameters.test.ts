@@ -43,6 +43,52 @@ const cases: CompatCase[] = [
     expected: { query: 2, default: 0 },
   },
   {
+    name: 'setParameter ttlMonitorSleepSecs (mongoose\'s TTL test sets it) makes the TTL monitor pass that often',
+    indexes: [{ key: { at: 1 }, options: { expireAfterSeconds: 0 } }],
+    run: async (c, db) => {
+      const admin = db.admin();
+      const set = await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
+      try {
+        const now = (await admin.command({ getParameter: 1, ttlMonitorSleepSecs: 1 })).ttlMonitorSleepSecs;
+        await c.insertOne({ _id: 1, at: new Date(Date.now() - 1000) });
+        // The default pass comes once a minute: removed within a few seconds only at the new pace.
+        const deadline = Date.now() + 5000;
+        while ((await c.countDocuments()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        return { was: set.was, now, left: await c.countDocuments() };
+      } finally {
+        await admin.command({ setParameter: 1, ttlMonitorSleepSecs: set.was });
+      }
+    },
+    expected: { was: 60, now: 1, left: 0 },
+  },
+  {
+    name: 'setParameter ttlMonitorEnabled: false stops the TTL monitor until it is true again',
+    indexes: [{ key: { at: 1 }, options: { expireAfterSeconds: 0 } }],
+    run: async (c, db) => {
+      const admin = db.admin();
+      await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
+      const disabled = await admin.command({ setParameter: 1, ttlMonitorEnabled: false });
+      try {
+        await c.insertOne({ _id: 1, at: new Date(Date.now() - 1000) });
+        await new Promise((r) => setTimeout(r, 2500));
+        const whileOff = await c.countDocuments();
+        await admin.command({ setParameter: 1, ttlMonitorEnabled: true });
+        const deadline = Date.now() + 5000;
+        while ((await c.countDocuments()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        return { was: disabled.was, whileOff, afterOn: await c.countDocuments() };
+      } finally {
+        await admin.command({ setParameter: 1, ttlMonitorEnabled: true });
+        await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 60 });
+      }
+    },
+    expected: { was: true, whileOff: 1, afterOn: 0 },
+  },
+  {
+    name: 'setParameter ttlMonitorSleepSecs of 0 is BadValue',
+    run: (_c, db) => db.admin().command({ setParameter: 1, ttlMonitorSleepSecs: 0 }),
+    code: 2,
+  },
+  {
     name: 'setParameter of an unknown parameter is InvalidOptions',
     run: (_c, db) => db.admin().command({ setParameter: 1, noSuchParameter: 1 }),
     code: 72,
