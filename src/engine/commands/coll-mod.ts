@@ -10,7 +10,7 @@ import type { CommandHandler } from './types.js';
 
 /** Fields every command may carry besides its own. */
 const GENERIC_FIELDS = new Set(['collMod', 'comment', 'writeConcern', 'lsid', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
-const COLLECTION_FIELDS = new Set(['index', 'validator', 'validationLevel', 'validationAction', 'viewOn', 'pipeline']);
+const COLLECTION_FIELDS = new Set(['index', 'validator', 'validationLevel', 'validationAction', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages']);
 const VALIDATION_LEVELS = new Set(['off', 'strict', 'moderate']);
 const VALIDATION_ACTIONS = new Set(['error', 'warn']);
 /** mongod's largest expireAfterSeconds (it is kept as a 32-bit int). */
@@ -19,7 +19,8 @@ const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
 /**
  * collMod: changes an index's `hidden` or `expireAfterSeconds` (TTL), a
  * collection's validator (`validator`, `validationLevel`,
- * `validationAction`) or a view's definition (`viewOn`, `pipeline`).
+ * `validationAction`) or `changeStreamPreAndPostImages`, or a view's
+ * definition (`viewOn`, `pipeline`).
  * Everything is checked before anything changes.
  */
 export const collModCommand: CommandHandler = {
@@ -39,7 +40,8 @@ export const collModCommand: CommandHandler = {
     // 1. check everything
     const reply: Document = {};
     const index = body.index === undefined ? undefined : indexChange(info, body.index, reply);
-    const options = isView(info) ? viewChange(ctx.engine.storage, info, body) : validationChange(info, body);
+    const validation = isView(info) ? undefined : validationChange(info, body);
+    const options = isView(info) ? viewChange(ctx.engine.storage, info, body) : (preAndPostImagesChange(validation ?? info.options, body) ?? validation);
 
     // 2. apply
     if (index) storage.setIndexOptions(ctx.db, coll, index.name, index.changes);
@@ -127,9 +129,33 @@ function validationChange(info: CollectionInfo, body: Document): Document | unde
   return options;
 }
 
+/**
+ * `changeStreamPreAndPostImages: {enabled}`, which `create` keeps too (the engine has no change
+ * streams to record images for; the option is stored and listed as mongod lists it: only when
+ * enabled). Undefined when neither it nor a validation setting changes.
+ */
+function preAndPostImagesChange(options: Document, body: Document): Document | undefined {
+  const raw = body.changeStreamPreAndPostImages;
+  if (raw === undefined) return undefined;
+  if (!isPlainObject(raw)) {
+    throw mongoError('TypeMismatch', "BSON field 'collMod.changeStreamPreAndPostImages' is the wrong type, expected type 'object'");
+  }
+  for (const field of Object.keys(raw)) {
+    if (field !== 'enabled') throw mongoError('IDLUnknownField', `BSON field 'collMod.changeStreamPreAndPostImages.${field}' is an unknown field.`);
+  }
+  if (raw.enabled === undefined) throw mongoError('Location40414', "BSON field 'collMod.changeStreamPreAndPostImages.enabled' is missing but a required field");
+  if (typeof raw.enabled !== 'boolean') {
+    throw mongoError('TypeMismatch', "BSON field 'collMod.changeStreamPreAndPostImages.enabled' is the wrong type, expected type 'bool'");
+  }
+  const next: Document = { ...options };
+  if (raw.enabled) next.changeStreamPreAndPostImages = { enabled: true };
+  else delete next.changeStreamPreAndPostImages;
+  return next;
+}
+
 /** A view's new definition (`viewOn` and/or `pipeline`), checked like `create`. */
 function viewChange(storage: Parameters<typeof viewOptions>[0], info: CollectionInfo, body: Document): Document | undefined {
-  for (const field of ['validator', 'validationLevel', 'validationAction']) {
+  for (const field of ['validator', 'validationLevel', 'validationAction', 'changeStreamPreAndPostImages']) {
     if (body[field] !== undefined) throw mongoError('InvalidOptions', `option not supported on a view: ${field}`);
   }
   if (body.viewOn === undefined && body.pipeline === undefined) return undefined;

@@ -132,6 +132,48 @@ const cases: CompatCase[] = [
     },
     expected: [{ _id: 2, a: 2 }],
   },
+  {
+    name: 'changeStreamPreAndPostImages: enabled is kept and listed, disabled is dropped from the options',
+    seed,
+    run: async (c, db) => {
+      const options = async () => ((await db.listCollections({ name: c.collectionName }).toArray())[0] as { options: Record<string, unknown> }).options;
+      await db.command({ collMod: c.collectionName, changeStreamPreAndPostImages: { enabled: true } });
+      const on = await options();
+      await db.command({ collMod: c.collectionName, changeStreamPreAndPostImages: { enabled: false } });
+      return [on, await options()];
+    },
+    expected: [{ changeStreamPreAndPostImages: { enabled: true } }, {}],
+  },
+  {
+    name: 'changeStreamPreAndPostImages together with a validator changes both',
+    seed,
+    run: async (c, db) => {
+      await db.command({ collMod: c.collectionName, validator: { a: { $type: 'int' } }, changeStreamPreAndPostImages: { enabled: true } });
+      return ((await db.listCollections({ name: c.collectionName }).toArray())[0] as { options: Record<string, unknown> }).options;
+    },
+    expected: { validator: { a: { $type: 'int' } }, validationLevel: 'strict', validationAction: 'error', changeStreamPreAndPostImages: { enabled: true } },
+  },
+  {
+    name: 'changeStreamPreAndPostImages without enabled is a missing field (40414)',
+    seed,
+    run: (c, db) => db.command({ collMod: c.collectionName, changeStreamPreAndPostImages: {} }),
+    code: 40414,
+  },
+  {
+    name: 'changeStreamPreAndPostImages with another field is an unknown field (40415)',
+    seed,
+    run: (c, db) => db.command({ collMod: c.collectionName, changeStreamPreAndPostImages: { enabled: true, other: 1 } }),
+    code: 40415,
+  },
+  {
+    name: 'changeStreamPreAndPostImages on a view is InvalidOptions',
+    seed,
+    run: async (c, db) => {
+      await db.command({ create: `${c.collectionName}_view`, viewOn: c.collectionName, pipeline: [] });
+      return db.command({ collMod: `${c.collectionName}_view`, changeStreamPreAndPostImages: { enabled: true } });
+    },
+    code: 72,
+  },
 ];
 
 describeCompat('collMod', cases);
