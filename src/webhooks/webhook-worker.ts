@@ -289,8 +289,9 @@ export class WebhookWorker {
             attempts: 0,
             responseStatus: null,
             durationMs: null,
-            // Due since it committed: a time from the database's clock when the log stamps it so, never this instance's clock.
-            nextAttemptAt: (event.committedAt as Date | null) ?? now,
+            // Due since it committed (a time from the database's clock when the log stamps it so, never this
+            // instance's clock), or when its lease ends if this instance sends it now.
+            nextAttemptAt: leased ? new Date(committedAt.getTime() + this.leaseMs) : (committedAt ?? now),
             lastAttemptAt: null,
             error: null,
             payload: eventPayload(event),
@@ -421,7 +422,9 @@ export class WebhookWorker {
         ...(fullEndpoints.length > 0 ? { webhookId: { $nin: fullEndpoints } } : {}),
         ...(fullTenants.length > 0 ? { tenant_id: { $nin: fullTenants } } : {}),
       },
-      [{ $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } }],
+      // Due again when the lease ends (another instance retakes it then, if this one died): a leased
+      // delivery leaves the front of the claims' order, which scanned past every one in flight.
+      [{ $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, nextAttemptAt: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } }],
       { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
     )) as (WebhookDelivery & { _id: unknown }) | null;
   }

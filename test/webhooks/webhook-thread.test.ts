@@ -49,6 +49,8 @@ describe('deliveries from the delivery thread', () => {
     const [pid, thread] = String(inFlight?.leaseOwner).split('-');
     expect(Number(pid)).toBe(process.pid);
     expect(Number(thread)).toBeGreaterThan(0);
+    // Due again only when its lease ends: claims no longer scan past the deliveries in flight.
+    expect(inFlight?.nextAttemptAt).toEqual(inFlight?.leaseUntil);
 
     const more = [await menuEvent(user), await menuEvent(user)];
     const got = await receiver.waitFor(3);
