@@ -11,7 +11,7 @@ import { bsonType, isNumeric, isPlainObject, toDouble } from '../query/values.js
  * `undefined` so each handler states its own defaults.
  */
 
-function wrongType(command: string, field: string, value: unknown, expected: string): Error {
+export function wrongType(command: string, field: string, value: unknown, expected: string): Error {
   return mongoError(
     'TypeMismatch',
     `BSON field '${command}.${field}' is the wrong type '${typeName(value)}', expected type '${expected}'`,
@@ -108,14 +108,14 @@ export function commandOptions(body: Document, command: string): Document {
 /**
  * The `let` option: each value is an expression evaluated once, before the
  * command runs (so `{$literal: "$x"}` is the string "$x", `"$$NOW"` one date
- * for every document). It cannot refer to document fields.
+ * for every document). It cannot refer to document fields. The command's `$$NOW` comes with
+ * them (`NOW`): one time for every statement and document of the command, as in mongod.
  */
-export function letParam(body: Document, command: string): Document | undefined {
+export function letParam(body: Document, command: string): Document {
   const raw = optionalDocument(body, command, 'let');
-  if (raw === undefined) return undefined;
   const system = { NOW: new Date() };
-  const out: Document = {};
-  for (const [name, expr] of Object.entries(raw)) out[name] = evaluateExpression({}, expr, system);
+  const out: Document = { ...system };
+  for (const [name, expr] of Object.entries(raw ?? {})) out[name] = evaluateExpression({}, expr, system);
   return out;
 }
 

@@ -139,7 +139,7 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   if (typed !== undefined) return typed;
   if ((name === '$max' || name === '$min') && Array.isArray(expr[name])) return boundOfList(doc, name, expr[name] as unknown[], variables);
   try {
-    const result = evalExpr(toPlainNumbers(doc), toPlainNumbers(expr), {
+    const result = evalExpr(toPlainNumbers(doc), toPlainNumbers(withNowBound(expr, variables)), {
       context: CONTEXT,
       variables: variables ? (toPlainNumbers(variables) as Document) : undefined,
     } as never);
@@ -150,6 +150,42 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
     const message = err instanceof Error ? err.message : String(err);
     throw mongoError('BadValue', message);
   }
+}
+
+/**
+ * `$$NOW` is one time for a whole statement (mongod: the command's), which the caller binds in
+ * `variables.NOW`. mingo reads `$$NOW` itself, as the time of each of its evaluations, so two
+ * fields of one `$set` computed from it differed by a millisecond: its uses are replaced by the
+ * bound time before mingo sees the expression (memoized per expression object and time).
+ */
+const nowUses = new WeakMap<object, boolean>();
+const nowBound = new WeakMap<object, { now: Date; bound: unknown }>();
+
+function usesNow(expr: unknown): boolean {
+  if (typeof expr === 'string') return expr === '$$NOW' || expr.startsWith('$$NOW.');
+  if (expr === null || typeof expr !== 'object') return false;
+  let uses = nowUses.get(expr);
+  if (uses === undefined) {
+    uses = Array.isArray(expr) ? expr.some(usesNow) : isPlainObject(expr) && !('$literal' in expr) && Object.values(expr).some(usesNow);
+    nowUses.set(expr, uses);
+  }
+  return uses;
+}
+
+function withNowBound(expr: Document, variables?: Variables): unknown {
+  const now = variables?.NOW;
+  if (!(now instanceof Date) || !usesNow(expr)) return expr;
+  const cached = nowBound.get(expr);
+  if (cached?.now === now) return cached.bound;
+  const bind = (value: unknown): unknown => {
+    if (value === '$$NOW') return { $literal: now };
+    if (!usesNow(value)) return value;
+    if (Array.isArray(value)) return value.map(bind);
+    return Object.fromEntries(Object.entries(value as Document).map(([key, inner]) => [key, bind(inner)]));
+  };
+  const bound = bind(expr);
+  nowBound.set(expr, { now, bound });
+  return bound;
 }
 
 /** A unary operator's operand, also given as a list of one (`{$bsonSize: ["$$ROOT"]}`). */

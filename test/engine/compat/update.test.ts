@@ -232,6 +232,17 @@ const cases: CompatCase[] = [
     run: (c) => c.updateOne({ _id: 1 }, [{ $set: { a: { $range: [0, 2000000] } } }]),
     code: 10334,
   },
+  {
+    name: '$$NOW is one time for the whole statement: every document and every use of it in a pipeline update',
+    seed: Array.from({ length: 200 }, (_, i) => ({ _id: i })),
+    run: async (c) => {
+      await c.updateMany({}, [{ $set: { a: '$$NOW', b: { $add: ['$$NOW', 0] }, c: { $add: ['$$NOW', 1000] } } }]);
+      const docs = await c.find({}).toArray();
+      const times = new Set(docs.map((d) => (d.a as Date).getTime()));
+      return [times.size, docs.every((d) => (d.b as Date).getTime() === (d.a as Date).getTime() && (d.c as Date).getTime() === (d.a as Date).getTime() + 1000)];
+    },
+    expected: [1, true],
+  },
 ];
 
 describeCompat('update', cases);

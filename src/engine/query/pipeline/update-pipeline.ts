@@ -9,7 +9,8 @@ const UPDATE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$rep
 /** Applies a pipeline-style update to one document. */
 export function applyUpdatePipeline(doc: Document, pipeline: Document[], options: { now?: Date; variables?: Document } = {}): Document {
   let docs = [cloneValue(doc)];
-  const variables = { ...options.variables, NOW: options.now ?? new Date() };
+  // The statement's time when the command bound one (params/letParam), so every document gets the same.
+  const variables = { ...options.variables, NOW: options.now ?? options.variables?.NOW ?? new Date() };
   for (const stage of pipeline) {
     const name = Object.keys(stage ?? {})[0] ?? '';
     if (!UPDATE_STAGES.has(name)) {
