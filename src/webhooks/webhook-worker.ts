@@ -325,7 +325,8 @@ export class WebhookWorker {
           if (duplicates.has(index)) this.sending(delivery, -1);
           else this.sendClaimed(delivery as unknown as WebhookDelivery & { _id: unknown }, hook);
         }
-        if (deliveries.some((delivery, index) => !sendNow.some((sent) => sent.index === index) && this.hasRoomFor(delivery))) this.news += 1;
+        const leased = new Set(sendNow.map(({ index }) => index));
+        if (deliveries.some((delivery, index) => !leased.has(index) && this.hasRoomFor(delivery))) this.news += 1;
         this.wake();
       }
     }

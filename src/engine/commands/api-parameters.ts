@@ -1,5 +1,5 @@
 import { mongoError } from '../errors.js';
-import { optionalString } from '../params/index.js';
+import { optionalString, wrongType } from '../params/index.js';
 import type { Document } from '../query/types.js';
 
 /** The commands of Stable API version 1 that the engine has (mongod's list: the Stable API changelog). */
@@ -44,6 +44,5 @@ function optionalBoolean(body: Document, field: string): boolean | undefined {
   const value = body[field];
   if (value === undefined) return undefined;
   if (typeof value === 'boolean') return value;
-  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'double' : typeof value === 'string' ? 'string' : 'object';
-  throw mongoError('TypeMismatch', `BSON field '${STRUCT}.${field}' is the wrong type '${type}', expected type 'boolean'`);
+  throw wrongType(STRUCT, field, value, 'boolean');
 }

@@ -15,5 +15,6 @@ export {
   optionalInteger,
   optionalString,
   requiredArray,
+  wrongType,
 } from './field-readers.js';
 export { assertValidCollectionName, collectionParam, cursorCollectionParam, namespaceOf } from './namespace.js';
