@@ -50,7 +50,7 @@ const RESTART_DELAY_MS = 1000;
 /**
  * The worker in a thread of its own, with its own database connection and
  * event tail: signing, sending and the driver's work for every delivery
- * (three commands and an HTTP request each) run beside the thread that answers
+ * (its database commands and its HTTP request) run beside the thread that answers
  * requests, not on it. Deliveries are shared with other instances through the
  * database as ever (claims with leases), so nothing changes for them. A thread
  * that dies is logged and started again; `close()` lets its sends end (each
