@@ -32,7 +32,7 @@ import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
 import { EventLog, EventOutbox, EventReconciler, EventRecords, EventResolver, eventRestRoutes, EventService, EventTail, OnceEvents, stampEventIds } from './events/index.js';
 import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
-import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
+import { type AppHandle, buildRestJsonSchemas, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { startDeliveryThread, startInlineDelivery, type DeliveryThreadDatabase } from './webhook-delivery.js';
 import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
@@ -40,7 +40,7 @@ import { errors } from './errors/index.js';
 import { EventSubscriptionResolver, EventSubscriptions, EVENTS_READ, type SubscriptionContext } from './events/index.js';
 import type { SubscriptionHeaderReader, SubscriptionRequestFacts } from './http/index.js';
 import type { Actor } from './auth/index.js';
-import { SchemaResolver, schemaRestRoutes } from './schemas/index.js';
+import { publishSchemaCatalogue, SchemaResolver, schemaRestRoutes } from './schemas/index.js';
 import {
   accessControlRestRoutes,
   PasswordTicketModel,
@@ -287,6 +287,8 @@ const openApi = {
     'Every route is generated from the GraphQL operation of the same meaning (served at /graphql). ' +
     'Errors are application/problem+json (RFC 9457).',
   version: '1.0.0',
+  // package.json's `license` (npm's UNLICENSED): proprietary, no licence granted; an SPDX expression says so with a LicenseRef.
+  license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   securitySchemes: {
     bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token (POST /auth/login) or an API key secret' },
     apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
@@ -326,9 +328,13 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const resolveActor =
     options.resolveActor ?? createActorResolver([apiKeyStrategy({ check: checkApiKey }), jwtStrategy(config.jwt, userAccountStore, new SessionRecords())]);
   const eventSubscriptions = new EventSubscriptions(eventTail, { ...config.eventSubscriptions, ...options.eventSubscriptions, logger });
+  // Built once: the schema lookup answers these, and they are the OpenAPI document's components.
+  const jsonSchemas = buildRestJsonSchemas(schema, restRoutes);
+  publishSchemaCatalogue(schema, jsonSchemas);
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
+    jsonSchemas,
     createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents, eventOutbox),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
     admitCaller: credentialFirst(),

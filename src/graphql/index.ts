@@ -6,7 +6,7 @@
 // The schema: built once from every area's resolvers, written to schema/schema.graphql.
 export { buildAppSchema, renderSchemaFile, schemaFilePath } from './build-schema.js';
 export { JSONObject } from './scalars.js';
-export { buildJsonSchemas, standaloneSchema, type JsonSchema } from './json-schema.js';
+export { buildJsonSchemas, mutationInputName, SCHEMA_REF_PREFIX, type JsonSchema, type JsonSchemaOptions } from './json-schema.js';
 
 // Declared by resolvers and inputs: cost of list filters, once-per-request arguments, the selection read.
 export { assertQueryCost, FilledOnlyUnder, ScanFilters } from './query-cost.rule.js';

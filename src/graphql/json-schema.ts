@@ -32,8 +32,22 @@ import {
 /** A JSON Schema document (draft 2020-12), as plain data. */
 export type JsonSchema = Record<string, unknown>;
 
-const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
-const DEFS = '#/$defs/';
+export interface JsonSchemaOptions {
+  /** The arguments each mutation's REST route takes in its path, by mutation name: not part of its `<Mutation>Input`. */
+  pathArguments?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The name of a mutation's arguments schema: `createUser` -> `CreateUserInput`. */
+export function mutationInputName(mutation: string): string {
+  return `${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input`;
+}
+
+/**
+ * Where one schema refers to another: the OpenAPI document's components,
+ * which are these schemas (src/http/openapi.ts), so a reference resolves
+ * there as it is written.
+ */
+export const SCHEMA_REF_PREFIX = '#/components/schemas/';
 
 /**
  * Rules that are ours (class-validator's `ValidateBy`), and built-in ones the
@@ -82,12 +96,15 @@ const TYPE_KEYWORDS = new Set(['type', '$ref', 'not', 'properties', 'required'])
  * nullability, lists, enums, nested types, descriptions, defaults) and the
  * class-validator rules of its class (lengths, patterns, formats, enums,
  * bounds). Names are the GraphQL type names; a mutation's flat arguments are
- * `<Mutation>Input` (`createUser` -> `CreateUserInput`).
+ * `<Mutation>Input` (`createUser` -> `CreateUserInput`): its REST body, so
+ * without the arguments its REST path carries (`pathArguments`, by mutation).
+ * Each schema is an OpenAPI 3.1 component: what it references is another
+ * component (`#/components/schemas/<name>`).
  */
-export function buildJsonSchemas(schema: GraphQLSchema): Map<string, JsonSchema> {
+export function buildJsonSchemas(schema: GraphQLSchema, { pathArguments = new Map() }: JsonSchemaOptions = {}): Map<string, JsonSchema> {
   const rulesByClass = validationMetadatasToSchemas({
     classValidatorMetadataStorage: getValidationStorage(),
-    refPointerPrefix: DEFS,
+    refPointerPrefix: SCHEMA_REF_PREFIX,
     additionalConverters: OWN_RULES as never,
   }) as unknown as Record<string, JsonSchema>;
   const typeGraphQL = getTypeGraphQLStorage();
@@ -109,10 +126,14 @@ export function buildJsonSchemas(schema: GraphQLSchema): Map<string, JsonSchema>
     }
   }
   for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
-    if (field.args.length === 0) continue;
-    const name = `${field.name[0].toUpperCase()}${field.name.slice(1)}Input`;
-    if (schemas.has(name)) continue;
-    schemas.set(name, objectSchema(name, `The arguments of ${field.name} (a REST body is this object).`, field.args, rulesOf(argsClassOf(field.name)), true));
+    const inPath = pathArguments.get(field.name) ?? [];
+    const bodyArgs = field.args.filter((arg) => !inPath.includes(arg.name));
+    const name = mutationInputName(field.name);
+    if (bodyArgs.length === 0 || schemas.has(name)) continue;
+    const description = inPath.length
+      ? `The arguments of ${field.name} but ${inPath.map((arg) => `\`${arg}\``).join(', ')}, which the REST path carries: its REST body.`
+      : `The arguments of ${field.name}: its REST body.`;
+    schemas.set(name, objectSchema(name, description, bodyArgs, rulesOf(argsClassOf(field.name)), true));
   }
   return schemas;
 }
@@ -181,21 +202,6 @@ function declaringClass(target: Function | undefined, name: string): Function | 
   return undefined;
 }
 
-/** One named schema, self-contained: what it references is under `$defs`. */
-export function standaloneSchema(schemas: ReadonlyMap<string, JsonSchema>, name: string): JsonSchema | undefined {
-  const root = schemas.get(name);
-  if (!root) return undefined;
-  const defs: Record<string, JsonSchema> = {};
-  const pending = [...references(root)];
-  while (pending.length > 0) {
-    const next = pending.pop()!;
-    if (next === name || defs[next] || !schemas.has(next)) continue;
-    defs[next] = schemas.get(next)!;
-    pending.push(...references(defs[next]));
-  }
-  return { $schema: DRAFT, $id: `urn:admin-gateway:schema:${name}`, title: name, ...root, ...(Object.keys(defs).length ? { $defs: defs } : {}) };
-}
-
 function objectSchema(
   name: string,
   description: string | null | undefined,
@@ -231,7 +237,7 @@ function typeSchema(type: GraphQLOutputType | GraphQLInputType, nonNull = false)
   let schema: JsonSchema;
   if (isListType(inner)) schema = { type: 'array', items: typeSchema(inner.ofType) };
   else if (isScalarType(inner)) schema = scalarSchema(inner.name);
-  else schema = { $ref: `${DEFS}${getNamedType(inner).name}` };
+  else schema = { $ref: `${SCHEMA_REF_PREFIX}${getNamedType(inner).name}` };
   if (isNonNullType(type) || nonNull) return schema;
   return typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
 }
@@ -291,19 +297,4 @@ function argsClassOf(fieldName: string): Function | undefined {
     (candidate) => candidate.kind === 'args' && candidate.target === resolver.target && candidate.methodName === resolver.methodName,
   );
   return param && param.kind === 'args' ? (param.getType() as Function) : undefined;
-}
-
-function references(schema: unknown): string[] {
-  const found: string[] = [];
-  const walk = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        if (key === '$ref' && typeof inner === 'string' && inner.startsWith(DEFS)) found.push(inner.slice(DEFS.length));
-        else walk(inner);
-      }
-    }
-  };
-  walk(schema);
-  return found;
 }

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
+import type { JsonSchema } from '../graphql/index.js';
 import type { AppConfig } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createApolloMount } from './apollo.js';
@@ -13,7 +14,7 @@ import { recordRoutes, useConditionalRequests } from './use-conditional-requests
 import { useHealth } from './use-health.js';
 import { trackInFlight } from './in-flight.js';
 import { useLandingPage } from './use-landing-page.js';
-import { OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './openapi.js';
+import { buildRestJsonSchemas, OPENAPI_ENDPOINT, openApiOptions, type OpenApiDescription } from './openapi.js';
 import { createRestArgumentReader } from './rest-arguments.js';
 import { useRequestEdge, type CallerAdmission, type RequestContextFactory } from './use-request-edge.js';
 import type { RestRoutes } from './rest-routes.js';
@@ -37,6 +38,8 @@ export interface AppOptions<TContext> {
   routes: RestRoutes;
   /** The OpenAPI document's title, description, version and credential kinds. */
   openApi: OpenApiDescription;
+  /** The OpenAPI document's components, as the schema lookup answers them; default: built here (buildRestJsonSchemas). */
+  jsonSchemas?: ReadonlyMap<string, JsonSchema>;
   /** The resolver context of a request: credential -> caller (src/auth/request-context.ts). */
   createContext: RequestContextFactory<TContext>;
   /** Checks the caller against the operations called before any argument is read (src/auth/credential-first.ts). */
@@ -168,6 +171,7 @@ export async function createApp<TContext>(
       basePath: REST_BASE_PATH,
       routes: options.routes,
       openAPI: openApiOptions(options.openApi),
+      jsonSchemas: options.jsonSchemas ?? buildRestJsonSchemas(schema, options.routes),
       idempotentCreates: options.idempotency?.creates,
       logger,
       exposeErrorDetails: development,

@@ -5,7 +5,7 @@
  */
 export { createApp, GRAPHQL_PATH, REST_BASE_PATH, type AppHandle } from './app.js';
 export { createHttpServer } from './http-server.js';
-export { OPENAPI_ENDPOINT, renderOpenApiDocument } from './openapi.js';
+export { buildRestJsonSchemas, OPENAPI_ENDPOINT, renderOpenApiDocument } from './openapi.js';
 export { databaseConnected } from './use-database-gate.js';
 export type { RestRoutes } from './rest-routes.js';
 export type { CallerAdmission, EdgeScope } from './use-request-edge.js';

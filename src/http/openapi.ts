@@ -1,5 +1,5 @@
-import { isInputObjectType, isNonNullType, isObjectType, isScalarType, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
-import { buildJsonSchemas, isOpenOperation, type JsonSchema } from '../graphql/index.js';
+import { getNullableType, isListType, isNonNullType, isObjectType, type GraphQLOutputType, type GraphQLSchema } from 'graphql';
+import { buildJsonSchemas, isOpenOperation, mutationInputName, SCHEMA_REF_PREFIX, type JsonSchema } from '../graphql/index.js';
 import { BODY_METHODS, isSwitchArgument } from './rest-arguments.js';
 import type { RestRoutes } from './rest-routes.js';
 import type { SofaConfig } from './sofa-types.js';
@@ -30,6 +30,8 @@ export interface OpenApiDescription {
   title: string;
   description: string;
   version: string;
+  /** OpenAPI `info.license`: a name, and its SPDX identifier or URL if it has one. */
+  license?: { name: string; identifier?: string; url?: string };
   /** OpenAPI security schemes, by name; every route needs one of them unless it is open. */
   securitySchemes: Record<string, object>;
 }
@@ -38,21 +40,15 @@ export interface OpenApiDescription {
  * The OpenAPI document's fixed parts; SOFA adds every route and the schemas
  * of every GraphQL type.
  */
-export function openApiOptions({ title, description, version, securitySchemes }: OpenApiDescription): NonNullable<SofaConfig['openAPI']> {
+export function openApiOptions({ title, description, version, license, securitySchemes }: OpenApiDescription): NonNullable<SofaConfig['openAPI']> {
   // `security` is valid OpenAPI that fets' type omits; fets copies the document as given.
   const document = {
     endpoint: OPENAPI_ENDPOINT,
-    info: { title, description, version },
+    info: { title, description, version, ...(license ? { license } : {}) },
     components: { securitySchemes },
     security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
   };
   return document;
-}
-
-interface ObjectSchema {
-  properties?: Record<string, unknown>;
-  required?: string[];
-  additionalProperties?: boolean;
 }
 
 interface ParameterObject {
@@ -67,35 +63,52 @@ interface OperationObject {
   parameters?: ParameterObject[];
   requestBody?: {
     required?: boolean;
-    content?: Record<string, { schema?: ObjectSchema }>;
+    content?: Record<string, { schema?: object }>;
   };
+  summary?: string;
   security?: unknown[];
 }
 
 
 /**
- * Corrects what SOFA's generated document says about each route's input, so
- * it matches what the REST layer accepts:
- * - POST/PUT/PATCH take arguments from the path and the JSON body only
- *   (use-sofa-rest.ts refuses them in the query string), so no query parameters;
- * - a path parameter is not also a body field (a body may be omitted when
- *   every argument is in the path);
- * - an argument with a default (`limit`, `includeDeleted`, `items`) or a
- *   nullable one is optional, and a body field takes `null` (`nullable: true`)
- *   where the input's JSON Schema does (an update's `null` clears a field,
- *   login's `tenantId` null names the platform account; a field whose class
- *   says IsDefined may be absent but not null, although GraphQL types it
- *   nullable);
- * - a body takes no other field (`additionalProperties: false`): the REST
- *   layer refuses unknown ones;
- * - an operation open to anyone (`login`: no `@Authorized`) needs no credential.
+ * The JSON Schemas of the served schema with each mutation's REST body as its
+ * `<Mutation>Input` (the arguments its path does not carry): built once at
+ * start-up, they are the OpenAPI document's components and the schema
+ * lookup's answers.
+ */
+export function buildRestJsonSchemas(schema: GraphQLSchema, routes: RestRoutes): Map<string, JsonSchema> {
+  const pathArguments = new Map<string, string[]>();
+  for (const [operationName, route] of Object.entries(routes)) {
+    const [typeName, fieldName] = operationName.split('.') as ['Query' | 'Mutation', string];
+    if (typeName === 'Mutation') pathArguments.set(fieldName, [...(route.path ?? '').matchAll(/:(\w+)/g)].map((match) => match[1]!));
+  }
+  return buildJsonSchemas(schema, { pathArguments });
+}
+
+/**
+ * Makes SOFA's generated document (OpenAPI 3.0) the OpenAPI 3.1 document of
+ * what the REST layer accepts and answers:
+ * - its components are the schema lookup's JSON Schemas (`jsonSchemas`, from
+ *   buildRestJsonSchemas), as they are, and the problem+json schema;
+ * - a body is its mutation's `<Mutation>Input` component: its class's rules,
+ *   no other field (`additionalProperties: false`: the REST layer refuses
+ *   unknown ones), null where the service takes null, and no path parameter;
+ * - POST/PUT/PATCH take no query parameter (use-sofa-rest.ts refuses them)
+ *   but their switches (`?dryRun=true`);
+ * - an argument with a default (`limit`, `includeDeleted`) or a nullable one
+ *   is an optional query parameter;
+ * - SOFA's OpenAPI 3.0 words (`nullable`, custom scalars as components)
+ *   become JSON Schema 2020-12;
+ * - each operation has a summary, the refusals it can answer, and needs no
+ *   credential when it is open to anyone (`login`: no `@Authorized`).
  */
 export function describeRestInputs(
-  document: { paths?: Record<string, object> },
+  document: { openapi?: string; paths?: Record<string, object>; components?: unknown },
   schema: GraphQLSchema,
   routes: RestRoutes,
+  jsonSchemas: ReadonlyMap<string, JsonSchema>,
 ): void {
-  const inputSchemas = buildJsonSchemas(schema);
+  document.openapi = OPENAPI_VERSION;
   for (const [operationName, route] of Object.entries(routes)) {
     const [typeName, fieldName] = operationName.split('.') as ['Query' | 'Mutation', string];
     const field = (typeName === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[fieldName];
@@ -123,61 +136,74 @@ export function describeRestInputs(
       if (parameter.in === 'query' && optional.has(parameter.name ?? '')) parameter.required = false;
     }
 
-    const body = operation.requestBody?.content?.['application/json']?.schema;
-    if (operation.requestBody && body?.properties) {
-      const input = inputSchemas.get(`${fieldName[0].toUpperCase()}${fieldName.slice(1)}Input`);
-      const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
-      for (const name of inPath) delete body.properties[name as string];
-      for (const arg of field.args) {
-        if (!body.properties[arg.name]) continue;
-        const takesNull = declared[arg.name] ? acceptsNull(declared[arg.name]) : !isNonNullType(arg.type);
-        body.properties[arg.name] = withNullability(body.properties[arg.name], takesNull);
+    if (operation.requestBody) {
+      const bodyName = mutationInputName(fieldName);
+      const body = jsonSchemas.get(bodyName);
+      if (typeName !== 'Mutation' || !body) delete operation.requestBody;
+      else {
+        operation.requestBody = {
+          required: ((body.required as string[] | undefined) ?? []).length > 0,
+          content: { 'application/json': { schema: { $ref: `${SCHEMA_REF_PREFIX}${bodyName}` } } },
+        };
       }
-      withValidationRules(body.properties, input);
-      if (input?.additionalProperties === false) body.additionalProperties = false;
-      const required = (body.required ?? []).filter((name) => !inPath.has(name) && !optional.has(name));
-      if (required.length > 0) body.required = required;
-      else delete body.required;
-      if (Object.keys(body.properties).length === 0) delete operation.requestBody;
-      else operation.requestBody.required = required.length > 0;
     }
 
     const open = isOpenOperation(operationName);
     if (open) operation.security = [];
     operation.operationId = fieldName;
+    operation.summary = summaryOf(fieldName, typeName === 'Query' ? (answersMany(field.type) ? 'List' : 'Get') : undefined);
     operation.responses = { ...operation.responses, ...problemResponses({ open, hasPath: inPath.size > 0, method, typeName }) };
   }
-  describeComponents(document as { components?: { schemas?: Record<string, unknown> } }, schema, inputSchemas);
+  for (const pathItem of Object.values(document.paths ?? {})) asJsonSchema2020(pathItem);
+  document.components = { ...(document.components as object), schemas: { ...Object.fromEntries(jsonSchemas), Problem: PROBLEM_SCHEMA } };
 }
 
-/**
- * JSON Schema keywords that mean the same in OpenAPI 3.0 and carry a validation
- * rule, and the description (the JSON Schema's says where a pattern is not exact).
- */
-const RULE_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'minItems', 'maxItems', 'uniqueItems', 'enum', 'default', 'description'];
+const OPENAPI_VERSION = '3.1.1';
+
+/** Words of an operation name that are written in capitals. */
+const ACRONYMS = new Set(['api', 'ip', 'id', 'url']);
 
 /**
- * Each body field, and each field of an input type, gets the rules its class
- * declares (the schema lookup's `<Mutation>Input` or input type,
- * src/graphql/json-schema.ts), so the docs show them: lengths, patterns,
- * formats, bounds, list sizes.
+ * The operation's name as a sentence: a mutation's name is its verb
+ * (`updateApiKey` -> `Update API key`), a query's gets one (`apiKeys` ->
+ * `List API keys`, `apiKey` -> `Get API key`).
  */
-function withValidationRules(properties: Record<string, unknown>, input: JsonSchema | undefined): void {
-  const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
-  for (const [name, property] of Object.entries(properties)) {
-    const rules = declared[name];
-    if (!rules || typeof property !== 'object' || property === null) continue;
-    copyRules(property as Record<string, unknown>, rules);
-    const items = (property as { items?: Record<string, unknown> }).items;
-    if (items && typeof rules.items === 'object' && rules.items !== null && !('$ref' in items)) copyRules(items, rules.items as JsonSchema);
+export function summaryOf(operationName: string, verb?: 'Get' | 'List'): string {
+  const words = operationName.split(/(?=[A-Z])/).map((word) => (ACRONYMS.has(word.toLowerCase()) ? word.toUpperCase() : word.toLowerCase()));
+  const sentence = [...(verb ? [verb] : []), ...words].join(' ');
+  return `${sentence[0]!.toUpperCase()}${sentence.slice(1)}`;
+}
+
+/** A list, or a page of one (the `*Page` types: `items`, `nextCursor`). */
+function answersMany(type: GraphQLOutputType): boolean {
+  const answered = getNullableType(type);
+  if (isListType(answered)) return true;
+  return isObjectType(answered) && 'items' in answered.getFields() && 'nextCursor' in answered.getFields();
+}
+
+/** Custom scalars as JSON Schema: SOFA refers to them as components, which the schema lookup has none of. */
+const SCALAR_SCHEMAS: Record<string, JsonSchema> = {
+  DateTimeISO: { type: 'string', format: 'date-time' },
+  JSONObject: { type: 'object' },
+};
+
+/**
+ * SOFA's OpenAPI 3.0 schemas (parameters, answers) in JSON Schema 2020-12,
+ * in place: `nullable: true` becomes a `null` type, a custom scalar's
+ * `$ref` its schema.
+ */
+function asJsonSchema2020(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(asJsonSchema2020);
+  if (value === null || typeof value !== 'object') return;
+  const node = value as Record<string, unknown>;
+  for (const inner of Object.values(node)) asJsonSchema2020(inner);
+  for (const [key, inner] of Object.entries(node)) {
+    const scalar = typeof (inner as { $ref?: unknown } | null)?.$ref === 'string' ? SCALAR_SCHEMAS[((inner as { $ref: string }).$ref).slice(SCHEMA_REF_PREFIX.length)] : undefined;
+    if (scalar && (inner as { $ref: string }).$ref.startsWith(SCHEMA_REF_PREFIX)) node[key] = { ...scalar };
   }
-}
-
-function copyRules(target: Record<string, unknown>, rules: JsonSchema): void {
-  if ('$ref' in target) return;
-  for (const keyword of RULE_KEYWORDS) {
-    // A nullable reference (wrapped in allOf) already carries its description next to the $ref.
-    if (rules[keyword] !== undefined && !(keyword === 'description' && 'allOf' in target)) target[keyword] = rules[keyword];
+  if (node.nullable === true) {
+    delete node.nullable;
+    if (typeof node.type === 'string') node.type = [node.type, 'null'];
   }
 }
 
@@ -211,88 +237,25 @@ function problemResponses({ open, hasPath, method, typeName }: { open: boolean; 
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-/** Whether a JSON Schema (src/graphql/json-schema.ts) takes null: `type: [..., 'null']` or `anyOf: [..., {type: 'null'}]`. */
-function acceptsNull(property: JsonSchema): boolean {
-  if (Array.isArray(property.type)) return property.type.includes('null');
-  return Array.isArray(property.anyOf) && property.anyOf.some((option) => (option as JsonSchema).type === 'null');
-}
-
-/** A property schema that takes null exactly when `takesNull`. */
-function withNullability(property: unknown, takesNull: boolean): unknown {
-  if (typeof property !== 'object' || property === null) return property;
-  const { nullable: wasNullable, ...rest } = property as Record<string, unknown>;
-  if (takesNull) return wasNullable ? property : nullable(property);
-  if (wasNullable && Array.isArray(rest.allOf) && rest.allOf.length === 1 && Object.keys(rest).length === 1) return rest.allOf[0];
-  return rest;
-}
-
-/** A property schema that also takes null; a `$ref` cannot carry siblings in OpenAPI 3.0, so it is wrapped. */
-function nullable(property: unknown): unknown {
-  if (typeof property !== 'object' || property === null) return property;
-  if ('$ref' in property) return { nullable: true, allOf: [property] };
-  return { ...property, nullable: true };
-}
-
-/** Custom scalars as OpenAPI schemas; SOFA refers to them by name without describing them. */
-const SCALAR_SCHEMAS: Record<string, object> = {
-  DateTimeISO: { type: 'string', format: 'date-time' },
-  JSONObject: { type: 'object', additionalProperties: true },
-};
-
-/**
- * The components SOFA leaves out or should not add: the problem+json schema
- * every refusal follows, each custom scalar it refers to, and no
- * `Query`/`Mutation` (the root types are no REST resources). An input type
- * (a nested body object) is described as its JSON Schema says: its class's
- * rules, no other field, and only the fields without a default required.
- */
-function describeComponents(
-  document: { components?: { schemas?: Record<string, unknown> } },
-  schema: GraphQLSchema,
-  inputSchemas: ReadonlyMap<string, JsonSchema>,
-): void {
-  const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
-  delete schemas.Query;
-  delete schemas.Mutation;
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (isScalarType(type) && !isSpecifiedScalarType(type)) schemas[type.name] ??= SCALAR_SCHEMAS[type.name] ?? { type: 'string', description: type.description ?? undefined };
-    // A field that can be null in an answer (nullable in GraphQL) or in a body (its JSON Schema takes null): OpenAPI 3.0 says `nullable`.
-    const component = schemas[type.name] as ObjectSchema | undefined;
-    const properties = component?.properties;
-    if (!component || !properties || !(isObjectType(type) || isInputObjectType(type))) continue;
-    const input = isInputObjectType(type) ? inputSchemas.get(type.name) : undefined;
-    const declared = (input?.properties ?? {}) as Record<string, JsonSchema>;
-    for (const [name, typeField] of Object.entries(type.getFields())) {
-      if (!properties[name]) continue;
-      properties[name] = withNullability(properties[name], declared[name] ? acceptsNull(declared[name]) : !isNonNullType(typeField.type));
-    }
-    if (input) {
-      withValidationRules(properties, input);
-      const required = (input.required as string[] | undefined) ?? [];
-      if (required.length > 0) component.required = required;
-      else delete component.required;
-      if (input.additionalProperties === false) component.additionalProperties = false;
-    }
-  }
-  schemas.Problem = {
-    type: 'object',
-    description: 'RFC 9457 problem details; `code` and `requestId` are ours, `errors` lists failing fields.',
-    required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
-    properties: {
-      type: { type: 'string', example: 'about:blank' },
-      title: { type: 'string', example: 'Bad Request' },
-      status: { type: 'integer', example: 400 },
-      detail: { type: 'string' },
-      code: { type: 'string', example: 'BAD_USER_INPUT' },
-      requestId: { type: 'string' },
-      errors: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['field', 'rule', 'message'],
-          properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
-        },
+/** RFC 9457 problem details, as every refusal answers them (src/errors/render-problem.ts). */
+const PROBLEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details; `code` and `requestId` are ours, `errors` lists failing fields.',
+  required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+  properties: {
+    type: { type: 'string', examples: ['about:blank'] },
+    title: { type: 'string', examples: ['Bad Request'] },
+    status: { type: 'integer', examples: [400] },
+    detail: { type: 'string' },
+    code: { type: 'string', examples: ['BAD_USER_INPUT'] },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'rule', 'message'],
+        properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
       },
     },
-  };
-}
+  },
+};

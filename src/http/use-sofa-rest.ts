@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type execute as graphqlExecute, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { errors, PROBLEM_CONTENT_TYPE, problemHeaders, settleError, toProblem, type AppError } from '../errors/index.js';
-import { createCompiledExecute, createDocumentGuard, type Execute } from '../graphql/index.js';
+import { createCompiledExecute, createDocumentGuard, type Execute, type JsonSchema } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
 import { REST_SWITCH_EXTENSION } from '../shared/index.js';
 import { describeRestInputs, OPENAPI_ENDPOINT, renderOpenApiDocument } from './openapi.js';
@@ -21,6 +21,8 @@ export interface SofaRestOptions {
   exposeErrorDetails: boolean;
   /** Production: no "Did you mean" (errors/suggestions.ts). */
   hideSuggestions: boolean;
+  /** The JSON Schemas that are the OpenAPI document's components (openapi.ts's buildRestJsonSchemas). */
+  jsonSchemas: ReadonlyMap<string, JsonSchema>;
   /** The creates that take an Idempotency-Key (described in the OpenAPI document). */
   idempotentCreates?: ReadonlySet<string>;
 }
@@ -55,7 +57,7 @@ export function useSofaRest(options: SofaRestOptions): RequestHandler {
     },
   });
 
-  describeRestInputs(router.openAPIDocument, schema, routes);
+  describeRestInputs(router.openAPIDocument, schema, routes, options.jsonSchemas);
   describeConventions(router.openAPIDocument, routes, options.idempotentCreates ?? new Set());
   const handlers = sofaRouteHandlers(router, routes);
   // Rendered once, as schema/openapi.json is written: the same bytes (the document is complete by now).

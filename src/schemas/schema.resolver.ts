@@ -1,8 +1,9 @@
 import { IsString, Length } from 'class-validator';
+import type { GraphQLResolveInfo } from 'graphql';
 import { Args, ArgsType, Authorized, Field, Info, Query, Resolver } from 'type-graphql';
-import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/index.js';
-import { buildJsonSchemas, JSONObject, type JsonSchema, standaloneSchema } from '../graphql/index.js';
+import { JSONObject, type JsonSchema } from '../graphql/index.js';
+import { schemaCatalogueOf } from './schema-catalogue.js';
 
 @ArgsType()
 export class SchemaNameArgs {
@@ -12,33 +13,25 @@ export class SchemaNameArgs {
   schemaName!: string;
 }
 
-/** Built once per GraphQL schema: the declarations do not change while the service runs. */
-const catalogues = new WeakMap<GraphQLSchema, Map<string, JsonSchema>>();
-
-function catalogueOf(schema: GraphQLSchema): Map<string, JsonSchema> {
-  let catalogue = catalogues.get(schema);
-  if (!catalogue) catalogues.set(schema, (catalogue = buildJsonSchemas(schema)));
-  return catalogue;
-}
-
-/** Thin: the catalogue is derived from the served schema itself (src/graphql/json-schema.ts). */
+/** Thin: the catalogue is derived from the served schema itself and is the OpenAPI document's components. */
 @Resolver()
 export class SchemaResolver {
   @Authorized('schemas:read')
   @Query(() => [String], { description: 'The names of every schema `schema(schemaName)` answers, sorted.' })
   schemaNames(@Info() info: GraphQLResolveInfo): string[] {
-    return [...catalogueOf(info.schema).keys()].sort();
+    return [...schemaCatalogueOf(info.schema).keys()].sort();
   }
 
   @Authorized('schemas:read')
   @Query(() => JSONObject, {
     description:
-      'The JSON Schema (draft 2020-12, usable as an OpenAPI 3.1 component) of one type: its fields, types, required list, ' +
-      'descriptions, defaults and validation rules; what it references is under $defs. Unknown name: 404 listing the known names.',
+      'The JSON Schema (draft 2020-12) of one type, exactly the OpenAPI 3.1 component of that name in /api/v1/openapi.json: its fields, types, ' +
+      'required list, descriptions, defaults and validation rules; another type it uses is a $ref to its component (#/components/schemas/<name>). ' +
+      'Unknown name: 404 listing the known names.',
   })
   schema(@Args() { schemaName }: SchemaNameArgs, @Info() info: GraphQLResolveInfo): JsonSchema {
-    const catalogue = catalogueOf(info.schema);
-    const found = standaloneSchema(catalogue, schemaName);
+    const catalogue = schemaCatalogueOf(info.schema);
+    const found = catalogue.get(schemaName);
     if (!found) {
       throw new AppError('NOT_FOUND', `Schema '${schemaName}' was not found; known schemas: ${[...catalogue.keys()].sort().join(', ')}`);
     }

@@ -38,7 +38,8 @@ describe('OpenAPI document', () => {
     const { body } = await app.http('GET', '/api/v1/openapi.json');
     const list = body.paths['/restaurant/meal-menus'].get.parameters;
     expect(list.filter((p: { required: boolean }) => p.required)).toEqual([]);
-    const create = body.paths['/restaurant/meal-menus'].post.requestBody.content['application/json'].schema;
+    const { $ref } = body.paths['/restaurant/meal-menus'].post.requestBody.content['application/json'].schema;
+    const create = body.components.schemas[$ref.slice('#/components/schemas/'.length)];
     expect(create.required).toEqual(['name', 'date', 'mealType']);
   });
 

@@ -276,7 +276,12 @@ export function fromJsonSchema(schema: JsonSchema, document: JsonSchema, name?: 
   const hint = hintFor(name);
   if (hint) return mixed(hint);
   const resolved = deref(schema, document);
+  // JSON Schema 2020-12's nullable field: `type: ['string', 'null']`, or `anyOf` a reference and `{type: 'null'}`.
+  if (Array.isArray(resolved.type)) return fc.oneof(...resolved.type.map((type: string) => fromJsonSchema({ ...resolved, type }, document, name)));
+  if (Array.isArray(resolved.anyOf)) return fc.oneof(...resolved.anyOf.map((branch: JsonSchema) => fromJsonSchema(branch, document, name)));
   switch (resolved.type) {
+    case 'null':
+      return fc.constant(null);
     case 'string':
       return mixed(stringFor(resolved));
     case 'integer':
