@@ -2,16 +2,17 @@
  * A typed GraphQL client of this service in plain TypeScript (fetch, no
  * framework), one function per area.
  *
- * The operations are the client documents in test/support/operations/*.graphql;
+ * The operations are the client documents in examples/operations/*.graphql;
  * `npm run codegen` turns them into typed documents under .generated/gql/
  * (GraphQL Code Generator, client preset). Each document carries its result
  * and variables types, so a misspelt field, a missing required variable or a
  * variable of the wrong type is a compile error, not a runtime surprise.
  *
- *   npm run codegen && npx tsc -p examples
- *
- * test/http/typed-client.test.ts compiles this file the same way and runs it
- * against the real service.
+ * `npm run example` generates, compiles this file with tour.ts and run.ts,
+ * and runs the tour against a service it starts (see run.ts).
+ * test/http/typed-client.test.ts compiles this file and runs each function
+ * against the real service; test/http/typed-client-example.test.ts runs
+ * `npm run example` on a fresh copy of the repository.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
@@ -22,6 +23,7 @@ import {
   AuditEventsDocument,
   CreateApiKeyDocument,
   CreateMealMenuDocument,
+  CreateUserDocument,
   LoginDocument,
   MealMenuFieldsFragmentDoc,
   MealMenusDocument,
@@ -36,6 +38,7 @@ import {
   type AuditEventsQueryVariables,
   type CreateApiKeyMutationVariables,
   type CreateMealMenuMutationVariables,
+  type CreateUserMutationVariables,
   type MealMenuFieldsFragment,
   type MealMenusQueryVariables,
   type UserFieldsFragment,
@@ -119,6 +122,12 @@ export async function whoAmI(client: Client): Promise<UserFieldsFragment> {
 export async function listUsers(client: Client, variables: UsersQueryVariables = {}): Promise<Page<UserFieldsFragment>> {
   const { users } = await client(UsersDocument, variables);
   return { items: useFragment(UserFieldsFragmentDoc, users.items), nextCursor: users.nextCursor };
+}
+
+/** Users: create one (`createdBy` and `updatedBy` are the caller's own id, from `whoAmI`). */
+export async function createUser(client: Client, variables: CreateUserMutationVariables): Promise<UserFieldsFragment> {
+  const { createUser: user } = await client(CreateUserDocument, variables);
+  return useFragment(UserFieldsFragmentDoc, user);
 }
 
 /** Meal menus: create one (`date` is a service day YYYY-MM-DD). */

@@ -29,7 +29,7 @@ const { maxDirectivesRule } = load('@escape.tech/graphql-armor-max-directives') 
 /**
  * The limits every GraphQL document meets, on /graphql and on the REST
  * routes SOFA runs: graphql-armor's defaults. The client operations
- * (test/support/operations) and the introspection of GraphiQL, Sandbox and
+ * (examples/operations) and the introspection of GraphiQL, Sandbox and
  * codegen stay well under them (introspection is some 200 tokens, and
  * `__schema` does not count towards depth: graphql-js's MaxIntrospectionDepthRule bounds its nesting).
  */

@@ -149,9 +149,9 @@ describe('every list query with all its fields selected', () => {
   });
 });
 
-describe('the client operations (test/support/operations) at their largest page', () => {
-  const operationsDir = path.resolve('test/support/operations');
-  const operations = readdirSync(operationsDir)
+describe('the client operations (examples/operations) at their largest page', () => {
+  const operationsDir = path.resolve('examples/operations');
+  const operations = readdirSync(operationsDir, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.graphql'))
     .flatMap((file) => {
       const document = parse(readFileSync(path.join(operationsDir, file), 'utf8'));

@@ -25,7 +25,7 @@ const root = path.resolve('.');
 const outputDir = path.join(root, '.generated/gql');
 const examplesConfig = path.join(root, 'examples/tsconfig.json');
 const exampleFile = path.join(root, 'examples/typed-client.ts');
-const operationsDir = path.join(root, 'test/support/operations');
+const operationsDir = path.join(root, 'examples/operations');
 
 /** What a client team could get wrong, each expected to stop the compiler. */
 const mistakes: Record<string, { code: number; message: RegExp; source: string }> = {
@@ -112,7 +112,7 @@ describe('codegen (codegen.ts, client preset)', () => {
   });
 
   it('makes a typed document of every client operation', () => {
-    const operations = readdirSync(operationsDir)
+    const operations = readdirSync(operationsDir, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.graphql'))
       .flatMap((file) => parse(readFileSync(path.join(operationsDir, file), 'utf8')).definitions)
       .flatMap((definition) => (definition.kind === Kind.OPERATION_DEFINITION && definition.name ? [definition.name.value] : []));
