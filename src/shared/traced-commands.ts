@@ -1,0 +1,53 @@
+import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, MongoClient } from 'mongodb';
+import { endFailed, SpanKind, startChildSpan, type Span } from './tracing.js';
+
+/**
+ * A CLIENT span per database command a request sends, from the driver's
+ * command monitoring (the client must be connected with `monitorCommands`),
+ * so mongoose's calls and the stores' direct driver calls are both seen.
+ * The driver emits `commandStarted` synchronously inside the caller's async
+ * context, which is how the span finds its request. Attributes follow the
+ * database semantic conventions; the command itself (filters, values) is
+ * never read beyond its name and collection.
+ */
+export function traceDatabaseCommands(client: Pick<MongoClient, 'on'>): void {
+  // By the driver's request id (unique in the process), until the command succeeds or fails.
+  const open = new Map<number, Span>();
+  client.on('commandStarted', (event: CommandStartedEvent) => {
+    const collection = collectionOf(event);
+    const child = startChildSpan(`${event.commandName} ${collection ?? event.databaseName}`, SpanKind.CLIENT, {
+      'db.system.name': 'mongodb',
+      'db.operation.name': event.commandName,
+      'db.namespace': event.databaseName,
+      ...(collection ? { 'db.collection.name': collection } : {}),
+      ...serverOf(event.address),
+    });
+    if (child) open.set(event.requestId, child.span);
+  });
+  client.on('commandSucceeded', (event: CommandSucceededEvent) => {
+    open.get(event.requestId)?.end();
+    open.delete(event.requestId);
+  });
+  client.on('commandFailed', (event: CommandFailedEvent) => {
+    const span = open.get(event.requestId);
+    if (!span) return;
+    open.delete(event.requestId);
+    // The server's code name (DuplicateKey), never its message: that quotes the values.
+    const { code, codeName } = event.failure as { code?: unknown; codeName?: unknown };
+    if (code !== undefined) span.setAttribute('db.response.status_code', String(code));
+    endFailed(span, event.failure, typeof codeName === 'string' ? codeName : undefined);
+  });
+}
+
+/** The collection a command names: its first field's value (find: 'users'), or getMore's `collection`. */
+function collectionOf(event: CommandStartedEvent): string | undefined {
+  const command = event.command as Record<string, unknown>;
+  const named = event.commandName === 'getMore' ? command.collection : command[event.commandName];
+  return typeof named === 'string' ? named : undefined;
+}
+
+/** `host:port`, or a unix socket's path (the embedded engine's), as server.address and server.port. */
+function serverOf(address: string): Record<string, string | number> {
+  const match = /^(.*):(\d+)$/.exec(address);
+  return match ? { 'server.address': match[1].replace(/^\[(.*)\]$/, '$1'), 'server.port': Number(match[2]) } : { 'server.address': address };
+}
