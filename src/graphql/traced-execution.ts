@@ -22,6 +22,7 @@ export function traceOperations(execute: Execute): Execute {
     const operation = getOperationAST(args.document, args.operationName);
     const type = operation?.operation ?? 'query';
     const name = operation?.name?.value;
+    // The GraphQL conventions are still incubating: their names are written out here.
     const attributes = { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) };
     return inChildSpan(name ? `${type} ${name}` : type, attributes, async (span) => {
       const result = await execute(args);

@@ -1,3 +1,15 @@
+import {
+  ATTR_CLIENT_ADDRESS,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_NETWORK_PROTOCOL_VERSION,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_PATH,
+  ATTR_URL_SCHEME,
+} from '@opentelemetry/semantic-conventions';
 import type { Request, RequestHandler } from 'express';
 import { REDACTED } from '../logger.js';
 import { endFailed, pathWithoutCredentials, startRequestSpan, traceContext, tracingOn, type RequestTrace } from '../shared/index.js';
@@ -31,20 +43,20 @@ export function useRequestTracing({ routes, restBasePath, graphqlPath }: Request
     const method = KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
     const { hostname, port } = serverOf(req);
     const traced = startRequestSpan(method === '_OTHER' ? 'HTTP' : method, String(req.id ?? ''), req.headers, {
-      'http.request.method': method,
-      ...(method === '_OTHER' ? { 'http.request.method_original': req.method.slice(0, 32) } : {}),
-      'url.path': pathWithoutCredentials(req.path, REDACTED),
-      'url.scheme': req.protocol,
-      ...(hostname ? { 'server.address': hostname } : {}),
-      ...(port ? { 'server.port': port } : {}),
-      'client.address': req.ip ?? '',
-      'network.protocol.version': req.httpVersion,
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      ...(method === '_OTHER' ? { [ATTR_HTTP_REQUEST_METHOD_ORIGINAL]: req.method.slice(0, 32) } : {}),
+      [ATTR_URL_PATH]: pathWithoutCredentials(req.path, REDACTED),
+      [ATTR_URL_SCHEME]: req.protocol,
+      ...(hostname ? { [ATTR_SERVER_ADDRESS]: hostname } : {}),
+      ...(port ? { [ATTR_SERVER_PORT]: port } : {}),
+      [ATTR_CLIENT_ADDRESS]: req.ip ?? '',
+      [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
     });
     if (!traced) return next();
     traces.set(req, { ...traced, method });
     res.once('close', () => {
       const { span } = traced;
-      span.setAttribute('http.response.status_code', res.statusCode);
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
       // A server span fails on a 5xx only (a 4xx is the client's); an answer never sent has no status.
       if (res.statusCode >= 500) endFailed(span, undefined, String(res.statusCode));
       else if (!res.writableFinished) endFailed(span, undefined, 'aborted');
@@ -56,7 +68,7 @@ export function useRequestTracing({ routes, restBasePath, graphqlPath }: Request
     const traced = traces.get(req);
     const template = traced && routeOf(req.path, requestScope.getStore()?.restRoute?.operation);
     if (template) {
-      traced.span.setAttribute('http.route', template);
+      traced.span.setAttribute(ATTR_HTTP_ROUTE, template);
       traced.span.updateName(`${traced.method} ${template}`);
     }
     next();

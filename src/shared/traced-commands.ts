@@ -1,3 +1,12 @@
+import {
+  ATTR_DB_COLLECTION_NAME,
+  ATTR_DB_NAMESPACE,
+  ATTR_DB_OPERATION_NAME,
+  ATTR_DB_RESPONSE_STATUS_CODE,
+  ATTR_DB_SYSTEM_NAME,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+} from '@opentelemetry/semantic-conventions';
 import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, MongoClient } from 'mongodb';
 import { endFailed, SpanKind, startChildSpan, type Span } from './tracing.js';
 
@@ -16,10 +25,11 @@ export function traceDatabaseCommands(client: Pick<MongoClient, 'on'>): void {
   client.on('commandStarted', (event: CommandStartedEvent) => {
     const collection = collectionOf(event);
     const child = startChildSpan(`${event.commandName} ${collection ?? event.databaseName}`, SpanKind.CLIENT, {
-      'db.system.name': 'mongodb',
-      'db.operation.name': event.commandName,
-      'db.namespace': event.databaseName,
-      ...(collection ? { 'db.collection.name': collection } : {}),
+      // DB_SYSTEM_NAME_VALUE_MONGODB, still in the conventions' incubating entry.
+      [ATTR_DB_SYSTEM_NAME]: 'mongodb',
+      [ATTR_DB_OPERATION_NAME]: event.commandName,
+      [ATTR_DB_NAMESPACE]: event.databaseName,
+      ...(collection ? { [ATTR_DB_COLLECTION_NAME]: collection } : {}),
       ...serverOf(event.address),
     });
     if (child) open.set(event.requestId, child.span);
@@ -34,7 +44,7 @@ export function traceDatabaseCommands(client: Pick<MongoClient, 'on'>): void {
     open.delete(event.requestId);
     // The server's code name (DuplicateKey), never its message: that quotes the values.
     const { code, codeName } = event.failure as { code?: unknown; codeName?: unknown };
-    if (code !== undefined) span.setAttribute('db.response.status_code', String(code));
+    if (code !== undefined) span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, String(code));
     endFailed(span, event.failure, typeof codeName === 'string' ? codeName : undefined);
   });
 }
@@ -49,5 +59,5 @@ function collectionOf(event: CommandStartedEvent): string | undefined {
 /** `host:port`, or a unix socket's path (the embedded engine's), as server.address and server.port. */
 function serverOf(address: string): Record<string, string | number> {
   const match = /^(.*):(\d+)$/.exec(address);
-  return match ? { 'server.address': match[1].replace(/^\[(.*)\]$/, '$1'), 'server.port': Number(match[2]) } : { 'server.address': address };
+  return match ? { [ATTR_SERVER_ADDRESS]: match[1].replace(/^\[(.*)\]$/, '$1'), [ATTR_SERVER_PORT]: Number(match[2]) } : { [ATTR_SERVER_ADDRESS]: address };
 }

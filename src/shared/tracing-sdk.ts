@@ -1,4 +1,5 @@
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { setTracer } from './tracing.js';
 
 /** What start-up reads for tracing (config.ts's AppConfig['tracing'], restated: config.ts imports shared/). */
@@ -39,7 +40,7 @@ export async function startTracing(settings: TracingSettings, processor?: SpanPr
   const exporting =
     processor ?? new sdk.BatchSpanProcessor({ exporter: new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url: settings.endpoint }) });
   const provider = new sdk.TracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': settings.serviceName })),
+    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
     sampler: samplerOf(sdk, settings.sampler),
     spanProcessors: [exporting],
   });

@@ -11,6 +11,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 
 /**
  * The spans of a request, on the OpenTelemetry API alone: the SDK, which
@@ -106,7 +107,7 @@ export function inChildSpan<T>(name: string, attributes: Attributes, work: (span
  * message may quote a value or a secret, and attributes must hold neither.
  */
 export function endFailed(span: Span, err: unknown, errorType = errorTypeOf(err)): void {
-  span.setAttribute('error.type', errorType);
+  span.setAttribute(ATTR_ERROR_TYPE, errorType);
   span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();
 }
