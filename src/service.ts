@@ -309,6 +309,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const logger = options.logger ?? createLogger(config);
   // Off unless an OTLP endpoint is configured; then the SDK is loaded and every request is a trace.
   const tracing = await startTracing(config.tracing, options.traceProcessor);
+  // Not the endpoint: its URL may carry the collector's credentials.
+  if (tracing) logger.info({ serviceName: config.tracing.serviceName, sampler: config.tracing.sampler.name }, 'tracing on: spans are exported over OTLP/HTTP');
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
   const { eventLog, eventTail, eventOutbox, onceEvents } =
