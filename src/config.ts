@@ -96,7 +96,20 @@ export interface AppConfig {
     /** Events a stream may hold unsent before it is ended (EVENT_SUBSCRIPTION_BUFFER, default 1000). */
     readonly buffer: number;
   };
+  /** OpenTelemetry tracing (src/shared/tracing.ts): off unless an OTLP endpoint is set. */
+  readonly tracing: {
+    /** The OTLP/HTTP traces URL spans are exported to; null: tracing is off (no SDK loaded). */
+    readonly endpoint: string | null;
+    /** OTEL_SERVICE_NAME (default admin-gateway): the `service.name` of every span. */
+    readonly serviceName: string;
+    /** OTEL_TRACES_SAMPLER and its OTEL_TRACES_SAMPLER_ARG (the ratio of the traceidratio samplers). */
+    readonly sampler: { readonly name: TraceSamplerName; readonly ratio: number };
+  };
 }
+
+/** The standard OTEL_TRACES_SAMPLER values the service takes. */
+export const TRACE_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export type TraceSamplerName = (typeof TRACE_SAMPLERS)[number];
 
 export interface LoadedConfig {
   config: AppConfig;
@@ -180,6 +193,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const events = readEvents(env, problems);
   const webhooks = readWebhooks(env, problems);
   const eventSubscriptions = readEventSubscriptions(env, problems);
+  const tracing = readTracing(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -202,6 +216,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     events,
     webhooks,
     eventSubscriptions,
+    tracing,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -462,4 +477,42 @@ function readEventSubscriptions(env: Env, problems: string[]): AppConfig['eventS
     return fallback;
   };
   return { perCredential: count('EVENT_SUBSCRIPTIONS_PER_CREDENTIAL', 5), buffer: count('EVENT_SUBSCRIPTION_BUFFER', 1000) };
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as is) or OTEL_EXPORTER_OTLP_ENDPOINT (the
+ * collector's base URL: `/v1/traces` is appended), as the OTLP exporter specification
+ * reads them; neither, or OTEL_SDK_DISABLED=true: tracing is off. OTEL_SERVICE_NAME,
+ * OTEL_TRACES_SAMPLER (default parentbased_always_on), OTEL_TRACES_SAMPLER_ARG (0 to 1, default 1).
+ * The URL is never quoted back: it may carry a collector's credentials.
+ */
+function readTracing(env: Env, problems: string[]): AppConfig['tracing'] {
+  const disabled = read(env, 'OTEL_SDK_DISABLED') ?? 'false';
+  if (disabled !== 'true' && disabled !== 'false') problems.push(`OTEL_SDK_DISABLED must be true or false (got "${disabled}")`);
+  const tracesUrl = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const baseUrl = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const endpoint = tracesUrl ?? (baseUrl && `${baseUrl.replace(/\/+$/, '')}/v1/traces`);
+  if (endpoint && !isHttpUrl(endpoint)) {
+    problems.push(`${tracesUrl ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'} must be an http:// or https:// URL (the OTLP/HTTP collector)`);
+  }
+  const samplerText = read(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const sampler = TRACE_SAMPLERS.find((name) => name === samplerText);
+  if (!sampler) problems.push(`OTEL_TRACES_SAMPLER must be one of ${TRACE_SAMPLERS.join(', ')} (got "${samplerText.slice(0, 40)}")`);
+  const ratioText = read(env, 'OTEL_TRACES_SAMPLER_ARG') ?? '1';
+  const ratio = /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(ratioText) ? Number(ratioText) : undefined;
+  if (ratio === undefined) problems.push(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (got "${ratioText.slice(0, 40)}")`);
+  return {
+    endpoint: disabled === 'true' ? null : (endpoint ?? null),
+    serviceName: read(env, 'OTEL_SERVICE_NAME') ?? 'admin-gateway',
+    sampler: { name: sampler ?? 'parentbased_always_on', ratio: ratio ?? 1 },
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

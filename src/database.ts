@@ -2,6 +2,7 @@ import mongoose from 'mongoose';
 import type { AppConfig } from './config.js';
 import type { EngineOptions, RunningEngine } from './engine/index.js';
 import type { Logger } from './logger.js';
+import { traceDatabaseCommands } from './shared/index.js';
 
 export interface Database {
   /** The connection string in use (engine or MONGODB_URI). */
@@ -33,14 +34,14 @@ export async function startEmbeddedEngine(options: EngineOptions): Promise<Runni
  * directory when that path is too long), never on a TCP port.
  */
 export async function openDatabase(
-  config: Pick<AppConfig, 'mongodbUri' | 'dataDir'>,
+  config: Pick<AppConfig, 'mongodbUri' | 'dataDir'> & Partial<Pick<AppConfig, 'tracing'>>,
   logger: Logger,
   engineOptions: EngineOptions = { dbPath: config.dataDir, socket: {} },
 ): Promise<Database> {
   const engine = config.mongodbUri ? null : await startEmbeddedEngine(engineOptions);
   const uri = config.mongodbUri ?? engine!.uri;
   try {
-    await connectMongoose(uri);
+    await connectMongoose(uri, undefined, { traced: Boolean(config.tracing?.endpoint) });
   } catch (err) {
     await engine?.close();
     throw err;
@@ -74,19 +75,28 @@ export const OUTAGE_TIMINGS = { heartbeatFrequencyMS: 1000, bufferTimeoutMS: 100
 /** How long start-up waits for the database to answer: its first server selection is tried again until then. */
 const STARTUP_WAIT_MS = 10_000;
 
-export async function connectMongoose(uri: string, dbName = uriDatabase(uri) ?? DEFAULT_DB_NAME): Promise<void> {
+export interface ConnectOptions {
+  /**
+   * A span per database command of a request (shared/traced-commands.ts), when tracing is
+   * on: the driver reports commands only on connections opened with `monitorCommands`.
+   */
+  traced?: boolean;
+}
+
+export async function connectMongoose(uri: string, dbName = uriDatabase(uri) ?? DEFAULT_DB_NAME, options: ConnectOptions = {}): Promise<void> {
   mongoose.set('strictQuery', true);
   mongoose.set('sanitizeFilter', true); // a `$`-keyed filter value matches literally unless marked mongoose.trusted
   const deadline = Date.now() + STARTUP_WAIT_MS;
   for (;;) {
     try {
-      await mongoose.connect(uri, { dbName, ...OUTAGE_TIMINGS });
+      await mongoose.connect(uri, { dbName, ...OUTAGE_TIMINGS, monitorCommands: options.traced === true });
       break;
     } catch (err) {
       // A database still starting (a container beside ours) gets the whole start-up wait, not one selection's.
       if (!(err instanceof mongoose.mongo.MongoServerSelectionError) || Date.now() >= deadline) throw err;
     }
   }
+  if (options.traced) traceDatabaseCommands(mongoose.connection.getClient());
   await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
 }
 

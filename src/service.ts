@@ -30,7 +30,8 @@ import {
 } from './auth/index.js';
 import { DEFAULT_EVENT_RETENTION_SECONDS, type AppConfig } from './config.js';
 import { EventLog, EventOutbox, EventReconciler, EventRecords, EventResolver, eventRestRoutes, EventService, EventTail, OnceEvents, stampEventIds } from './events/index.js';
-import { setListReadTimeLimit } from './shared/index.js';
+import { setListReadTimeLimit, startTracing } from './shared/index.js';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, buildRestJsonSchemas, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -277,6 +278,11 @@ export interface ServiceOptions {
   deliveryThread?: DeliveryThreadDatabase & { entry?: URL };
   /** Subscription stream settings beyond the config's (tests: a short re-check interval). */
   eventSubscriptions?: { recheckMs?: number };
+  /**
+   * Where spans go when tracing is on (an OTLP endpoint is configured): in place of the
+   * OTLP exporter (tests: the SDK's InMemorySpanExporter behind a SimpleSpanProcessor).
+   */
+  traceProcessor?: SpanProcessor;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -303,6 +309,10 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
+  // Off unless an OTLP endpoint is configured; then the SDK is loaded and every request is a trace.
+  const tracing = await startTracing(config.tracing, options.traceProcessor);
+  // Not the endpoint: its URL may carry the collector's credentials.
+  if (tracing) logger.info({ serviceName: config.tracing.serviceName, sampler: config.tracing.sampler.name }, 'tracing on: spans are exported over OTLP/HTTP');
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
   const { eventLog, eventTail, eventOutbox, onceEvents } =
@@ -371,6 +381,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();
+      // The spans still queued are exported.
+      await tracing?.stop();
     },
   };
 }

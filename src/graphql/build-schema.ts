@@ -5,6 +5,7 @@ import { errors, validationFieldErrors } from '../errors/index.js';
 import { ARGUMENT_VALIDATION } from './argument-rules.js';
 import { unstorableValueProblems } from './storable-values.js';
 import { DateTimeISO } from './scalars.js';
+import { traceRootResolvers } from './traced-execution.js';
 import { memoizeValidationMetadata } from './validation-metadata-memo.js';
 
 /** Where `npm run schema` writes the schema; codegen.ts reads it. */
@@ -28,7 +29,7 @@ export interface SchemaParts<TContext extends object> {
 export function buildAppSchema<TContext extends object>(parts: SchemaParts<TContext>): Promise<GraphQLSchema> {
   const instances = new Map<Function, object>((parts.instances ?? []).map((instance) => [instance.constructor, instance]));
   memoizeValidationMetadata();
-  return buildSchema({
+  const schema = buildSchema({
     resolvers: parts.resolvers,
     authChecker: parts.authChecker,
     validateFn: validateArguments,
@@ -45,6 +46,8 @@ export function buildAppSchema<TContext extends object>(parts: SchemaParts<TCont
       },
     },
   });
+  // Each root resolver is a span while tracing is on (traced-execution.ts); otherwise one check per call.
+  return schema.then(traceRootResolvers);
 }
 
 const NO_PUB_SUB = {

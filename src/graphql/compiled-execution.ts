@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
+import { traceOperations } from './traced-execution.js';
 
 /**
  * graphql-js's `execute`, with a document run compiled by graphql-jit where
@@ -98,7 +99,8 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
     compiled.set(args.document, byName.set(name, operation));
     return operation;
   };
-  return async (args) => {
+  // Each run is the request's GraphQL operation span when tracing is on (traced-execution.ts).
+  return traceOperations(async (args) => {
     const operation = compiledFor(args);
     const variables = operation && jitVariables(operation, args.variableValues ?? {});
     if (!operation || !variables) return graphqlExecute(args);
@@ -119,7 +121,7 @@ export function createCompiledExecute(schema: GraphQLSchema): Execute {
       return graphqlExecute(args);
     }
     return { ...result, errors: result.errors.map(asGraphQLJsError) };
-  };
+  });
 }
 
 interface CompiledOperation {

@@ -24,6 +24,7 @@ import { useCors } from './use-cors.js';
 import { useErrorAnswers, useNotFound } from './use-error-answers.js';
 import { useJsonBody } from './use-json-body.js';
 import { useRequestLogging } from './use-request-logging.js';
+import { useRequestTracing } from './use-tracing.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const REST_BASE_PATH = '/api/v1';
@@ -131,6 +132,8 @@ export async function createApp<TContext>(
     useGraphiQL({ path: GRAPHIQL_PATH, graphqlPath: GRAPHQL_PATH }),
   );
   const inFlight = trackInFlight((path) => isApiCall(path, docsPath));
+  // A span per request while tracing is on (shared/tracing.ts); otherwise each piece is one check.
+  const tracing = useRequestTracing({ routes: options.routes, restBasePath: REST_BASE_PATH, graphqlPath: GRAPHQL_PATH });
   const pipeline = [
     inFlight.track,
     useSecurityHeaders({
@@ -139,6 +142,7 @@ export async function createApp<TContext>(
       selfPolicedPagePath: sandboxPath,
     }),
     useRequestLogging({ logger }),
+    tracing.start,
     useCors({ origins: config.corsOrigins }),
     // Health and the static pages, before the request edge: they need no credential (the IDE's
     // operations carry the user's own header). No API call can match them, so API calls skip them.
@@ -160,6 +164,8 @@ export async function createApp<TContext>(
       publicPaths: [`${REST_BASE_PATH}${OPENAPI_ENDPOINT}`],
       logger,
     }),
+    // The route is known now: the request's span is named for it.
+    tracing.route,
     // After the edge (the caller and the REST route are known), before either surface runs the operation.
     ...(options.idempotency ? [useIdempotencyKey(schema, GRAPHQL_PATH, options.idempotency)] : []),
     // REST ETag / If-None-Match on one record's GET, If-Match on its PATCH and DELETE.

@@ -74,3 +74,8 @@ export { hashOpaqueSecret, newOpaqueSecret, type OpaqueSecret } from './opaque-s
 // The database's state as the service last saw it.
 export { databaseReadOnlyReason, markDatabaseReadOnly } from './database-state.js';
 export { assertVersion, orStale, storedVersion, versionCondition, withWritePrecondition } from './write-precondition.js';
+
+// Tracing: the spans of a request (the SDK is loaded only when tracing is on).
+export { endFailed, inChildSpan, REQUEST_ID_ATTRIBUTE, startRequestSpan, tracingOn, SpanKind, SpanStatusCode, traceContext, type RequestTrace, type Span } from './tracing.js';
+export { startTracing, type RunningTracing, type TracingSettings } from './tracing-sdk.js';
+export { traceDatabaseCommands } from './traced-commands.js';

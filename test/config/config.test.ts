@@ -297,3 +297,28 @@ describe('connection caps', () => {
     expect(problems.map((problem) => problem.split(' ')[0]).sort()).toEqual(['MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_IP']);
   });
 });
+
+describe('tracing', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('is off unless an OTLP endpoint is set', () => {
+    expect(loadConfig(base).config.tracing).toEqual({ endpoint: null, serviceName: 'admin-gateway', sampler: { name: 'parentbased_always_on', ratio: 1 } });
+  });
+
+  it('sends to /v1/traces under OTEL_EXPORTER_OTLP_ENDPOINT, or to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given', () => {
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).config.tracing.endpoint).toBe('http://collector:4318/v1/traces');
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/in' }).config.tracing.endpoint).toBe('https://traces.example/in');
+  });
+
+  it('stays off under OTEL_SDK_DISABLED=true, and reads the service name and sampler', () => {
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).config.tracing.endpoint).toBeNull();
+    const { tracing } = loadConfig({ ...base, OTEL_SERVICE_NAME: 'gw-eu', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).config;
+    expect(tracing).toMatchObject({ serviceName: 'gw-eu', sampler: { name: 'parentbased_traceidratio', ratio: 0.25 } });
+  });
+
+  it('refuses an endpoint that is not an http(s) URL without quoting it, an unknown sampler and a ratio outside 0 to 1', () => {
+    const problems = problemsOf({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:s3cret@collector', OTEL_TRACES_SAMPLER: 'sometimes', OTEL_TRACES_SAMPLER_ARG: '1.5' });
+    expect(problems.map((problem) => problem.split(' ')[0])).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG']);
+    expect(problems.join('\n')).not.toContain('s3cret');
+  });
+});

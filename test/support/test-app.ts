@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Db } from 'mongodb';
 import mongoose from 'mongoose';
 import { pino, type Logger } from 'pino';
@@ -87,6 +88,8 @@ export interface TestAppOptions {
   eventSubscriptions?: { recheckMs?: number };
   /** Deliver webhooks from a thread started from this built entry (webhook-delivery-thread.js of a test build). */
   deliveryThread?: { entry: URL };
+  /** Where spans go when `env` turns tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): e.g. an in-memory exporter's processor. */
+  traceProcessor?: SpanProcessor;
 }
 
 export const DEFAULT_TEST_PASSWORD = 'Passw0rd!';
@@ -109,10 +112,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const engine = await startEmbeddedEngine({ inMemory: true, port: 0 });
   const dbName = `test_${randomBytes(4).toString('hex')}`;
-  await connectMongoose(engine.uri, dbName);
+  await connectMongoose(engine.uri, dbName, { traced: Boolean(config.tracing.endpoint) });
   const logger = options.logger ?? pino({ level: config.logLevel });
   const deliveryThread = options.deliveryThread && { uri: engine.uri, dbName, entry: options.deliveryThread.entry };
-  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions, deliveryThread });
+  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions, deliveryThread, traceProcessor: options.traceProcessor });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http, handle.upgrade).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
