@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from './config.js';
-import { redactCredentialShapes } from './shared/index.js';
+import { holdsCredentialShape, redactCredentialShapes } from './shared/index.js';
 
 export type { Logger } from 'pino';
 
@@ -32,6 +32,7 @@ const MAX_VALUES = 10_000;
  * pino's own `redact` cannot (fixed paths, case-sensitive, one `*` level).
  */
 export function redactLogLine(line: string): string {
+  if (holdsNothingToRedact(line)) return line;
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -51,6 +52,18 @@ export function redactLogLine(line: string): string {
     return copy;
   };
   return `${JSON.stringify(walk(parsed, 0))}\n`;
+}
+
+/**
+ * Whether the walk below would write `line` unchanged, read off its text:
+ * no secret-like name anywhere in it (keys and values alike), no credential
+ * shape, and no escape sequence (an escaped line break before `pt_…` ends a
+ * word in the value, not in the text). Most lines (a request's: method,
+ * path, status) are such, and are written as pino made them: three linear
+ * scans instead of a parse, a walk and a stringify, ten times the cost.
+ */
+function holdsNothingToRedact(line: string): boolean {
+  return line.startsWith('{') && !line.includes('\\') && !SECRET_NAME.test(line) && !holdsCredentialShape(line);
 }
 
 function redactShapes(value: unknown): unknown {

@@ -304,6 +304,16 @@ describe('redaction of structured log fields', () => {
     expect([line.note, line.cut, line.msg, line.plain]).toEqual(['secret whsec_[redacted]', 'whsec_[redacted]', 'sent whsec_[redacted]', 'whsec_ short whsec_abc']);
   });
 
+  it('redacts a ticket or a signing secret right after an escaped character, on a line with no secret-like name', () => {
+    // Written as JSON, `\npt_…` reads `npt_…`: a word goes on; in the value the ticket starts a word.
+    const { logger, text } = capture();
+    const ticket = `pt_${'A'.repeat(43)}`;
+    const signing = `whsec_${'B'.repeat(32)}`;
+    logger.info({ note: `line one\n${ticket}`, tabbed: `\t${signing}` }, 'x');
+    const line = JSON.parse(text());
+    expect([line.note, line.tabbed]).toEqual(['line one\npt_[redacted]', '\twhsec_[redacted]']);
+  });
+
   it('redacts by shape in linear time: 200 kB of eyJ and ak_ look-alikes', () => {
     const { logger, text } = capture();
     const started = Date.now();
