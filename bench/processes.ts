@@ -35,10 +35,18 @@ export function freePort(): Promise<number> {
 }
 
 /** `node <entry>` with exactly `env` (plus PATH); resolves once `readyPath` answers 200. */
-export async function startServer(name: string, entry: string, env: Record<string, string>, port: number, readyPath: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [entry], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServer(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+  { discardStdout = false }: { discardStdout?: boolean } = {},
+): Promise<ServerProcess> {
+  // A server logging each request writes its stdout to /dev/null: reading it here would cost the load generator's CPU.
+  const child = spawn(process.execPath, [entry], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', discardStdout ? 'ignore' : 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -17,7 +17,8 @@ export interface Target {
 
 export interface Scenario {
   name: string;
-  server: 'baseline' | 'service';
+  /** `service-info`: the same service at LOG_LEVEL=info (one JSON line per request), on the same database. */
+  server: 'baseline' | 'service' | 'service-info';
   load: Load;
   /** Runs at the same time, reported as its own row (no CPU figure: the process is shared). */
   beside?: { name: string; load: Load };
@@ -26,6 +27,8 @@ export interface Scenario {
 
 export interface ScenarioContext {
   serviceUrl: string;
+  /** The same service at LOG_LEVEL=info. */
+  infoServiceUrl: string;
   baselineUrl: string;
   accessToken: string;
   seeded: Seeded;
@@ -36,6 +39,7 @@ export interface ScenarioContext {
 
 export const BASELINE = 'baseline GET one record';
 export const API_KEY_READ_JWT = 'REST GET api-keys/{id}, JWT';
+const REST_READ = 'REST GET meal-menus/{id}';
 
 /** The fields SOFA's REST answer for a menu carries, so both surfaces answer the same. */
 const MENU_FIELDS = 'id name description date mealType items { name description allergens } estimatedPortions tenant_id createdBy updatedBy deletedAt createdAt updatedAt';
@@ -84,7 +88,14 @@ export function scenarios(context: ScenarioContext): Scenario[] {
       server: 'baseline',
       load: { url: baselineUrl, requests: [get(jwt, menus, (id) => `/menus/${id}`)], connections, expectedStatus: 200 },
     },
-    { name: 'REST GET meal-menus/{id}', server: 'service', load: service([menuRead]), target: SINGLE },
+    { name: REST_READ, server: 'service', load: service([menuRead]), target: SINGLE },
+    {
+      // The service logs at warn; this one, the default info, writes a JSON line per request: at most 5% of the read.
+      name: 'REST GET meal-menus/{id}, LOG_LEVEL=info',
+      server: 'service-info',
+      load: { ...service([menuRead]), url: context.infoServiceUrl },
+      target: { min: 0.95, of: REST_READ },
+    },
     {
       name: 'GraphQL mealMenu(id)',
       server: 'service',

@@ -47,27 +47,26 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     const seeded = await seed(uri, dbName, options);
 
     const jwtSecret = randomBytes(32).toString('hex');
-    const [servicePort, baselinePort] = [await freePort(), await freePort()];
-    log('starting the service and the baseline...');
-    const service = await startServer(
-      'service',
-      SERVICE_ENTRY,
-      {
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(servicePort),
-        MONGODB_URI: uri,
-        JWT_SECRET: jwtSecret,
-        LOG_LEVEL: 'warn',
-        DATA_DIR: path.join(workDir, 'service-data'),
-        // The Argon2 scenario keeps every connection waiting on a hash: room for all of them, so it
-        // measures hashing, not the 503s past the queue (PASSWORD_HASH_QUEUE, default 32).
-        PASSWORD_HASH_QUEUE: String(options.connections),
-      },
-      servicePort,
-      '/readyz',
-    );
+    const [servicePort, infoServicePort, baselinePort] = [await freePort(), await freePort(), await freePort()];
+    log('starting the service (at LOG_LEVEL warn, and a second at info) and the baseline...');
+    const serviceEnv = (port: number, logLevel: string, dataDir: string) => ({
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MONGODB_URI: uri,
+      JWT_SECRET: jwtSecret,
+      LOG_LEVEL: logLevel,
+      DATA_DIR: path.join(workDir, dataDir),
+      // The Argon2 scenario keeps every connection waiting on a hash: room for all of them, so it
+      // measures hashing, not the 503s past the queue (PASSWORD_HASH_QUEUE, default 32).
+      PASSWORD_HASH_QUEUE: String(options.connections),
+    });
+    const service = await startServer('service', SERVICE_ENTRY, serviceEnv(servicePort, 'warn', 'service-data'), servicePort, '/readyz');
     servers.push(service);
+    const infoService = await startServer('service at info', SERVICE_ENTRY, serviceEnv(infoServicePort, 'info', 'info-service-data'), infoServicePort, '/readyz', {
+      discardStdout: true,
+    });
+    servers.push(infoService);
     const serviceStartMiB = residentMiB(service.pid);
     const baseline = await startServer('baseline', BASELINE_ENTRY, { MONGODB_URI: uri, PORT: String(baselinePort), JWT_SECRET: jwtSecret }, baselinePort, '/healthz');
     servers.push(baseline);
@@ -75,13 +74,15 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     const accessToken = await signIn(service.baseUrl);
     const context: ScenarioContext = {
       serviceUrl: service.baseUrl,
+      infoServiceUrl: infoService.baseUrl,
       baselineUrl: baseline.baseUrl,
       accessToken,
       seeded,
       connections: options.connections,
       runTag: randomBytes(4).toString('hex'),
     };
-    const pidOf = (scenario: Scenario) => ({ server: scenario.server === 'baseline' ? baseline.pid : service.pid, engine: engine?.pid });
+    const pids = { baseline: baseline.pid, service: service.pid, 'service-info': infoService.pid };
+    const pidOf = (scenario: Scenario) => ({ server: pids[scenario.server], engine: engine?.pid });
     const rows: ScenarioReport[] = [];
     const unexpected = new Map<string, Record<string, number>>();
     const note = (name: string, result: LoadResult) => {

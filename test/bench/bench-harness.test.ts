@@ -15,6 +15,7 @@ import { buildServiceTree } from '../support/test-build.js';
 const SCENARIOS = [
   'baseline GET one record',
   'REST GET meal-menus/{id}',
+  'REST GET meal-menus/{id}, LOG_LEVEL=info',
   'GraphQL mealMenu(id)',
   'REST PATCH estimated-portions',
   'GraphQL updateEstimatedPortions',
@@ -64,12 +65,13 @@ describe('npm run bench (tiny run)', () => {
 
   it('puts a target and whether it was met where one applies', () => {
     const withTarget = rows.filter((row) => row.target !== undefined).map((row) => row.name);
-    expect(withTarget).toEqual([...SCENARIOS.slice(1, 10), expect.stringMatching(/^engine/), expect.stringMatching(/^memory/)]);
+    expect(withTarget).toEqual([...SCENARIOS.slice(1, 11), expect.stringMatching(/^engine/), expect.stringMatching(/^memory/)]);
     for (const row of rows.filter((r) => r.target !== undefined)) {
       expect(typeof row.met).toBe('boolean');
     }
     expect(rows.find((row) => row.name === 'REST GET api-keys/{id}, API key')?.ratioOf).toBe('REST GET api-keys/{id}, JWT');
     expect(rows.find((row) => row.name === 'REST POST api-keys/verify')?.ratioOf).toBe('REST GET api-keys/{id}, JWT');
+    expect(rows.find((row) => row.name === 'REST GET meal-menus/{id}, LOG_LEVEL=info')?.ratioOf).toBe('REST GET meal-menus/{id}');
   });
 
   it('got only the answers each scenario expects (no non-2xx, no GraphQL errors, no connection errors)', () => {
