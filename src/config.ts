@@ -96,6 +96,14 @@ export interface AppConfig {
     /** Events a stream may hold unsent before it is ended (EVENT_SUBSCRIPTION_BUFFER, default 1000). */
     readonly buffer: number;
   };
+  /** `GET /metrics` (src/http/metrics.ts). */
+  readonly metrics: {
+    /**
+     * METRICS_TOKEN: when set, a scrape must send `Authorization: Bearer <token>`, in any
+     * environment. null: open outside production, and not served (404) in production.
+     */
+    readonly token: string | null;
+  };
 }
 
 export interface LoadedConfig {
@@ -180,6 +188,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const events = readEvents(env, problems);
   const webhooks = readWebhooks(env, problems);
   const eventSubscriptions = readEventSubscriptions(env, problems);
+  const metrics = readMetrics(env, nodeEnv, problems, warnings);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -202,6 +211,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     events,
     webhooks,
     eventSubscriptions,
+    metrics,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -274,6 +284,21 @@ function readJwt(env: Env, nodeEnv: NodeEnv, problems: string[], warnings: strin
     audience: read(env, 'JWT_AUDIENCE') ?? 'admin-gateway',
     expiresInSeconds: expiresInSeconds ?? 3600,
   };
+}
+
+/**
+ * METRICS_TOKEN: the bearer token a Prometheus scrape of /metrics sends, at least 32
+ * characters (a guessable one would open the service's traffic figures). Production
+ * without it does not serve /metrics at all, and says so at start-up.
+ */
+function readMetrics(env: Env, nodeEnv: NodeEnv, problems: string[], warnings: string[]): AppConfig['metrics'] {
+  const token = read(env, 'METRICS_TOKEN');
+  if (token && token.length < MIN_SECRET_LENGTH) {
+    problems.push(`METRICS_TOKEN must be at least ${MIN_SECRET_LENGTH} characters long`);
+    return { token: null };
+  }
+  if (!token && nodeEnv === 'production') warnings.push('METRICS_TOKEN is not set: GET /metrics is off (404) in production');
+  return { token: token ?? null };
 }
 
 /** SESSION_TTL: how long a sign-in session lives unused (default 30d, at most 365d). */

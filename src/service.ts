@@ -34,6 +34,7 @@ import { setListReadTimeLimit } from './shared/index.js';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { ServiceMetrics, type DeliveryOutcome, type EngineObservation } from './metrics/index.js';
 import { startDeliveryThread, startInlineDelivery, type DeliveryThreadDatabase } from './webhook-delivery.js';
 import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { errors } from './errors/index.js';
@@ -277,6 +278,8 @@ export interface ServiceOptions {
   deliveryThread?: DeliveryThreadDatabase & { entry?: URL };
   /** Subscription stream settings beyond the config's (tests: a short re-check interval). */
   eventSubscriptions?: { recheckMs?: number };
+  /** The embedded engine this process started, if any: its documents, WAL size and fsync latency join the metrics. */
+  engine?: EngineObservation | null;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -301,6 +304,8 @@ const openApi = {
  */
 export async function createService(config: AppConfig, schema: GraphQLSchema, options: ServiceOptions = {}): Promise<AppHandle> {
   const logger = options.logger ?? createLogger(config);
+  // This instance's own registry: another service in the same process counts apart.
+  const metrics = new ServiceMetrics({ engine: options.engine });
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
   const { eventLog, eventTail, eventOutbox, onceEvents } =
@@ -329,9 +334,9 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const app = await createApp(config, schema, {
     routes: restRoutes,
     openApi,
-    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents, eventOutbox),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey, metrics), auditEvents, eventOutbox),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
-    admitCaller: credentialFirst(),
+    admitCaller: credentialFirst({ metrics }),
     databaseAvailable: databaseConnected,
     // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret, a replayed createPasswordTicket no ticket.
     idempotency: {
@@ -342,11 +347,13 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     },
     logger,
     subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions, usage), checkCredential: subscriptionCredentialCheck(resolveActor) },
+    metrics,
   });
+  const onAttempt = (outcome: DeliveryOutcome, delaySeconds: number | null) => metrics.deliveryAttempted(outcome, delaySeconds);
   const { deliveryThread } = options;
   const webhookWorker = deliveryThread
-    ? await startDeliveryThread(config, logger, { uri: deliveryThread.uri, dbName: deliveryThread.dbName }, { delivery: options.webhooks, entry: deliveryThread.entry })
-    : startInlineDelivery(config, logger, { eventLog, eventTail }, options.webhooks);
+    ? await startDeliveryThread(config, logger, { uri: deliveryThread.uri, dbName: deliveryThread.dbName }, { delivery: options.webhooks, entry: deliveryThread.entry, onAttempt })
+    : startInlineDelivery(config, logger, { eventLog, eventTail }, options.webhooks, onAttempt);
   return {
     app: app.app,
     upgrade: app.upgrade,
@@ -365,6 +372,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       await usage.close();
       // Uses granted to this instance and not used go back to their keys' windows.
       await keys.close();
+      metrics.close();
     },
   };
 }

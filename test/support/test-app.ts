@@ -112,7 +112,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await connectMongoose(engine.uri, dbName);
   const logger = options.logger ?? pino({ level: config.logLevel });
   const deliveryThread = options.deliveryThread && { uri: engine.uri, dbName, entry: options.deliveryThread.entry };
-  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions, deliveryThread });
+  const handle = await createService(config, await servedSchema(), {
+    logger,
+    resolveActor: options.resolveActor,
+    webhooks: options.webhooks,
+    eventSubscriptions: options.eventSubscriptions,
+    deliveryThread,
+    engine,
+  });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http, handle.upgrade).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
