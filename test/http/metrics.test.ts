@@ -3,6 +3,7 @@ import { GRAPHQL_LIMITS } from '../../src/graphql/index.js';
 import { ServiceMetrics } from '../../src/metrics/index.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { parseExposition, sampleValue, type Exposition } from './fixtures/exposition.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * GET /metrics after known traffic on a real service: 3 REST reads, 2 GraphQL
@@ -16,12 +17,15 @@ let app: TestApp;
 let admin: TestUser;
 let scraped: Exposition;
 let scrapeResponse: { status: number; contentType: string | null };
+let receiver: WebhookReceiver;
 
 const MENUS_QUERY = 'query Menus { mealMenus(limit: 5) { items { id } } }';
 
 beforeAll(async () => {
   app = await startTestApp();
   admin = await app.createUser({ tenantId: 'tenant-metrics', roles: ['admin'] });
+  receiver = await startWebhookReceiver();
+  expect((await app.rest('POST', '/webhooks', { token: admin.token, body: { url: receiver.url, events: ['api-keys.create'] } })).status).toBe(201);
   for (let i = 0; i < 3; i++) expect((await app.rest('GET', '/restaurant/meal-menus', { token: admin.token })).status).toBe(200);
   for (let i = 0; i < 2; i++) expect((await app.graphql(MENUS_QUERY, {}, { token: admin.token })).status).toBe(200);
   expect((await app.rest('GET', '/restaurant/meal-menus', { token: 'not.a.jwt' })).status).toBe(401);
@@ -31,6 +35,8 @@ beforeAll(async () => {
   expect(key.status).toBe(201);
   const verified = await app.rest('POST', '/api-keys/verify', { token: admin.token, body: { key: key.body.key } });
   expect(verified.body.code).toBe('VALID');
+  // One webhook delivery (inline in tests), of the event the key's creation wrote.
+  await eventually(async () => (await app.db.collection('webhookdeliveries').countDocuments({ status: 'delivered' })) === 1, 10_000);
   const response = await app.http('GET', '/metrics');
   scrapeResponse = { status: response.status, contentType: response.headers.get('content-type') };
   scraped = parseExposition(response.body);
@@ -38,6 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await receiver?.close();
 });
 
 /** One level past the depth limit: inline fragments on Query around `permissions` (as test/graphql/limits.test.ts nests). */
@@ -94,6 +101,13 @@ describe('GET /metrics', () => {
   it('counts verifyApiKey answers by code', () => {
     expect(sampleValue(scraped, 'api_key_verifications_total', { code: 'VALID' })).toBe(1);
     expect(sampleValue(scraped, 'api_key_rate_limited_total', {})).toBe(0);
+  });
+
+  it('counts the webhook delivery by outcome, with its delay since the event', () => {
+    expect(sampleValue(scraped, 'webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
+    expect(sampleValue(scraped, 'webhook_deliveries_total', { outcome: 'retrying' })).toBeUndefined();
+    expect(sampleValue(scraped, 'webhook_delivery_delay_seconds_count', { outcome: 'delivered' })).toBe(1);
+    expect(sampleValue(scraped, 'webhook_delivery_delay_seconds_sum', { outcome: 'delivered' })).toBeGreaterThanOrEqual(0);
   });
 
   it("reads the process, the driver's pool and the engine at scrape", () => {
