@@ -24,14 +24,15 @@ export interface RequestMeasureOptions {
  * edge (401, 413, 503) count too; the route and operation are read from the
  * request's scope (the edge's REST route, the GraphQL operation Apollo
  * resolved) once the answer is done. Other paths (pages, health, /metrics)
- * are not measured.
+ * and subscription streams (SSE; WebSockets never pass here) are not measured.
  */
 export function measureApiRequests({ metrics, graphqlPath, restBasePath, routes }: RequestMeasureOptions): RequestHandler {
   const templates = routeTemplates(routes, restBasePath);
   return (req, res, next) => {
     const path = req.path;
     const surface: Surface | undefined = isUnder(path, graphqlPath) ? 'graphql' : isUnder(path, restBasePath) ? 'rest' : undefined;
-    if (!surface) return next();
+    // A subscription over SSE lasts as long as its client stays: no request's latency.
+    if (!surface || (surface === 'graphql' && req.headers.accept?.includes('text/event-stream'))) return next();
     const started = performance.now();
     // As sent: the edge runs a HEAD as its GET.
     const method = req.method;

@@ -35,6 +35,9 @@ beforeAll(async () => {
   expect(key.status).toBe(201);
   const verified = await app.rest('POST', '/api-keys/verify', { token: admin.token, body: { key: key.body.key } });
   expect(verified.body.code).toBe('VALID');
+  // A subscription over SSE (no credential: its stream carries the refusal and ends): a stream, no request to time.
+  const stream = await app.http('POST', '/graphql', { headers: { accept: 'text/event-stream' }, body: { query: 'subscription { events { id } }' } });
+  expect(stream.status).toBe(200);
   // One webhook delivery (inline in tests), of the event the key's creation wrote.
   await eventually(async () => (await app.db.collection('webhookdeliveries').countDocuments({ status: 'delivered' })) === 1, 10_000);
   const response = await app.http('GET', '/metrics');
@@ -80,6 +83,11 @@ describe('GET /metrics', () => {
   it('counts the GraphQL queries by operation field, on both of its paths', () => {
     expect(request({ surface: 'graphql', http_request_method: 'POST', http_route: '/graphql', operation: 'Query.mealMenus', http_response_status_code: '200' })).toBe(2);
     expect(request({ surface: 'graphql', http_request_method: 'POST', http_route: '/graphql', operation: 'unknown', http_response_status_code: '400' })).toBe(1);
+  });
+
+  it('counts no other GraphQL request: not the subscription stream', () => {
+    const graphql = scraped.samples.filter((sample) => sample.name === 'http_server_request_duration_seconds_count' && sample.labels.surface === 'graphql');
+    expect(graphql.reduce((sum, sample) => sum + sample.value, 0)).toBe(3);
   });
 
   it('keeps the histogram consistent: the +Inf bucket is the count', () => {
