@@ -41,7 +41,7 @@ export function measureApiRequests({ metrics, graphqlPath, restBasePath, routes 
       const restOperation = scope?.restRoute?.operation;
       const operation = surface === 'graphql' ? (scope?.operation ?? 'unknown') : (restOperation ?? 'unknown');
       const route = surface === 'graphql' ? (path === graphqlPath ? graphqlPath : '') : restOperation ? (templates.get(restOperation) ?? '') : '';
-      metrics.observeRequest({ surface, method, route, operation, status: res.statusCode }, (performance.now() - started) / 1000);
+      metrics.observeRequest(surface, method, route, operation, res.statusCode, (performance.now() - started) / 1000);
     });
     next();
   };

@@ -4,4 +4,4 @@
  * and the webhook worker, and read at scrape from the database pool and the
  * embedded engine. GET /metrics (src/http/metrics.ts) serves it.
  */
-export { ServiceMetrics, type DeliveryOutcome, type EngineObservation, type RequestSeries, type ServiceMetricsOptions, type Surface } from './service-metrics.js';
+export { ServiceMetrics, type DeliveryOutcome, type EngineObservation, type ServiceMetricsOptions, type Surface } from './service-metrics.js';

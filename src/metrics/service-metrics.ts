@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { observeDatabasePool, type DatabasePoolObservation } from './database-pool.js';
+import { RequestHistogram } from './request-histogram.js';
 
 /** The two ways an operation is called. */
 export type Surface = 'rest' | 'graphql';
@@ -8,17 +9,6 @@ export type Surface = 'rest' | 'graphql';
 export interface EngineObservation {
   stats(): { documents: number; walBytes: number };
   onWalSync(listener: (seconds: number) => void): () => void;
-}
-
-/** One API request, as the request histogram labels it (every value bounded: no raw path, no id). */
-export interface RequestSeries {
-  surface: Surface;
-  method: string;
-  /** The route template (`/api/v1/restaurant/meal-menus/{id}`, `/graphql`); '' when no route matched. */
-  route: string;
-  /** The schema coordinate run (`Query.mealMenus`); `Query.*` for several root fields; `unknown` when none was resolved. */
-  operation: string;
-  status: number;
 }
 
 /** How a webhook delivery attempt ended (webhooks/webhook-worker.ts). */
@@ -44,15 +34,14 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 /**
  * The metrics of one service instance, in a registry of its own (never
  * prom-client's global one): several services in one process (the tests)
- * keep their own counts. The request path only calls `observeRequest` (one
- * histogram observation through a cached series) and, on refusals, one
- * counter; everything else is read when Prometheus scrapes.
+ * keep their own counts. The request path only calls `observeRequest` (a
+ * series found by one key, a bucket search and three additions:
+ * request-histogram.ts) and, on refusals, one counter; everything else is
+ * read when Prometheus scrapes.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly requestDuration: Histogram<'surface' | 'http_request_method' | 'http_route' | 'operation' | 'http_response_status_code'>;
-  /** Bound series of the request histogram by their labels, so a request allocates no label object. */
-  private readonly requestSeries = new Map<string, { observe(value: number): void }>();
+  private readonly requestDuration: RequestHistogram<'surface' | 'http_request_method' | 'http_route' | 'operation' | 'http_response_status_code'>;
   private readonly documentsRefused: Counter<'limit'>;
   private readonly credentialsRefused: Counter<'credential' | 'reason'>;
   private readonly keyVerifications: Counter<'code'>;
@@ -64,12 +53,12 @@ export class ServiceMetrics {
   constructor(options: ServiceMetricsOptions = {}) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new RequestHistogram({
       name: 'http_server_request_duration_seconds',
       help: 'API requests (/graphql and /api/v1) by surface, method, route template, operation and status: time from arrival to the end of the answer',
       labelNames: ['surface', 'http_request_method', 'http_route', 'operation', 'http_response_status_code'],
       buckets: REQUEST_BUCKETS,
-      registers,
+      registry: this.registry,
     });
     this.documentsRefused = new Counter({
       name: 'graphql_documents_refused_total',
@@ -111,22 +100,18 @@ export class ServiceMetrics {
     if (options.engine) this.observeEngine(options.engine);
   }
 
-  /** One API request answered: its duration in seconds. */
-  observeRequest(series: RequestSeries, seconds: number): void {
-    const method = KNOWN_METHODS.has(series.method) ? series.method : '_OTHER';
-    const key = `${series.surface} ${method} ${series.operation} ${series.route} ${series.status}`;
-    let bound = this.requestSeries.get(key);
-    if (!bound) {
-      bound = this.requestDuration.labels({
-        surface: series.surface,
-        http_request_method: method,
-        http_route: series.route,
-        operation: series.operation,
-        http_response_status_code: series.status,
-      });
-      this.requestSeries.set(key, bound);
-    }
-    bound.observe(seconds);
+  /**
+   * One API request answered, and its duration in seconds. Every label is bounded (no raw path, no
+   * id): `route` is the route template (`/api/v1/restaurant/meal-menus/{id}`, `/graphql`), '' when
+   * none matched; `operation` the schema coordinate run (`Query.mealMenus`), `Query.*` for several
+   * root fields, `unknown` when none was resolved; a method outside RFC 9110's (and PATCH) is `_OTHER`.
+   */
+  observeRequest(surface: Surface, requestMethod: string, route: string, operation: string, status: number, seconds: number): void {
+    const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : '_OTHER';
+    const key = `${surface} ${method} ${operation} ${route} ${status}`;
+    if (this.requestDuration.observe(key, seconds)) return;
+    this.requestDuration.create(key, { surface, http_request_method: method, http_route: route, operation, http_response_status_code: status });
+    this.requestDuration.observe(key, seconds);
   }
 
   /** A GraphQL document refused by one of its limits (graphql/limits.ts's refusedLimit names it). */

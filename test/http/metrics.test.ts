@@ -93,6 +93,14 @@ describe('GET /metrics', () => {
   it('keeps the histogram consistent: the +Inf bucket is the count', () => {
     const labels = { surface: 'rest', http_request_method: 'GET', http_route: '/api/v1/restaurant/meal-menus', operation: 'Query.mealMenus', http_response_status_code: '200' };
     expect(sampleValue(scraped, 'http_server_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(3);
+    // OpenTelemetry's buckets, cumulative: each at least the one before.
+    const buckets = scraped.samples.filter(
+      (sample) => sample.name === 'http_server_request_duration_seconds_bucket' && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
+    expect(buckets.map((bucket) => bucket.labels.le)).toEqual(['0.005', '0.01', '0.025', '0.05', '0.075', '0.1', '0.25', '0.5', '0.75', '1', '2.5', '5', '7.5', '10', '+Inf']);
+    expect(buckets.every((bucket, i) => i === 0 || bucket.value >= buckets[i - 1]!.value)).toBe(true);
+    // Three REST reads on a loopback in-memory service: all under 10 s, and each read counted in one bucket only.
+    expect(buckets.at(-2)!.value).toBe(3);
     expect(sampleValue(scraped, 'http_server_request_duration_seconds_sum', labels)).toBeGreaterThan(0);
   });
 
