@@ -9,7 +9,8 @@ import { eventually, startWebhookReceiver, type WebhookReceiver } from '../suppo
  * GET /metrics after known traffic on a real service: 3 REST reads, 2 GraphQL
  * queries (the second answered by the known-documents path), 1 refused
  * access token, 1 request without a credential, 1 document too deep, 1
- * verifyApiKey; each shows as exactly that count under its labels. Outside
+ * verifyApiKey, 1 webhook delivery (inline), 1 subscription stream (not a
+ * request); each shows as exactly that count under its labels. Outside
  * production the endpoint is open (metrics-production.test.ts: the token).
  */
 
