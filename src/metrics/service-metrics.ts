@@ -140,23 +140,6 @@ export class ServiceMetrics {
     if (delaySeconds !== null && Number.isFinite(delaySeconds)) this.deliveryDelay.observe({ outcome }, Math.max(0, delaySeconds));
   }
 
-  /**
-   * A gauge read at each scrape (e.g. a count in the database); a read that
-   * fails leaves the gauge out of that scrape rather than failing it.
-   */
-  gaugeAtScrape(name: string, help: string, read: () => Promise<number | null>): void {
-    new Gauge({
-      name,
-      help,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        const value = await read().catch(() => null);
-        if (value !== null) this.set(value);
-      },
-    });
-  }
-
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
