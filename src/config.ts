@@ -105,6 +105,14 @@ export interface AppConfig {
     /** OTEL_TRACES_SAMPLER and its OTEL_TRACES_SAMPLER_ARG (the ratio of the traceidratio samplers). */
     readonly sampler: { readonly name: TraceSamplerName; readonly ratio: number };
   };
+  /** `GET /metrics` (src/http/metrics.ts). */
+  readonly metrics: {
+    /**
+     * METRICS_TOKEN: when set, a scrape must send `Authorization: Bearer <token>`, in any
+     * environment. null: open outside production, and not served (404) in production.
+     */
+    readonly token: string | null;
+  };
 }
 
 /** The standard OTEL_TRACES_SAMPLER values the service takes. */
@@ -194,6 +202,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
   const webhooks = readWebhooks(env, problems);
   const eventSubscriptions = readEventSubscriptions(env, problems);
   const tracing = readTracing(env, problems);
+  const metrics = readMetrics(env, nodeEnv, problems, warnings);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -217,6 +226,7 @@ export function loadConfig(env: Env = process.env): LoadedConfig {
     webhooks,
     eventSubscriptions,
     tracing,
+    metrics,
   };
   return { config: deepFreeze(config), warnings };
 }
@@ -289,6 +299,21 @@ function readJwt(env: Env, nodeEnv: NodeEnv, problems: string[], warnings: strin
     audience: read(env, 'JWT_AUDIENCE') ?? 'admin-gateway',
     expiresInSeconds: expiresInSeconds ?? 3600,
   };
+}
+
+/**
+ * METRICS_TOKEN: the bearer token a Prometheus scrape of /metrics sends, at least 32
+ * characters (a guessable one would open the service's traffic figures). Production
+ * without it does not serve /metrics at all, and says so at start-up.
+ */
+function readMetrics(env: Env, nodeEnv: NodeEnv, problems: string[], warnings: string[]): AppConfig['metrics'] {
+  const token = read(env, 'METRICS_TOKEN');
+  if (token && token.length < MIN_SECRET_LENGTH) {
+    problems.push(`METRICS_TOKEN must be at least ${MIN_SECRET_LENGTH} characters long`);
+    return { token: null };
+  }
+  if (!token && nodeEnv === 'production') warnings.push('METRICS_TOKEN is not set: GET /metrics is off (404) in production');
+  return { token: token ?? null };
 }
 
 /** SESSION_TTL: how long a sign-in session lives unused (default 30d, at most 365d). */

@@ -15,6 +15,8 @@ export interface Database {
   waitsForSpace(): boolean;
   /** After `failed`: resolves once a restart can take writes again (the engine's disk has space again, or at once). */
   whenSpaceIsBack(): Promise<void>;
+  /** The embedded engine's read-only observation (metrics); null with MONGODB_URI. */
+  engine: Pick<RunningEngine, 'stats' | 'onWalSync'> | null;
 }
 
 /** Database name used when the URI names none (always, for the embedded engine). */
@@ -50,6 +52,7 @@ export async function openDatabase(
   logger.info(engine ? { embedded: true, engine: engine.uri } : { embedded: false }, 'database connected');
   return {
     uri,
+    engine,
     failed: engine?.failed ?? new Promise<never>(() => undefined),
     waitsForSpace: () => engine?.waitsForSpace() ?? false,
     whenSpaceIsBack: () => engine?.whenSpaceIsBack() ?? Promise.resolve(),

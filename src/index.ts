@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   // One set of services: the schema's resolvers read the audit trail the requests write and stop() drains.
   const services = createServices({ events: config.events });
   const schema = await buildServiceSchema(services);
-  const { app, stop, upgrade, endStreams } = await createService(config, schema, { logger, services, deliveryThread: { uri: database.uri } });
+  const { app, stop, upgrade, endStreams } = await createService(config, schema, { logger, services, deliveryThread: { uri: database.uri }, engine: database.engine });
 
   const server = createHttpServer(app, logger, config.http, upgrade);
   await new Promise<void>((resolve, reject) => {

@@ -35,6 +35,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { buildAppSchema } from './graphql/index.js';
 import { type AppHandle, buildRestJsonSchemas, createApp, databaseConnected, IdempotencyRecords, type RestRoutes } from './http/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { ServiceMetrics, type DeliveryOutcome, type EngineObservation } from './metrics/index.js';
 import { startDeliveryThread, startInlineDelivery, type DeliveryThreadDatabase } from './webhook-delivery.js';
 import { MealMenuModel, MealMenuRecords, MealMenuResolver, mealMenuRestRoutes, MealMenuService } from './menus/index.js';
 import { errors } from './errors/index.js';
@@ -283,6 +284,8 @@ export interface ServiceOptions {
    * OTLP exporter (tests: the SDK's InMemorySpanExporter behind a SimpleSpanProcessor).
    */
   traceProcessor?: SpanProcessor;
+  /** The embedded engine this process started, if any: its documents, WAL size and fsync latency join the metrics. */
+  engine?: EngineObservation | null;
 }
 
 /** The REST surface as its OpenAPI document introduces it, with the service's two credential kinds. */
@@ -313,6 +316,8 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
   const tracing = await startTracing(config.tracing, options.traceProcessor);
   // Not the endpoint: its URL may carry the collector's credentials.
   if (tracing) logger.info({ serviceName: config.tracing.serviceName, sampler: config.tracing.sampler.name }, 'tracing on: spans are exported over OTLP/HTTP');
+  // This instance's own registry: another service in the same process counts apart.
+  const metrics = new ServiceMetrics({ engine: options.engine });
   const services = options.services ?? createServices({ events: config.events });
   const { auditEvents } = services;
   const { eventLog, eventTail, eventOutbox, onceEvents } =
@@ -345,9 +350,9 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     routes: restRoutes,
     openApi,
     jsonSchemas,
-    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey), auditEvents, eventOutbox),
+    createContext: withAuditTrail(createRequestContextFactory(config, resolveActor, usage, checkApiKey, metrics), auditEvents, eventOutbox),
     // No usable credential: 401 before the arguments of any operation but the open ones are read.
-    admitCaller: credentialFirst(),
+    admitCaller: credentialFirst({ metrics }),
     databaseAvailable: databaseConnected,
     // Every create takes an Idempotency-Key (both surfaces); a replayed createApiKey has no secret, a replayed createPasswordTicket no ticket.
     idempotency: {
@@ -358,11 +363,13 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
     },
     logger,
     subscriptions: { createContext: subscriptionContextFactory(config, resolveActor, eventSubscriptions, usage), checkCredential: subscriptionCredentialCheck(resolveActor) },
+    metrics,
   });
+  const onAttempt = (outcome: DeliveryOutcome, delaySeconds: number | null) => metrics.deliveryAttempted(outcome, delaySeconds);
   const { deliveryThread } = options;
   const webhookWorker = deliveryThread
-    ? await startDeliveryThread(config, logger, { uri: deliveryThread.uri, dbName: deliveryThread.dbName }, { delivery: options.webhooks, entry: deliveryThread.entry })
-    : startInlineDelivery(config, logger, { eventLog, eventTail }, options.webhooks);
+    ? await startDeliveryThread(config, logger, { uri: deliveryThread.uri, dbName: deliveryThread.dbName }, { delivery: options.webhooks, entry: deliveryThread.entry, onAttempt })
+    : startInlineDelivery(config, logger, { eventLog, eventTail }, options.webhooks, onAttempt);
   return {
     app: app.app,
     upgrade: app.upgrade,
@@ -383,6 +390,7 @@ export async function createService(config: AppConfig, schema: GraphQLSchema, op
       await keys.close();
       // The spans still queued are exported.
       await tracing?.stop();
+      metrics.close();
     },
   };
 }

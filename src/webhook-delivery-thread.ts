@@ -4,7 +4,7 @@ import mongoose from 'mongoose';
 import { connectMongoose } from './database.js';
 import { EventLog, EventTail } from './events/index.js';
 import { createLogger } from './logger.js';
-import { webhookWorkerFor, type DeliveryThreadData } from './webhook-delivery.js';
+import { attemptMessage, webhookWorkerFor, type DeliveryThreadData } from './webhook-delivery.js';
 
 /**
  * The webhook delivery thread (webhook-delivery.ts, startDeliveryThread): the
@@ -19,7 +19,8 @@ const eventTail = new EventTail();
 eventTail.logTo(logger);
 // The endpoint-disabled event it may write wakes its own tail; the API thread's tail polls.
 const eventLog = new EventLog({ retentionSeconds: config.events.retentionSeconds, onCommit: () => eventTail.wake() });
-const worker = webhookWorkerFor(config, logger, { eventLog, eventTail }, options);
+// Each attempt's outcome goes to the API's thread, whose metrics count it.
+const worker = webhookWorkerFor(config, logger, { eventLog, eventTail }, options, (outcome, delaySeconds) => parentPort!.postMessage(attemptMessage(outcome, delaySeconds)));
 worker.start();
 logger.debug('webhook delivery thread started');
 

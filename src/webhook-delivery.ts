@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { AppConfig } from './config.js';
 import type { EventLog, EventTail } from './events/index.js';
 import type { Logger } from './logger.js';
+import type { DeliveryOutcome } from './metrics/index.js';
 import { anchorWebhookFanOut, WebhookWorker, type WebhookDeliveryOptions } from './webhooks/index.js';
 
 /** An instance's webhook delivery, wherever it runs: stopped with the service. */
@@ -22,8 +23,33 @@ export interface DeliveryThreadData {
   options?: Omit<WebhookDeliveryOptions, 'now'>;
 }
 
+/** Told how each delivery attempt ended (the service's metrics), on the API's thread wherever the worker runs. */
+export type DeliveryAttempted = (outcome: DeliveryOutcome, delaySeconds: number | null) => void;
+
+/** What the delivery thread posts to the API's thread for each attempt. */
+interface AttemptMessage {
+  kind: 'webhook-attempt';
+  outcome: DeliveryOutcome;
+  delaySeconds: number | null;
+}
+
+/** An attempt's outcome as the thread posts it (webhook-delivery-thread.ts). */
+export function attemptMessage(outcome: DeliveryOutcome, delaySeconds: number | null): AttemptMessage {
+  return { kind: 'webhook-attempt', outcome, delaySeconds };
+}
+
+function isAttemptMessage(message: unknown): message is AttemptMessage {
+  return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'webhook-attempt';
+}
+
 /** The worker of one instance (on whichever thread it runs), as the config sets it. */
-export function webhookWorkerFor(config: AppConfig, logger: Logger, events: { eventLog: EventLog; eventTail: EventTail }, options?: WebhookDeliveryOptions): WebhookWorker {
+export function webhookWorkerFor(
+  config: AppConfig,
+  logger: Logger,
+  events: { eventLog: EventLog; eventTail: EventTail },
+  options?: WebhookDeliveryOptions,
+  onAttempt?: DeliveryAttempted,
+): WebhookWorker {
   return new WebhookWorker({
     tail: events.eventTail,
     eventLog: events.eventLog,
@@ -32,12 +58,19 @@ export function webhookWorkerFor(config: AppConfig, logger: Logger, events: { ev
     guarded: config.nodeEnv === 'production' && !config.webhooks.allowPrivate,
     logger,
     options,
+    onAttempt,
   });
 }
 
 /** The worker on the caller's thread (tests that give it a clock, or no database URI to reach). */
-export function startInlineDelivery(config: AppConfig, logger: Logger, events: { eventLog: EventLog; eventTail: EventTail }, options?: WebhookDeliveryOptions): WebhookDelivery {
-  const worker = webhookWorkerFor(config, logger, events, options);
+export function startInlineDelivery(
+  config: AppConfig,
+  logger: Logger,
+  events: { eventLog: EventLog; eventTail: EventTail },
+  options?: WebhookDeliveryOptions,
+  onAttempt?: DeliveryAttempted,
+): WebhookDelivery {
+  const worker = webhookWorkerFor(config, logger, events, options, onAttempt);
   worker.start();
   return { close: () => worker.close() };
 }
@@ -60,7 +93,7 @@ export async function startDeliveryThread(
   config: AppConfig,
   logger: Logger,
   database: DeliveryThreadDatabase,
-  options: { delivery?: WebhookDeliveryOptions; entry?: URL } = {},
+  options: { delivery?: WebhookDeliveryOptions; entry?: URL; onAttempt?: DeliveryAttempted } = {},
 ): Promise<WebhookDelivery> {
   if (options.delivery?.now) throw new Error('a delivery thread keeps its own clock: a test that sets `now` runs the worker inline');
   // The thread takes a moment to start: what the API commits meanwhile is caught up from here.
@@ -75,6 +108,10 @@ export async function startDeliveryThread(
     thread = new Worker(options.entry ?? THREAD_ENTRY, { workerData: data, name: 'webhook-delivery' });
     exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     thread.on('error', (err) => logger.error({ err }, 'the webhook delivery thread failed'));
+    // Each attempt's outcome, posted by the thread: the metrics live on this thread.
+    thread.on('message', (message: unknown) => {
+      if (isAttemptMessage(message)) options.onAttempt?.(message.outcome, message.delaySeconds);
+    });
     thread.on('exit', (code) => {
       if (closing) return;
       logger.error({ code }, `the webhook delivery thread exited; starting it again in ${RESTART_DELAY_MS} ms`);

@@ -329,6 +329,7 @@ export class ApiKeyService {
       if ((args.requiredScopes ?? []).some((scope) => !hasPermission(acting, scope))) code = ApiKeyVerificationCode.FORBIDDEN;
       verification.recordUse(outcome, code === ApiKeyVerificationCode.VALID ? 200 : 403);
     }
+    verification.answered(code);
     return verificationAnswer(code, outcome);
   }
 

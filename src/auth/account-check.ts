@@ -1,4 +1,5 @@
 import { errors } from '../errors/index.js';
+import { refusedCredential, type RefusedCredential } from './credential-refusal.js';
 import { ACCOUNT_DISABLED, isAccountActive } from './account-status.js';
 import type { Account, AccountStore } from './ports.js';
 
@@ -18,6 +19,8 @@ const REVOKED: Record<CredentialName, string> = {
   'Refresh token': 'Session ended: the password changed or every session of the user was ended',
 };
 
+const KIND: Record<CredentialName, RefusedCredential> = { 'Access token': 'jwt', 'Refresh token': 'refresh_token' };
+
 /**
  * The one check of the account behind a user's credential, on every request
  * (access tokens) and every refresh: the account still exists in the same
@@ -29,13 +32,13 @@ const REVOKED: Record<CredentialName, string> = {
 export async function usableAccount(accounts: Pick<AccountStore, 'findAccount'>, holder: CredentialHolder, credential: CredentialName): Promise<Account> {
   const account = await accounts.findAccount(holder.userId);
   if (!account || account.tenantId !== holder.tenantId) {
-    throw errors.unauthenticated(`Invalid ${credential.toLowerCase()}: unknown user`);
+    throw refusedCredential(KIND[credential], 'unknown_user', errors.unauthenticated(`Invalid ${credential.toLowerCase()}: unknown user`));
   }
   // Before the version: a disable raises it too, and the holder is told why.
-  if (!isAccountActive(account)) throw errors.unauthenticated(ACCOUNT_DISABLED);
+  if (!isAccountActive(account)) throw refusedCredential(KIND[credential], 'account_disabled', errors.unauthenticated(ACCOUNT_DISABLED));
   if (account.tokenVersion !== holder.tokenVersion) {
     // Issued before the latest password change or end of every session (each raises the version).
-    throw errors.unauthenticated(REVOKED[credential]);
+    throw refusedCredential(KIND[credential], 'revoked', errors.unauthenticated(REVOKED[credential]));
   }
   return account;
 }

@@ -1,4 +1,5 @@
 import { errors, type AppError } from '../errors/index.js';
+import { refusedCredential } from './credential-refusal.js';
 import type { AccountStore, ApiKeyCredentialRecord, ApiKeyStore, ApiKeyUse, AuthEvents } from './ports.js';
 import { isPlatformAdmin, type Actor, type RateLimitState } from './actor.js';
 import { parseApiKeySecret, sameHash } from './api-key-secret.js';
@@ -162,6 +163,10 @@ async function recheckKey(
 
 /** A request's refusal for an outcome other than VALID: 401, 403 (IP, origin) or 429 with the window's fields. */
 export function refusalOf(outcome: ApiKeyOutcome): AppError {
+  return refusedCredential('api_key', outcome.code.toLowerCase(), answerOf(outcome));
+}
+
+function answerOf(outcome: ApiKeyOutcome): AppError {
   if (outcome.code === 'FORBIDDEN') return errors.forbidden(outcome.message);
   if (outcome.code === 'RATE_LIMITED' && outcome.rateLimit) {
     return errors.rateLimited(outcome.rateLimit.resetSeconds, outcome.message, rateLimitHeaders(outcome.rateLimit));
@@ -239,6 +244,8 @@ export interface KeyVerification {
   check(secret: string, presenter: KeyPresenter, within?: CheckWithin): Promise<ApiKeyOutcome>;
   /** Queues the usage-log entry of a use the check counted, with what it was answered (200, or 403 for a scope it lacks). */
   recordUse(outcome: ApiKeyOutcome, status: number): void;
+  /** The code verifyApiKey answers (metrics: api_key_verifications_total). */
+  answered(code: ApiKeyCheckCode): void;
 }
 
 /** The operation a verification's use is logged as. */
@@ -249,8 +256,10 @@ export function keyVerificationOf(
   check: ApiKeyCheck,
   record: (use: ApiKeyUse) => void,
   request: Pick<RequestFacts, 'method' | 'path'>,
+  onAnswered: (code: ApiKeyCheckCode) => void = () => undefined,
 ): KeyVerification {
   return {
+    answered: onAnswered,
     check: (secret, presenter, within) => check(secret, { ...request, ip: presenter.ip, origin: presenter.origin, operation: VERIFY_OPERATION }, within),
     recordUse(outcome, status) {
       if (!outcome.key) return;

@@ -2,6 +2,7 @@ import { isOpenOperation } from '../graphql/index.js';
 import type { CallerAdmission } from '../http/index.js';
 import type { AppContext } from './context.js';
 import { requireActor } from './require-actor.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 
 /**
  * The credential before the arguments: a request without a usable
@@ -19,12 +20,14 @@ import { requireActor } from './require-actor.js';
  * operations (`isOpenOperation`: no `@Authorized`, i.e. login) keep their
  * argument errors for everyone.
  */
-export function credentialFirst({ isOpen = isOpenOperation }: { isOpen?: (operation: string) => boolean } = {}): CallerAdmission<AppContext> {
+export function credentialFirst({ isOpen = isOpenOperation, metrics }: { isOpen?: (operation: string) => boolean; metrics?: ServiceMetrics } = {}): CallerAdmission<AppContext> {
   return (context, called) => {
     if (context.actor) return;
     const operations = called();
     // Unknown (no route, an unparsable document): the 404 or parse error that follows says nothing of arguments.
     if (!operations || operations.every(isOpen)) return;
+    // A refused credential was counted when it was refused (request-context.ts); none at all is counted here.
+    if (!context.credentialError) metrics?.credentialRefused('none', 'missing');
     requireActor(context);
   };
 }

@@ -1,5 +1,6 @@
 import type { Actor } from './actor.js';
 import { errors } from '../errors/index.js';
+import { refusedCredential } from './credential-refusal.js';
 
 /**
  * The one way both surfaces (GraphQL via Apollo, REST via SOFA) turn request
@@ -47,7 +48,7 @@ export function readCredential(header: HeaderReader): CredentialSource | null {
   const authorization = single(header('authorization'));
   if (!authorization) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw errors.unauthenticated('Authorization header must be "Bearer <credential>"');
+  if (!match) throw refusedCredential('header', 'malformed', errors.unauthenticated('Authorization header must be "Bearer <credential>"'));
   return { from: 'bearer', value: match[1] };
 }
 
@@ -63,7 +64,7 @@ export function createActorResolver(strategies: readonly CredentialStrategy[]): 
     const credential = readCredential(header);
     if (!credential) return null;
     const strategy = strategies.find((candidate) => candidate.recognises(credential));
-    if (!strategy) throw errors.unauthenticated('Unrecognised credential');
+    if (!strategy) throw refusedCredential('header', 'unrecognised', errors.unauthenticated('Unrecognised credential'));
     return strategy.authenticate(credential, request);
   };
 }

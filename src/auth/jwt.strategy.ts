@@ -6,6 +6,7 @@ import { verifyAccessToken, type JwtSettings } from './jwt.js';
 import { permissionsOfRoles } from './role-permissions.js';
 import type { SessionRecords } from './session.store.js';
 import { errors } from '../errors/index.js';
+import { refusedCredential } from './credential-refusal.js';
 
 /**
  * Bearer access tokens. The token proves who the user is; the user record
@@ -26,7 +27,7 @@ export function jwtStrategy(settings: JwtSettings, accounts: AccountStore, sessi
       const claims = verifyAccessToken(settings, credential.value);
       const account = await usableAccount(accounts, { userId: claims.sub, tenantId: claims.tenant, tokenVersion: claims.ver }, 'Access token');
       if (claims.sid !== undefined && !(await sessions.isLive(claims.sid))) {
-        throw errors.unauthenticated('Access token revoked: its session ended');
+        throw refusedCredential('jwt', 'session_ended', errors.unauthenticated('Access token revoked: its session ended'));
       }
       return {
         userId: claims.sub,

@@ -2,6 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { AppConfig } from '../config.js';
 import { errors } from '../errors/index.js';
+import { refusedCredential } from './credential-refusal.js';
 
 /** The one algorithm we sign with and the only one we accept (no `none`, no RS/HS confusion). */
 const ALGORITHM = 'HS256';
@@ -81,18 +82,19 @@ function verifyFully(settings: JwtSettings, token: string): AccessTokenClaims {
       audience: settings.audience,
     });
   } catch (err) {
-    throw errors.unauthenticated(describeJwtFailure(err));
+    const [reason, message] = describeJwtFailure(err);
+    throw refusedCredential('jwt', reason, errors.unauthenticated(message));
   }
   if (typeof payload === 'string' || typeof payload.exp !== 'number') {
     // jsonwebtoken only checks `exp` when present; we require it.
-    throw errors.unauthenticated('Invalid access token: no expiry');
+    throw refusedCredential('jwt', 'invalid', errors.unauthenticated('Invalid access token: no expiry'));
   }
   const { sub, tenant, roles, ver = 0, sid } = payload;
   const validRoles = Array.isArray(roles) && roles.every((role) => typeof role === 'string');
   const validVersion = Number.isSafeInteger(ver) && ver >= 0;
   const validSession = sid === undefined || (typeof sid === 'string' && sid.length > 0);
   if (typeof sub !== 'string' || !sub || !(tenant === null || typeof tenant === 'string') || !validRoles || !validVersion || !validSession) {
-    throw errors.unauthenticated('Invalid access token: malformed claims');
+    throw refusedCredential('jwt', 'invalid', errors.unauthenticated('Invalid access token: malformed claims'));
   }
   const claims: AccessTokenClaims = Object.freeze({ sub, tenant, roles: Object.freeze([...roles]) as string[], ver, ...(sid === undefined ? {} : { sid: sid as string }) });
   if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
@@ -112,8 +114,9 @@ function signingKey(secret: string): KeyObject {
   return lastKey.key;
 }
 
-function describeJwtFailure(err: unknown): string {
-  if (err instanceof jwt.TokenExpiredError) return 'Access token expired';
-  if (err instanceof jwt.NotBeforeError) return 'Access token not yet valid';
-  return 'Invalid access token';
+/** Why jsonwebtoken refused a token: the refusal's reason (metrics) and its words. */
+function describeJwtFailure(err: unknown): [reason: string, message: string] {
+  if (err instanceof jwt.TokenExpiredError) return ['expired', 'Access token expired'];
+  if (err instanceof jwt.NotBeforeError) return ['not_yet_valid', 'Access token not yet valid'];
+  return ['invalid', 'Invalid access token'];
 }

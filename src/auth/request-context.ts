@@ -8,6 +8,8 @@ import { keyVerificationOf, type ApiKeyCheck } from './api-key-check.js';
 import type { AppContext } from './context.js';
 import type { ActorResolver } from './credentials.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import { credentialRefusalOf } from './credential-refusal.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 
 /**
  * The one context factory, called by the request edge (src/http/use-request-edge.ts)
@@ -18,7 +20,8 @@ import { rateLimitHeaders } from './rate-limit-headers.js';
  * answer carries its rate-limit fields, and its use is queued for the usage
  * log once the response is done.
  */
-export function createRequestContextFactory(config: AppConfig, resolveActor: ActorResolver, usage?: UsageRecorder, checkApiKey?: ApiKeyCheck) {
+export function createRequestContextFactory(config: AppConfig, resolveActor: ActorResolver, usage?: UsageRecorder, checkApiKey?: ApiKeyCheck, metrics?: ServiceMetrics) {
+  const answered = metrics && ((code: string) => metrics.keyVerified(code));
   return async (req: Request, edge: EdgeScope): Promise<AppContext> => {
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
     const origin = req.get('origin') ?? undefined;
@@ -28,12 +31,13 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
     const userAgent = req.get('user-agent') || undefined;
     const context: AppContext = { actor: null, requestId: edge.requestId, ip, origin, userAgent, logger: edge.logger, config };
     // verifyApiKey runs the credential's own check; its uses are logged as this request's.
-    if (checkApiKey && usage) context.keyVerification = keyVerificationOf(checkApiKey, (use) => usage.record(use), { method, path: usageLogged(path, null).path });
+    if (checkApiKey && usage) context.keyVerification = keyVerificationOf(checkApiKey, (use) => usage.record(use), { method, path: usageLogged(path, null).path }, answered);
     try {
       context.actor = await resolveActor((name) => req.headers[name], { ip, origin, method, path });
     } catch (err) {
       if (!isAppError(err)) throw err;
       context.credentialError = err;
+      if (metrics) countRefusal(metrics, err);
     }
     const via = context.actor?.via;
     if (via?.kind === 'api-key') {
@@ -45,6 +49,13 @@ export function createRequestContextFactory(config: AppConfig, resolveActor: Act
     }
     return context;
   };
+}
+
+/** A credential refused (whether or not the operations called need one: it is not used either way), by its mark (credential-refusal.ts). */
+function countRefusal(metrics: ServiceMetrics, err: unknown): void {
+  const refusal = credentialRefusalOf(err) ?? { credential: 'header' as const, reason: 'other' };
+  metrics.credentialRefused(refusal.credential, refusal.reason);
+  if (refusal.credential === 'api_key' && refusal.reason === 'rate_limited') metrics.keyRateLimitRefused();
 }
 
 /** Kept in the usage log, which its readers see: a secret sent by mistake as a path segment or an operation name is not. */

@@ -14,9 +14,12 @@ import {
   waitsForSpace,
   whenSpaceIsBack,
   type Storage,
+  type StorageStats,
 } from './storage/index.js';
 
 export { MAX_SOCKET_PATH_BYTES, type SocketOptions } from './server/index.js';
+/** What the engine holds, read at once: documents and write-ahead log bytes (for the service's metrics). */
+export type EngineStats = StorageStats;
 
 /**
  * The engine's only public entry: a MongoDB-wire-compatible server that the
@@ -78,6 +81,10 @@ interface EngineHandle {
    * `waitsForSpace()`, else at once.
    */
   whenSpaceIsBack(): Promise<void>;
+  /** Documents held and write-ahead log bytes on disk, now (read-only; for metrics). */
+  stats(): EngineStats;
+  /** Calls `listener` with each write-ahead log sync's duration in seconds (never, in memory); returns its removal. */
+  onWalSync(listener: (seconds: number) => void): () => void;
 }
 
 export interface TcpEngine extends EngineHandle {
@@ -161,10 +168,11 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     return closing;
   };
   const address = running.address;
+  const observed = { stats: () => storage.stats(), onWalSync: (listener: (seconds: number) => void) => storage.onWalSync(listener) };
   if ('socketPath' in address) {
-    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close, failed, waitsForSpace: waits, whenSpaceIsBack: spaceBack };
+    return { uri: `mongodb://${encodeURIComponent(address.socketPath)}/`, socketPath: address.socketPath, close, failed, waitsForSpace: waits, whenSpaceIsBack: spaceBack, ...observed };
   }
-  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close, failed, waitsForSpace: waits, whenSpaceIsBack: spaceBack };
+  return { uri: `mongodb://${formatHost(address.host)}:${address.port}/`, host: address.host, port: address.port, close, failed, waitsForSpace: waits, whenSpaceIsBack: spaceBack, ...observed };
 }
 
 function openStorage(opts: StorageOptions, log: (line: string) => void): { storage: Storage; lock?: DbPathLock } {

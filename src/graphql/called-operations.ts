@@ -102,6 +102,37 @@ function executedOperation(source: string, operationName: string | undefined) {
   return { operation, fragments };
 }
 
+/** Labels already made, by operation node (Apollo's and the known documents' caches hand the same nodes back). */
+const operationLabels = new WeakMap<OperationDefinitionNode, string>();
+
+/**
+ * A validated operation as one bounded label (metrics): the coordinate of
+ * its one root field (`Query.mealMenus`, `Query.__schema`), `Query.*` when
+ * it has several, `unknown` when none. Never a name the client chose: only
+ * fields the schema has, so the labels are as many as its operations.
+ */
+export function operationLabel(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string {
+  let label = operationLabels.get(operation);
+  if (label !== undefined) return label;
+  const rootType = schema.getRootType(operation.operation);
+  const called = new Set<string>();
+  if (rootType) {
+    const fragments = new Map(
+      document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    );
+    collectRootFields(schema, operation.selectionSet, rootType, fragments, new Set(), called);
+    // Introspection (GraphiQL, codegen): its meta fields, which the schema's field map lacks.
+    for (const selection of operation.selectionSet.selections) {
+      if (selection.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(selection.name.value)) called.add(`${rootType.name}.${selection.name.value}`);
+    }
+  }
+  label = called.size === 1 ? [...called][0]! : called.size > 1 && rootType ? `${rootType.name}.*` : 'unknown';
+  operationLabels.set(operation, label);
+  return label;
+}
+
+const INTROSPECTION_FIELDS: ReadonlySet<string> = new Set(['__schema', '__type']);
+
 /** The coordinate of a fragment no operation spreads: never an open operation. */
 export const UNUSED_FRAGMENT = '(unused fragment)';
 

@@ -16,9 +16,10 @@ export { isOpenOperation, permissionsOfOperation } from './open-operations.js';
 
 // Serving documents (Apollo at /graphql, SOFA's REST routes): limits, compiled execution, refusals of input.
 export { createDocumentGuard, GRAPHQL_LIMITS, limitedParseOptions, limitRules } from './limits.js';
+export { refusedLimit, type GraphQLLimit } from './limit-refusals.js';
 export { createCompiledExecute, type Execute } from './compiled-execution.js';
 export { assertOperationInput, everyFailingField } from './every-failing-field.plugin.js';
 export { readArguments, type ArgumentReading } from './input-refusal.js';
 export { argumentRuleProblems } from './argument-rules.js';
 export { expectation, suggestionAmong, unknownFieldProblem, valueRuleOf } from './coercion-problems.js';
-export { calledOperations, executedOperations, responseKeysOf } from './called-operations.js';
+export { calledOperations, executedOperations, operationLabel, responseKeysOf } from './called-operations.js';

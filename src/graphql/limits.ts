@@ -15,6 +15,7 @@ import type * as MaxAliasesModule from '@escape.tech/graphql-armor-max-aliases';
 import type * as MaxDepthModule from '@escape.tech/graphql-armor-max-depth';
 import type * as MaxDirectivesModule from '@escape.tech/graphql-armor-max-directives';
 import { errors, isAppError } from '../errors/index.js';
+import { limitRefusal, type GraphQLLimit } from './limit-refusals.js';
 import { atMostOncePerRequest } from './once-per-request.rule.js';
 import { oneMutationPerRequest } from './one-mutation.rule.js';
 import { MAX_QUERY_COST } from './query-cost.rule.js';
@@ -61,11 +62,14 @@ export const limitedParseOptions: ParseOptions = { maxTokens: GRAPHQL_LIMITS.tok
  * the catalogue's GRAPHQL_VALIDATION_FAILED, without armor's misleading
  * "Syntax Error:" prefix (e.g. "Aliases limit of 15 exceeded, found 100.").
  */
-function reportRefusal(context: ValidationContext | null, error: GraphQLError): void {
-  context?.reportError(errors.documentRefused(error.message.replace(/^Syntax Error: /, '')));
+function refusalReporter(limit: GraphQLLimit) {
+  return (context: ValidationContext | null, error: GraphQLError): void => {
+    context?.reportError(limitRefusal(limit, errors.documentRefused(error.message.replace(/^Syntax Error: /, ''))));
+  };
 }
 
-const armorCallbacks = { exposeLimits: true, propagateOnRejection: false, onReject: [reportRefusal] };
+const armorCallbacks = (limit: GraphQLLimit) => ({ exposeLimits: true, propagateOnRejection: false, onReject: [refusalReporter(limit)] });
+
 
 /**
  * The validation rules added to graphql-js's own (`specifiedRules`) on both
@@ -73,9 +77,9 @@ const armorCallbacks = { exposeLimits: true, propagateOnRejection: false, onReje
  * most one password hash per request.
  */
 export const limitRules: readonly ValidationRule[] = [
-  maxDepthRule({ ...armorCallbacks, n: GRAPHQL_LIMITS.depth }),
-  maxAliasesRule({ ...armorCallbacks, n: GRAPHQL_LIMITS.aliases }),
-  maxDirectivesRule({ ...armorCallbacks, n: GRAPHQL_LIMITS.directives }),
+  maxDepthRule({ ...armorCallbacks('depth'), n: GRAPHQL_LIMITS.depth }),
+  maxAliasesRule({ ...armorCallbacks('aliases'), n: GRAPHQL_LIMITS.aliases }),
+  maxDirectivesRule({ ...armorCallbacks('directives'), n: GRAPHQL_LIMITS.directives }),
   oneMutationPerRequest(),
   atMostOncePerRequest(),
 ];

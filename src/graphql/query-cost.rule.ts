@@ -22,6 +22,7 @@ import type * as QueryComplexityModule from 'graphql-query-complexity';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { Extensions } from 'type-graphql';
 import { errors } from '../errors/index.js';
+import { limitRefusal } from './limit-refusals.js';
 import { MAX_PAGE_LIMIT, PAGE_ITEMS_EXTENSION } from '../shared/index.js';
 
 // graphql-query-complexity (a dependency of type-graphql) ships an ES module build
@@ -203,10 +204,10 @@ export function assertQueryCost(operation: CostedOperation, max = MAX_QUERY_COST
   try {
     cost = queryCost(operation);
   } catch (err) {
-    throw errors.documentRefused(`This operation is too large to cost: ${(err as Error).message}`);
+    throw limitRefusal('cost', errors.documentRefused(`This operation is too large to cost: ${(err as Error).message}`));
   }
   if (cost !== null && cost > max) {
-    throw errors.documentRefused(`This operation costs ${cost}, over the limit of ${max} (a list costs its selection once per item of its limit; aliases add up)`);
+    throw limitRefusal('cost', errors.documentRefused(`This operation costs ${cost}, over the limit of ${max} (a list costs its selection once per item of its limit; aliases add up)`));
   }
   if (cost !== null && !costDependsOnVariables(operation.schema, operation.document)) withinLimitWhateverVariables.add(operation.operation);
 }

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
-import type { Execute } from '../graphql/index.js';
+import { operationLabel, type Execute } from '../graphql/index.js';
 import { requestScope, type RequestScope } from './request-scope.js';
 
 /**
@@ -91,8 +91,10 @@ export function knownDocuments({ schema, execute, assertRunnable }: KnownDocumen
       async requestDidStart() {
         return {
           // Reached only once the document parsed and passed every validation rule.
-          async didResolveOperation({ source, document }) {
+          async didResolveOperation({ source, document, operation }) {
             if (!documents.has(source)) documents.set(source, document);
+            const scope = requestScope.getStore();
+            if (scope && operation) scope.operation = operationLabel(schema, document, operation);
           },
         };
       },
@@ -108,6 +110,7 @@ export function knownDocuments({ schema, execute, assertRunnable }: KnownDocumen
       const document = documents.get(query);
       const operation = document && getOperationAST(document, operationName ?? undefined);
       if (!document || !operation) return false;
+      scope.operation = operationLabel(schema, document, operation);
       const given = variables ?? undefined;
       try {
         assertRunnable({ schema, document, operation, operationName: operationName ?? undefined, variables: given });

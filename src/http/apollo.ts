@@ -29,6 +29,8 @@ export interface ApolloMountOptions {
   production: boolean;
   exposeErrorDetails: boolean;
   logger: Logger;
+  /** Plugins besides the service's own (metrics.ts's count of refused documents). */
+  plugins?: readonly ApolloServerPlugin[];
 }
 
 export interface ApolloMount {
@@ -88,6 +90,7 @@ export async function createApolloMount(options: ApolloMountOptions): Promise<Ap
       everyFailingField(),
       queryCostLimit(),
       known.plugin,
+      ...(options.plugins ?? []),
     ],
   });
   await server.start();

@@ -25,6 +25,8 @@ import { useErrorAnswers, useNotFound } from './use-error-answers.js';
 import { useJsonBody } from './use-json-body.js';
 import { useRequestLogging } from './use-request-logging.js';
 import { useRequestTracing } from './use-tracing.js';
+import { countRefusedDocuments, measureApiRequests, useMetricsEndpoint } from './metrics.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const REST_BASE_PATH = '/api/v1';
@@ -59,6 +61,8 @@ export interface AppOptions<TContext> {
    * their context from the credential in connection_init or the headers. None: not served.
    */
   subscriptions?: Pick<GraphQLSubscriptionOptions<TContext>, 'createContext' | 'checkCredential'>;
+  /** This instance's metrics (src/metrics/): API requests are measured and GET /metrics serves them. None: neither. */
+  metrics?: ServiceMetrics;
 }
 
 export interface AppHandle {
@@ -90,6 +94,7 @@ export async function createApp<TContext>(
     production,
     exposeErrorDetails: development,
     logger,
+    plugins: options.metrics ? [countRefusedDocuments(options.metrics)] : [],
   });
 
   const app = express();
@@ -117,6 +122,7 @@ export async function createApp<TContext>(
   const pages = express.Router();
   pages.use(
     useHealth(),
+    ...(options.metrics ? [useMetricsEndpoint({ metrics: options.metrics, token: config.metrics.token, production })] : []),
     useLandingPage({
       // Apollo Sandbox is off in production: no link to it there.
       graphqlPath: sandboxPath,
@@ -135,6 +141,8 @@ export async function createApp<TContext>(
   // A span per request while tracing is on (shared/tracing.ts); otherwise each piece is one check.
   const tracing = useRequestTracing({ routes: options.routes, restBasePath: REST_BASE_PATH, graphqlPath: GRAPHQL_PATH });
   const pipeline = [
+    // First: the time of an API request includes everything the service does for it, refusals included.
+    ...(options.metrics ? [measureApiRequests({ metrics: options.metrics, graphqlPath: GRAPHQL_PATH, restBasePath: REST_BASE_PATH, routes: options.routes })] : []),
     inFlight.track,
     useSecurityHeaders({
       // Every API answer, errors included; the public documents (OpenAPI, Swagger UI) may be cached.

@@ -18,9 +18,22 @@ export interface RequestScope<TContext = unknown> {
   restVariables?: Record<string, unknown>;
   /** REST only: the route the method and path matched (undefined: none). */
   restRoute?: RestRouteMatch;
+  /** GraphQL only: the validated operation as one bounded label (graphql/'s operationLabel), once resolved. */
+  operation?: string;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** Each API request's scope by its request, for what reads it once the answer is done (metrics.ts), outside its async context. */
+const scopesByRequest = new WeakMap<object, RequestScope>();
+
+export function rememberScope(req: object, scope: RequestScope): void {
+  scopesByRequest.set(req, scope);
+}
+
+export function scopeOfRequest(req: object): RequestScope | undefined {
+  return scopesByRequest.get(req);
+}
 
 /** The scope of the request being served, or a bare one (an error before the edge ran). */
 export function currentScope(fallback: Logger): Pick<RequestScope, 'requestId' | 'logger'> & Partial<RequestScope> {

@@ -5,7 +5,7 @@ import { calledOperations } from '../graphql/index.js';
 import type { Logger } from '../logger.js';
 import { withAnswerBudget } from '../shared/index.js';
 import type { RestArgumentReader } from './rest-arguments.js';
-import { requestScope, type RequestScope } from './request-scope.js';
+import { rememberScope, requestScope, type RequestScope } from './request-scope.js';
 
 /** What the request edge offers the context factory besides the request. */
 export interface EdgeScope {
@@ -97,13 +97,14 @@ export function useRequestEdge<TContext>(options: RequestEdgeOptions<TContext>):
         setHeader: (name, value) => res.setHeader(name, value),
         afterResponse: (listener) => res.once('close', () => listener(res.statusCode)),
       };
-      const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge) };
+      // The route rides in the scope from here, so that a refusal of the caller is still counted by its route (metrics.ts).
+      const scope: RequestScope<TContext> = { ...base, context: await createContext(req, edge), restRoute };
+      rememberScope(req, scope);
       // HEAD runs as the GET it matched (SOFA's router and Apollo read the method; Node sends no
       // body for a HEAD request); the context (an API key's usage log) has taken the method as sent.
       if (req.method === 'HEAD' && (isGraphQL || restRoute)) req.method = 'GET';
       admitCaller?.(scope.context, () => (isGraphQL ? graphqlOperations(schema, req) : restRoute && [restRoute.operation]));
       if (!isGraphQL) {
-        scope.restRoute = restRoute;
         scope.restVariables = readRestArguments.read(
           { method: req.method, path: req.path, query: req.query as Record<string, unknown>, body: req.body },
           restRoute,

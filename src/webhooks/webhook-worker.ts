@@ -8,6 +8,7 @@ import { DeliveryStatus, HELD, WebhookCursorModel, WebhookDeliveryModel, Webhook
 import { openSecret } from './webhook-secret.js';
 import { send, sendingAgents, type SendPolicy } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
+import type { DeliveryOutcome } from '../metrics/index.js';
 
 /** The contract's retry schedule: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h after each failure; then failed. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
@@ -61,6 +62,8 @@ export interface WebhookWorkerDeps {
   guarded: boolean;
   logger: Logger;
   options?: WebhookDeliveryOptions;
+  /** Told how each attempt ended, with the seconds since its event occurred (metrics: webhook_deliveries_total). */
+  onAttempt?: (outcome: DeliveryOutcome, delaySeconds: number | null) => void;
 }
 
 const CANNOT_OPEN_SECRET =
@@ -436,11 +439,13 @@ export class WebhookWorker {
     const mine = { _id: delivery._id, leaseOwner: this.owner };
     if (!hook) {
       await WebhookDeliveryModel.updateOne(mine, { $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: 'the endpoint was deleted' } });
+      this.attempted('failed', delivery);
       return;
     }
     if (!hook.enabled) {
       // Held, not failed: enabling the endpoint again makes it due (WebhookRecords.release).
       await WebhookDeliveryModel.updateOne(mine, { $set: { nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: HELD } });
+      this.attempted('held', delivery);
       return;
     }
     const secret = openSecret(this.deps.jwtSecret, hook.secretSealed);
@@ -475,7 +480,15 @@ export class WebhookWorker {
       ],
       { updatePipeline: true },
     );
+    this.attempted(status === DeliveryStatus.delivered ? 'delivered' : status === DeliveryStatus.failed ? 'failed' : 'retrying', delivery);
     await (outcome.ok ? this.succeeded(hook) : this.failed(hook._id, hook.tenant_id, at));
+  }
+
+  /** Tells onAttempt how an attempt ended (once recorded), and how long after its event occurred. */
+  private attempted(outcome: DeliveryOutcome, delivery: Pick<WebhookDelivery, 'payload'>): void {
+    if (!this.deps.onAttempt) return;
+    const occurredAt = new Date((delivery.payload as { occurredAt?: unknown } | null)?.occurredAt as string).getTime();
+    this.deps.onAttempt(outcome, Number.isNaN(occurredAt) ? null : (this.now() - occurredAt) / 1000);
   }
 
   /** Ends the endpoint's failing run; nothing to write when it was not failing as it was read (a failure since is another attempt's to note). */

@@ -322,3 +322,23 @@ describe('tracing', () => {
     expect(problems.join('\n')).not.toContain('s3cret');
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  const base = { JWT_SECRET: SECRET };
+
+  it('is none by default; production says that /metrics is off', () => {
+    expect(loadConfig(base).config.metrics.token).toBeNull();
+    const { warnings } = loadConfig({ ...base, NODE_ENV: 'production' });
+    expect(warnings).toContain('METRICS_TOKEN is not set: GET /metrics is off (404) in production');
+    expect(loadConfig({ ...base, NODE_ENV: 'production', METRICS_TOKEN: 'm'.repeat(32) }).warnings).toEqual([]);
+  });
+
+  it('refuses a token shorter than 32 characters, without echoing it', () => {
+    const problems = problemsOf({ ...base, METRICS_TOKEN: 'short-token' });
+    expect(problems).toEqual(['METRICS_TOKEN must be at least 32 characters long']);
+  });
+
+  it('keeps a long enough token as given (trimmed)', () => {
+    expect(loadConfig({ ...base, METRICS_TOKEN: ` ${'t'.repeat(40)} ` }).config.metrics.token).toBe('t'.repeat(40));
+  });
+});

@@ -115,7 +115,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await connectMongoose(engine.uri, dbName, { traced: Boolean(config.tracing.endpoint) });
   const logger = options.logger ?? pino({ level: config.logLevel });
   const deliveryThread = options.deliveryThread && { uri: engine.uri, dbName, entry: options.deliveryThread.entry };
-  const handle = await createService(config, await servedSchema(), { logger, resolveActor: options.resolveActor, webhooks: options.webhooks, eventSubscriptions: options.eventSubscriptions, deliveryThread, traceProcessor: options.traceProcessor });
+  const handle = await createService(config, await servedSchema(), {
+    logger,
+    resolveActor: options.resolveActor,
+    webhooks: options.webhooks,
+    eventSubscriptions: options.eventSubscriptions,
+    deliveryThread,
+    engine,
+    traceProcessor: options.traceProcessor,
+  });
   // The server `npm start` uses (it answers what the HTTP parser refuses, too).
   const server = createHttpServer(handle.app, logger, config.http, handle.upgrade).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {

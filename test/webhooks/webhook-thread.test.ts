@@ -9,6 +9,7 @@ import { startTestApp, type TestApp, type TestUser } from '../support/test-app.j
 import { buildServiceTree } from '../support/test-build.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { makeWebhook } from './webhook-fixtures.js';
+import { parseExposition, sampleValue } from '../http/fixtures/exposition.js';
 
 /**
  * The service's entry point delivers webhooks from a worker thread of its own
@@ -59,6 +60,18 @@ describe('deliveries from the delivery thread', () => {
     // The hanging one is cut at the timeout and retried (the thread runs the test's schedule options).
     await eventually(async () => (await deliveries.findOne({ eventId: first }))?.error !== null, 10_000);
     expect(await deliveries.findOne({ eventId: first })).toMatchObject({ status: 'pending', attempts: 1, leaseOwner: null });
+  });
+
+  it("are counted in the API thread's metrics, which the thread tells of each attempt", async () => {
+    // The two delivered at once and the one cut at its timeout (its retry, 5 s on, may have come too).
+    const counts = await eventually(async () => {
+      const scraped = parseExposition((await app.http('GET', '/metrics')).body);
+      const delivered = sampleValue(scraped, 'webhook_deliveries_total', { outcome: 'delivered' }) ?? 0;
+      const retrying = sampleValue(scraped, 'webhook_deliveries_total', { outcome: 'retrying' }) ?? 0;
+      const delays = sampleValue(scraped, 'webhook_delivery_delay_seconds_count', { outcome: 'delivered' }) ?? 0;
+      return delivered >= 2 && retrying === 1 && { delivered, delays };
+    }, 10_000);
+    expect(counts.delays).toBe(counts.delivered);
   });
 });
 

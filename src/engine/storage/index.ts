@@ -1,5 +1,5 @@
 /** The storage layer's public face: the interface and its two implementations. */
-export type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StoredBytes } from './types.js';
+export type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StorageStats, StoredBytes } from './types.js';
 export { createMemoryStorage } from './memory-storage.js';
 export { openLmdbStorage } from './lmdb-storage.js';
 export { describeFailure, mustStopNow, waitsForSpace, whenSpaceIsBack } from './storage-failure.js';

@@ -8,7 +8,7 @@ import { CollectionData, idKeyOf } from './collection-data.js';
 import { NEVER_SETTLES } from './storage-failure.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
 import type { StorageJournal } from './storage-journal.js';
-import type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StoredBytes } from './types.js';
+import type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StorageStats, StoredBytes } from './types.js';
 
 
 interface CollectionState {
@@ -289,6 +289,16 @@ export class LiveStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     await this.journal?.close();
+  }
+
+  stats(): StorageStats {
+    let documents = 0;
+    for (const colls of this.dbs.values()) for (const state of colls.values()) documents += state.data.count;
+    return { documents, walBytes: this.journal?.walBytes() ?? 0 };
+  }
+
+  onWalSync(listener: (seconds: number) => void): () => void {
+    return this.journal?.onWalSync(listener) ?? (() => undefined);
   }
 
   // ------------------------------------------------------------ helpers

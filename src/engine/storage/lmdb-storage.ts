@@ -179,6 +179,14 @@ class LmdbJournal implements StorageJournal {
     this.log.onWritten(listener);
   }
 
+  walBytes(): number {
+    return this.log.bytesOnDisk();
+  }
+
+  onWalSync(listener: (seconds: number) => void): () => void {
+    return this.log.onSynced(listener);
+  }
+
   private write(change: StoreChange): void {
     this.assertWritable();
     this.log.append(change);

@@ -29,6 +29,10 @@ export interface StorageJournal {
   /** `record`: the document's natural-order number (given on insert, kept by a replacement). */
   documentSaved(info: CollectionInfo, idKey: string, bytes: Buffer, record: number): void;
   documentRemoved(info: CollectionInfo, idKey: string): void;
+  /** Bytes of the write-ahead log on disk now. */
+  walBytes(): number;
+  /** Calls `listener` with each log sync's duration in seconds; returns its removal. */
+  onWalSync(listener: (seconds: number) => void): () => void;
   /** Resolves when every change reported so far survives kill -9 (`durable`: a power cut too). */
   flush(options?: FlushOptions): Promise<void>;
   close(): Promise<void>;

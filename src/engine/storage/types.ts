@@ -123,6 +123,19 @@ export interface Storage {
    */
   readonly failed: Promise<Error>;
   close(): Promise<void>;
+
+  // --- observation (metrics) ---
+  /** Documents held and write-ahead log bytes on disk, read now (cheap: counts kept in memory, one directory listing). */
+  stats(): StorageStats;
+  /** Calls `listener` with the duration in seconds of each sync of the write-ahead log (never, in memory); returns its removal. */
+  onWalSync(listener: (seconds: number) => void): () => void;
+}
+
+export interface StorageStats {
+  /** Documents in every collection of every database. */
+  documents: number;
+  /** Bytes of the write-ahead log segments not yet removed by a checkpoint (0 in memory). */
+  walBytes: number;
 }
 
 export interface FlushOptions {

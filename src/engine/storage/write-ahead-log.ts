@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -62,6 +62,7 @@ export class WriteAheadLog {
   private closed = false;
   private readonly reported = settleLater<unknown>();
   private readonly writtenListeners: Array<(written: number) => void> = [];
+  private readonly syncListeners = new Set<(seconds: number) => void>();
   /**
    * Resolves with the first write or sync that failed, once the write under
    * way then has settled (`writtenCount` is final): nothing more is written.
@@ -126,6 +127,19 @@ export class WriteAheadLog {
   /** Calls `listener` each time a group is written, with `writtenCount`. */
   onWritten(listener: (written: number) => void): void {
     this.writtenListeners.push(listener);
+  }
+
+  /** Calls `listener` with each sync's duration in seconds (metrics); returns its removal. */
+  onSynced(listener: (seconds: number) => void): () => void {
+    this.syncListeners.add(listener);
+    return () => this.syncListeners.delete(listener);
+  }
+
+  /** Bytes of the segments on disk now (what a checkpoint has not removed yet); a segment removed meanwhile counts 0. */
+  bytesOnDisk(): number {
+    let bytes = 0;
+    for (const [, file] of segmentsOf(this.basePath)) bytes += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    return bytes;
   }
 
   /**
@@ -218,8 +232,11 @@ export class WriteAheadLog {
     const files = [...this.unsyncedFiles];
     this.unsyncedFiles.clear();
     this.syncing = true;
+    const started = performance.now();
     this.syncInFlight = Promise.all(files.map((file) => file.sync())).then(
       () => {
+        const seconds = (performance.now() - started) / 1000;
+        for (const listener of this.syncListeners) listener(seconds);
         this.syncing = false;
         this.synced = through;
         this.syncedWaiters.resolveThrough(through);
