@@ -10,6 +10,7 @@ export const ErrorCodes = {
   BadValue: 2,
   NoSuchKey: 4,
   FailedToParse: 9,
+  UnsupportedFormat: 12,
   TypeMismatch: 14,
   Overflow: 15,
   InvalidLength: 16,
