@@ -10,6 +10,7 @@ export const ErrorCodes = {
   BadValue: 2,
   NoSuchKey: 4,
   FailedToParse: 9,
+  UnsupportedFormat: 12,
   TypeMismatch: 14,
   Overflow: 15,
   InvalidLength: 16,
@@ -91,6 +92,13 @@ export const ErrorCodes = {
   /** IDL: a required field is missing. */
   Location40414: 40414,
   Location40324: 40324,
+  // clusteredIndex options of create (commands/clustered-index.ts)
+  Location5979700: 5979700,
+  Location5979703: 5979703,
+  Location5979704: 5979704,
+  Location5979800: 5979800,
+  Location6026500: 6026500,
+  Location6026501: 6026501,
   APIStrictError: 323,
   APIVersionError: 322,
   Location4886600: 4886600,

@@ -1,12 +1,13 @@
 import { collectionParam, commandOptions } from '../params/index.js';
 import { viewOptions } from '../reads/index.js';
 import { assertExpireNeedsTimeSeries, assertValidValidator, flushWrites, sameTimeSeries, timeSeriesOptions } from '../writes/index.js';
+import { clusteredCreateOptions } from './clustered-index.js';
 import type { CommandHandler } from './types.js';
 
 /** create: an empty collection with its options kept as given, or a view (viewOn); 48 when it exists. */
 export const createCommand: CommandHandler = {
   name: 'create',
-  help: 'create a collection: {create: <name>, capped, validator, collation, viewOn, pipeline, ...}',
+  help: 'create a collection: {create: <name>, capped, validator, collation, viewOn, pipeline, clusteredIndex, ...}',
   async handle(body, ctx) {
     const name = collectionParam(body, 'create');
     const options = commandOptions(body, 'create');
@@ -17,11 +18,12 @@ export const createCommand: CommandHandler = {
       if (sameTimeSeries(storage.collection(ctx.db, name), stored)) return {};
       storage.createCollection(ctx.db, name, stored);
     } else if (options.viewOn !== undefined) {
-      storage.createCollection(ctx.db, name, viewOptions(storage, ctx.db, name, options));
+      storage.createCollection(ctx.db, name, viewOptions(storage, ctx.db, name, clusteredCreateOptions(options)));
     } else {
-      assertExpireNeedsTimeSeries(options);
-      assertValidValidator(options);
-      storage.createCollection(ctx.db, name, options);
+      const stored = clusteredCreateOptions(options);
+      assertExpireNeedsTimeSeries(stored);
+      assertValidValidator(stored);
+      storage.createCollection(ctx.db, name, stored);
     }
     await flushWrites(ctx.engine.storage, body);
     return {};

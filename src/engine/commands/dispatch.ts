@@ -5,6 +5,7 @@ import { hasTransactionFields, transactionsRefused } from '../standalone/index.j
 import { assertApiParameters } from './api-parameters.js';
 import { beginOperation } from './operation-tracker.js';
 import { lookupCommand } from './registry.js';
+import { noteSession } from './session-cache.js';
 import type { CommandContext } from './types.js';
 
 /**
@@ -29,6 +30,8 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
       assertCommandDepth(body);
       const handler = name === undefined ? undefined : lookupCommand(name);
       if (!handler) throw mongoError('CommandNotFound', `no such command: '${name ?? ''}'`);
+      // The session is in use from here on, whatever the command's outcome (as mongod's session cache sees it).
+      noteSession(ctx.engine, body.lsid);
       // By the name invoked: isMaster, hello's legacy spelling, is no command of version 1.
       assertApiParameters(body, name!);
       if (hasTransactionFields(body)) throw transactionsRefused();

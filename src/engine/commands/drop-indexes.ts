@@ -4,6 +4,7 @@ import { isPlainObject } from '../query/values.js';
 import { assertNotView, sameKeyPattern } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
 import { flushWrites } from '../writes/index.js';
+import { clusteredIndexOf } from './clustered-index.js';
 import type { CommandHandler } from './types.js';
 
 /** The names `index` designates: a name, "*" (all but `_id_`), a key pattern, or a list of names. */
@@ -33,7 +34,9 @@ export const dropIndexesCommand: CommandHandler = {
     if (body.index === undefined) throw missingField('dropIndexes', 'index');
     const nIndexesWas = info.indexes.length;
     const names = targetNames(info, body.index);
+    const clustered = clusteredIndexOf(info);
     for (const name of names) {
+      if (clustered && (name === '_id_' || name === clustered.name)) throw mongoError('Location5979800', 'It is illegal to drop the clusteredIndex');
       if (name === '_id_') throw mongoError('InvalidOptions', 'cannot drop _id index');
       if (!info.indexes.some((ix) => ix.name === name)) throw mongoError('IndexNotFound', `index not found with name [${name}]`);
     }

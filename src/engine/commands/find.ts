@@ -4,6 +4,9 @@ import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBoo
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { findById, isView, ReadSlice, readDocuments, recheckerOf, SLICE_END } from '../reads/index.js';
+import type { Storage } from '../storage/types.js';
+import type { ReadSpec } from './explain-plan.js';
+import { indexKeyOf, scannedKeyPattern, withRecordId } from './find-key-options.js';
 import type { CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
@@ -25,6 +28,8 @@ export const findCommand: CommandHandler = {
     const variables = letParam(body, 'find');
     // A textScore can only come from a $text search (mongod checks before reading).
     if (usesTextScore(projection) && !containsText(filter)) throw textScoreUnavailable();
+    const returnKey = optionalBool(body, 'find', 'returnKey') ?? false;
+    const showRecordId = optionalBool(body, 'find', 'showRecordId') ?? false;
     const noTimeout = optionalBool(body, 'find', 'noCursorTimeout') ?? false;
     if (optionalBool(body, 'find', 'tailable')) {
       // Tailable cursors need capped collections, which the engine does not implement.
@@ -36,7 +41,7 @@ export const findCommand: CommandHandler = {
 
     // Unprojected, a collection's documents reach the reply as the scan decoded them (filter, sort,
     // $near and $text only read them), so the reply may splice their stored bytes; a view's come from its pipeline.
-    const projected = projection !== undefined && Object.keys(projection).length > 0;
+    const projected = returnKey || showRecordId || (projection !== undefined && Object.keys(projection).length > 0);
     const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll));
 
     // 2-3. storage scan and query step
@@ -57,7 +62,7 @@ export const findCommand: CommandHandler = {
     });
     let rechecker = recheckerOf(results);
     if (projected) {
-      const project = compileProjection(projection, filter);
+      const project = sentForm(ctx.engine.storage, ctx.db, coll, { filter, sort, skip, limit, projection, hint: body.hint, collation, variables }, returnKey, showRecordId);
       // The cursor's read-ahead document is always the last one projected: its recheck works on the stored one.
       let lastRead: Document | undefined;
       results = mapIterable(results, (doc) => (doc === SLICE_END ? doc : project((lastRead = doc))));
@@ -75,6 +80,17 @@ export const findCommand: CommandHandler = {
     return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize, singleBatch, noTimeout, storedBytes, rechecker, slice }));
   },
 };
+
+/** What the reply sends for each stored document: its index key (returnKey) or its projection, with its `$recordId` (showRecordId). */
+function sentForm(storage: Storage, db: string, coll: string, spec: ReadSpec, returnKey: boolean, showRecordId: boolean): (doc: Document) => Document {
+  const keyPattern = returnKey ? scannedKeyPattern(storage, db, coll, spec) : undefined;
+  const shape = returnKey
+    ? (doc: Document) => indexKeyOf(doc, keyPattern)
+    : spec.projection !== undefined && Object.keys(spec.projection).length > 0
+      ? compileProjection(spec.projection, spec.filter)
+      : (doc: Document) => doc;
+  return showRecordId ? (doc) => withRecordId(storage, db, coll, doc, shape(doc)) : shape;
+}
 
 function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
   for (const item of items) yield fn(item);

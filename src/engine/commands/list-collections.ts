@@ -5,6 +5,7 @@ import type { Document } from '../query/types.js';
 import { isView } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
 import { isTimeSeries } from '../writes/index.js';
+import { clusteredIndexOf } from './clustered-index.js';
 import type { CommandHandler } from './types.js';
 
 function describe(info: CollectionInfo): Document {
@@ -12,13 +13,10 @@ function describe(info: CollectionInfo): Document {
   if (isView(info)) return { name: info.name, type: 'view', options: info.options, info: { readOnly: true } };
   // mongod lists a time-series collection as a view on its buckets: no uuid, no idIndex.
   if (isTimeSeries(info)) return { name: info.name, type: 'timeseries', options: info.options, info: { readOnly: false } };
-  return {
-    name: info.name,
-    type: 'collection',
-    options: info.options,
-    info: { readOnly: false, uuid: info.uuid },
-    idIndex: { v: 2, key: { _id: 1 }, name: '_id_' },
-  };
+  const entry: Document = { name: info.name, type: 'collection', options: info.options, info: { readOnly: false, uuid: info.uuid } };
+  // A clustered collection has no separate _id index to show.
+  if (!clusteredIndexOf(info)) entry.idIndex = { v: 2, key: { _id: 1 }, name: '_id_' };
+  return entry;
 }
 
 /** listCollections: a cursor over the catalog entries of `$db`, filtered like documents. */

@@ -4,6 +4,7 @@ import type { IndexSpec } from '../model/index.js';
 import { collectionParam, nonNegativeInteger, optionalDocument } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { assertNotView } from '../reads/index.js';
+import { clusteredIndexOf } from './clustered-index.js';
 import type { CommandHandler } from './types.js';
 
 /** An index as listIndexes shows it: `v`, `key`, `name` first, then its options. */
@@ -24,6 +25,9 @@ export const listIndexesCommand: CommandHandler = {
     if (!info) throw mongoError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${coll}`);
     assertNotView(ctx.engine.storage, ctx.db, coll);
     const ns = `${ctx.db}.$cmd.listIndexes.${coll}`;
-    return firstBatchReply(ns, ctx.engine.cursors.open(ns, info.indexes.map(describeIndex), { batchSize }));
+    // A clustered collection's _id index is its clustered index, listed as mongod lists it.
+    const clustered = clusteredIndexOf(info);
+    const listed = info.indexes.map((spec) => (clustered && spec.name === '_id_' ? { ...clustered, clustered: true } : describeIndex(spec)));
+    return firstBatchReply(ns, ctx.engine.cursors.open(ns, listed, { batchSize }));
   },
 };

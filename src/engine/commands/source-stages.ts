@@ -5,12 +5,13 @@ import { isPlainObject } from '../query/values.js';
 import { isView } from '../reads/index.js';
 import { describeIndex } from './list-indexes.js';
 import { currentOperations, latencyStatsOf } from './operation-tracker.js';
+import { listLocalSessions } from './session-cache.js';
 import { scaledStorageStats, scaleParam, storageStatsOf } from './storage-stats.js';
 import type { CommandContext } from './types.js';
 
 /**
  * Aggregation stages whose documents come from the server rather than a
- * collection ($collStats, $indexStats, $currentOp). They must come first; the
+ * collection ($collStats, $indexStats, $currentOp, $listLocalSessions). They must come first; the
  * rest of the pipeline then runs over what they produce.
  */
 type SourceStage = (spec: unknown, ctx: CommandContext, target: string | undefined) => Document[];
@@ -19,6 +20,7 @@ const SOURCE_STAGES: Readonly<Record<string, SourceStage>> = {
   $collStats: collStats,
   $indexStats: indexStats,
   $currentOp: currentOp,
+  $listLocalSessions: (spec, ctx, target) => listLocalSessions(spec, ctx.engine, target),
   // The engine plans each query afresh and caches no plans: the cache is always empty.
   $planCacheStats: (spec, _ctx, target) => {
     specDocument('$planCacheStats', spec);

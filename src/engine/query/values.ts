@@ -57,6 +57,8 @@ export function fromBson(value: unknown): unknown {
       return (value as { value: number }).value;
     case 'Double':
       return makeDouble((value as { value: number }).value);
+    case 'DBRef':
+      return fromBson(dbRefDocument(value));
     case undefined:
       break;
     default:
@@ -82,8 +84,8 @@ export function fromBsonDocument(doc: Document): Document {
 
 /**
  * How many values fromBsonDocument has met that may view into the bytes they
- * were decoded from: a Binary (UUID included) is a view, and a DBRef or a
- * Code's scope may hold one unwalked. A caller compares the count before and
+ * were decoded from: a Binary (UUID included) is a view, and a Code's scope
+ * may hold one unwalked. A caller compares the count before and
  * after a conversion to learn, at no cost to documents without them, whether
  * the decoded document keeps its bytes alive (storage/bson-codec.ts).
  */
@@ -120,8 +122,12 @@ function convertInPlace(value: object): unknown {
       const n = (value as { value: number }).value;
       return Number.isInteger(n) || Object.is(n, -0) ? value : n;
     }
+    case 'DBRef': {
+      const doc = dbRefDocument(value);
+      convertFieldsInPlace(doc);
+      return doc;
+    }
     case 'Binary':
-    case 'DBRef':
     case 'Code':
       byteViews++;
       return value;
@@ -132,6 +138,19 @@ function convertInPlace(value: object): unknown {
   }
   if (isPlainObject(value)) convertFieldsInPlace(value);
   return value;
+}
+
+/**
+ * A DBRef as mongod sees it: a plain document `{$ref, $id, $db?, ...}`. js-bson
+ * turns every such shape into a DBRef class, a query's `{$elemMatch: {$id, $ref}}`
+ * and `refs.$id` paths included, which then match nothing.
+ */
+function dbRefDocument(value: unknown): Document {
+  const ref = value as { collection: string; oid: unknown; db?: string; fields?: Document };
+  const doc: Document = { $ref: ref.collection, $id: ref.oid };
+  if (ref.db) doc.$db = ref.db;
+  for (const key of Object.keys(ref.fields ?? {})) setField(doc, key, ref.fields![key]);
+  return doc;
 }
 
 /**

@@ -91,6 +91,10 @@ export class CollectionData {
     return this.docs.get(idKey);
   }
 
+  recordId(idKey: string): number | undefined {
+    return this.recordOf.get(idKey);
+  }
+
   /** Returns the stored key and bytes, and the record number (natural order) for the journal. */
   insert(doc: Document): [string, Buffer, number] {
     if (doc._id === undefined) doc._id = new ObjectId();

@@ -179,6 +179,10 @@ export class LiveStorage implements Storage {
     return this.state(db, coll)?.data.get(idKeyOf(id));
   }
 
+  recordId(db: string, coll: string, id: unknown): number | undefined {
+    return this.state(db, coll)?.data.recordId(idKeyOf(id));
+  }
+
   scan(db: string, coll: string, plan?: ScanPlan, fields?: ReadonlySet<string>): Iterable<Document> {
     const data = this.state(db, coll)?.data;
     const ids = data?.scan(plan) ?? [];

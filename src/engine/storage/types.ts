@@ -83,6 +83,8 @@ export interface Storage {
    * send the document back), as the storage holds it: a latin1 string.
    */
   findRawById(db: string, coll: string, id: unknown): StoredBytes | undefined;
+  /** The document's record number (natural order, stable while it lives): find's `showRecordId`. */
+  recordId(db: string, coll: string, id: unknown): number | undefined;
   /**
    * Candidate documents in `_id` order (full scan) or in index order (plan).
    * Each is a private copy the caller may mutate. Safe against concurrent

@@ -6,10 +6,12 @@ import { WireProtocolError } from './wire-protocol-error.js';
 /**
  * BSON documents inside a frame. Incoming documents are decoded with
  * `promoteValues: false` and converted into the engine's value model (so an
- * int32, a double and an int64 keep their types); outgoing ones are plain
- * `BSON.serialize`.
+ * int32, a double and an int64 keep their types), and regexes as BSONRegExp
+ * with their options as sent: a JS RegExp would turn `s` into `g` (the
+ * driver sends a RegExp's `g` as `s`, which mongod reads as dotAll) and drop
+ * `x`. Outgoing ones are plain `BSON.serialize`.
  */
-const DESERIALIZE_OPTIONS = { promoteValues: false } as const;
+const DESERIALIZE_OPTIONS = { promoteValues: false, bsonRegExp: true } as const;
 
 /** Size of the BSON document starting at `start`, checked against `end`. */
 export function documentSizeAt(frame: Buffer, start: number, end: number, what: string): number {

@@ -7,10 +7,15 @@ import type { FieldOperator, FilterContext, LeafMatcher } from './filter-types.j
 /** Top-level operators that make an $elemMatch object the document form. */
 const DOCUMENT_FORM_KEYS = new Set(['$and', '$or', '$nor', '$where', '$expr', '$comment', '$text', '$jsonSchema']);
 
+function hasDBRefField(operand: object): boolean {
+  return '$ref' in operand || '$id' in operand || '$db' in operand;
+}
+
 function elemMatch(operand: unknown, ctx: FilterContext): LeafMatcher {
   if (!isPlainObject(operand)) throw mongoError('BadValue', '$elemMatch needs an Object');
   const first = Object.keys(operand)[0];
-  const valueForm = first !== undefined && first.startsWith('$') && !DOCUMENT_FORM_KEYS.has(first);
+  // Any DBRef field ($ref, $id, $db) makes it the document form: mongod matches DBRefs' fields so.
+  const valueForm = first !== undefined && first.startsWith('$') && !DOCUMENT_FORM_KEYS.has(first) && !hasDBRefField(operand);
   let test: (el: unknown) => boolean;
   if (valueForm) {
     const m = ctx.compileFieldCondition(operand);

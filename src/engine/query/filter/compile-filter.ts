@@ -75,6 +75,12 @@ function compileWith(filter: Document, ctx: FilterContext): Predicate {
   const parts: Predicate[] = [];
   for (const key of Object.keys(filter)) {
     const value = filter[key];
+    if (key === '$ref' || key === '$id' || key === '$db') {
+      // A DBRef's fields, named as such (in $elemMatch over DBRefs): equality on that field, as in mongod.
+      const equals = ctx.compileFieldCondition({ $eq: value });
+      parts.push((doc) => equals([doc[key]]));
+      continue;
+    }
     if (key.startsWith('$')) {
       if (key === '$text' && ctx.options.text) {
         parts.push(ctx.options.text);
