@@ -10,13 +10,16 @@ import {
   describeFailure,
   mustStopNow,
   openLmdbStorage,
+  restoreBackup,
   startTtlSweeper,
   waitsForSpace,
   whenSpaceIsBack,
+  type BackupManifest,
   type Storage,
 } from './storage/index.js';
 
 export { MAX_SOCKET_PATH_BYTES, type SocketOptions } from './server/index.js';
+export { BACKUP_MANIFEST, BackupRefused, type BackupManifest } from './storage/index.js';
 
 /**
  * The engine's only public entry: a MongoDB-wire-compatible server that the
@@ -186,6 +189,15 @@ function openStorage(opts: StorageOptions, log: (line: string) => void): { stora
     lock.release();
     throw err;
   }
+}
+
+/**
+ * Restores a backup made by the createBackup command into `dbPath` (absent
+ * or empty; BackupRefused otherwise, or when the backup is incomplete or
+ * damaged): an engine started there holds what the backup holds.
+ */
+export function restoreEngineBackup(backupDir: string, dbPath: string): Promise<BackupManifest> {
+  return restoreBackup(backupDir, dbPath);
 }
 
 /** IPv6 literals need brackets in a URI. */
