@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
@@ -51,6 +51,10 @@ async function backup(target: string, dataDir: string): Promise<number> {
   let client = await connectIfServing(`mongodb://${encodeURIComponent(socket)}/`);
   let engine: Awaited<ReturnType<typeof startEmbeddedEngine>> | undefined;
   if (!client) {
+    if (!existsSync(path.join(dataDir, 'engine.mdb'))) {
+      console.error(`Nothing to back up: no engine answers on ${socket} and ${dataDir} holds no engine data`);
+      return 1;
+    }
     // No engine answers on DATA_DIR's socket: this process runs it for the backup (the lock refuses if one holds DATA_DIR elsewhere).
     try {
       engine = await startEmbeddedEngine({ dbPath: dataDir, socket: {}, log: () => undefined });

@@ -128,6 +128,18 @@ describe('backup and restore of the embedded engine while the service takes writ
     expect(existsSync(dir('from-backup-2'))).toBe(false);
   }, 60_000);
 
+  it('with no service running, backup opens DATA_DIR itself (the killed service left its lock and socket); an empty DATA_DIR has nothing to back up', async () => {
+    const offline = await cli(['backup', dir('backup-3')], dir('data'));
+    expect(offline.stderr).toBe('');
+    expect(offline.code).toBe(0);
+    expect(readdirSync(dir('backup-3')).sort()).toEqual(['backup-manifest.json', 'engine.mdb']);
+
+    const nothing = await cli(['backup', dir('backup-4')], dir('no-data'));
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain(`Nothing to back up: no engine answers on ${path.join(dir('no-data'), 'socket', 'engine.sock')} and ${dir('no-data')} holds no engine data`);
+    expect(existsSync(dir('no-data'))).toBe(false);
+  }, 60_000);
+
   it('restore of backup #1 into a new data directory serves every write acknowledged before it began, its indexes agreeing', async () => {
     const restore = await cli(['restore', dir('backup-1')], dir('restored'));
     expect(restore.stderr).toBe('');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createReadStream, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { mongoError } from '../errors.js';
 
@@ -42,15 +43,15 @@ export function prepareBackupDir(dir: string): void {
 export async function finishBackup(dir: string, files: string[], startedAt: Date): Promise<BackupManifest> {
   const listed: BackupManifest['files'] = [];
   for (const file of files) {
-    syncFile(file);
+    await syncFile(file);
     listed.push({ name: basename(file), bytes: statSync(file).size, sha256: await sha256Of(file) });
   }
   const manifest: BackupManifest = { format: FORMAT, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), files: listed };
   const temporary = join(dir, `${BACKUP_MANIFEST}.tmp`);
   writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-  syncFile(temporary);
+  await syncFile(temporary);
   renameSync(temporary, join(dir, BACKUP_MANIFEST));
-  syncFile(dir);
+  await syncFile(dir);
   return manifest;
 }
 
@@ -104,18 +105,19 @@ export async function restoreBackup(backupDir: string, dbPath: string): Promise<
   for (const { name } of manifest.files) {
     const target = join(dbPath, basename(name));
     copyFileSync(join(backupDir, basename(name)), target);
-    syncFile(target);
+    await syncFile(target);
   }
-  syncFile(dbPath);
+  await syncFile(dbPath);
   return manifest;
 }
 
-function syncFile(file: string): void {
-  const fd = openSync(file, 'r');
+/** Off the event loop: syncing a large copy takes a while, and the engine serves writes meanwhile. */
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
