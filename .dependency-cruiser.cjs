@@ -6,7 +6,7 @@
  * A folder imports only from below it; areas meet only through shared/.
  */
 const AREAS = '(users|menus|api-keys|schemas|webhooks)';
-const ROOT = 'src/(service|index|cli|emit-schema|emit-openapi|openapi-file|database|webhook-delivery|webhook-delivery-thread)[.]ts$';
+const ROOT = 'src/(service|index|cli|cli-backup|emit-schema|emit-openapi|openapi-file|database|webhook-delivery|webhook-delivery-thread)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -5,6 +5,7 @@ import mongoose from 'mongoose';
 import { signAccessToken } from './auth/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { isDuplicateKey } from './errors/index.js';
+import { backupUsage, runBackupCommand } from './cli-backup.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { isAcceptablePassword, isEmailAddress, PASSWORD_RULE } from './shared/index.js';
@@ -19,11 +20,14 @@ const usage = `Usage:
   npm run cli -- token --email <email> [--tenant <tenantId>]
       Prints an access token for an existing, enabled user (uses JWT_SECRET: set it,
       or the token is signed with a throwaway secret the server does not know).
+${backupUsage}
 Uses the same configuration as the server (MONGODB_URI or the engine on DATA_DIR;
-stop the server first when it runs the embedded engine on the same DATA_DIR).`;
+stop the server first when it runs the embedded engine on the same DATA_DIR,
+except for backup, which asks the server's engine to write it).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'backup' || command === 'restore') return runBackupCommand(command, rest, cliConfig());
   let values: { email?: string; password?: string; 'password-stdin'?: boolean; tenant?: string };
   try {
     ({ values } = parseArgs({
@@ -54,12 +58,8 @@ async function main(argv: string[]): Promise<number> {
     }
     password = checked.password;
   }
-  // ADMIN_EMAIL/ADMIN_PASSWORD are first start's, not the CLI's: a shell that exports only
-  // ADMIN_PASSWORD (to pipe it into create-admin) must not make the configuration invalid.
-  const { ADMIN_EMAIL: _email, ADMIN_PASSWORD: _password, ...env } = process.env;
-  const { config, warnings } = loadConfig(env);
+  const config = cliConfig();
   const logger = createLogger({ logLevel: 'warn' });
-  warnings.forEach((warning) => logger.warn(warning));
   const database = await openDatabase(config, logger);
   try {
     await migrateUserEmailIndex(logger);
@@ -107,6 +107,17 @@ async function main(argv: string[]): Promise<number> {
     await database.close();
     if (mongoose.connection.readyState !== 0) await mongoose.disconnect();
   }
+}
+
+/** The server's configuration, its warnings logged. */
+function cliConfig(): ReturnType<typeof loadConfig>['config'] {
+  // ADMIN_EMAIL/ADMIN_PASSWORD are first start's, not the CLI's: a shell that exports only
+  // ADMIN_PASSWORD (to pipe it into create-admin) must not make the configuration invalid.
+  const { ADMIN_EMAIL: _email, ADMIN_PASSWORD: _password, ...env } = process.env;
+  const { config, warnings } = loadConfig(env);
+  const logger = createLogger({ logLevel: 'warn' });
+  warnings.forEach((warning) => logger.warn(warning));
+  return config;
 }
 
 /** The platform user (no tenant) with this email, as create-admin prints one; null when there is none. */

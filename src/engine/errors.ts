@@ -14,6 +14,7 @@ export const ErrorCodes = {
   TypeMismatch: 14,
   Overflow: 15,
   InvalidLength: 16,
+  InvalidPath: 30,
   Unauthorized: 13,
   IllegalOperation: 20,
   IndexNotFound: 27,

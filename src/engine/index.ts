@@ -10,9 +10,11 @@ import {
   describeFailure,
   mustStopNow,
   openLmdbStorage,
+  restoreBackup,
   startTtlSweeper,
   waitsForSpace,
   whenSpaceIsBack,
+  type BackupManifest,
   type Storage,
   type StorageStats,
 } from './storage/index.js';
@@ -20,6 +22,7 @@ import {
 export { MAX_SOCKET_PATH_BYTES, type SocketOptions } from './server/index.js';
 /** What the engine holds, read at once: documents and write-ahead log bytes (for the service's metrics). */
 export type EngineStats = StorageStats;
+export { BACKUP_MANIFEST, BackupRefused, type BackupManifest } from './storage/index.js';
 
 /**
  * The engine's only public entry: a MongoDB-wire-compatible server that the
@@ -194,6 +197,15 @@ function openStorage(opts: StorageOptions, log: (line: string) => void): { stora
     lock.release();
     throw err;
   }
+}
+
+/**
+ * Restores a backup made by the createBackup command into `dbPath` (absent
+ * or empty; BackupRefused otherwise, or when the backup is incomplete or
+ * damaged): an engine started there holds what the backup holds.
+ */
+export function restoreEngineBackup(backupDir: string, dbPath: string): Promise<BackupManifest> {
+  return restoreBackup(backupDir, dbPath);
 }
 
 /** IPv6 literals need brackets in a URI. */

@@ -7,6 +7,7 @@ import { commitTransactionCommand } from './commit-transaction.js';
 import { compactCommand } from './compact.js';
 import { connectionStatusCommand } from './connection-status.js';
 import { countCommand } from './count.js';
+import { createBackupCommand } from './create-backup.js';
 import { createCommand } from './create.js';
 import { createIndexesCommand } from './create-indexes.js';
 import { currentOpCommand, killOpCommand } from './current-op.js';
@@ -72,6 +73,7 @@ export const commandTable: readonly CommandHandler[] = [
   connectionStatusCommand,
   countCommand,
   createCommand,
+  createBackupCommand,
   createIndexesCommand,
   currentOpCommand,
   dataSizeCommand,

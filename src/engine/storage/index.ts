@@ -2,6 +2,8 @@
 export type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StorageStats, StoredBytes } from './types.js';
 export { createMemoryStorage } from './memory-storage.js';
 export { openLmdbStorage } from './lmdb-storage.js';
+export { BACKUP_MANIFEST, BackupRefused, restoreBackup, verifyBackup } from './backup.js';
+export type { BackupManifest } from './backup.js';
 export { describeFailure, mustStopNow, waitsForSpace, whenSpaceIsBack } from './storage-failure.js';
 export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
 export type { TtlSweeper } from './ttl-sweeper.js';

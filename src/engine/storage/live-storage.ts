@@ -7,6 +7,7 @@ import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-
 import { CollectionData, idKeyOf } from './collection-data.js';
 import { NEVER_SETTLES } from './storage-failure.js';
 import { checkIndexConflict, ID_INDEX, normalizeIndexSpec } from './index-spec-rules.js';
+import type { BackupManifest } from './backup.js';
 import type { StorageJournal } from './storage-journal.js';
 import type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StorageStats, StoredBytes } from './types.js';
 
@@ -287,6 +288,11 @@ export class LiveStorage implements Storage {
 
   async flush(options?: FlushOptions): Promise<void> {
     await this.journal?.flush(options);
+  }
+
+  backup(dir: string): Promise<BackupManifest> {
+    if (!this.journal) return Promise.reject(mongoError('CommandNotSupported', "This engine doesn't support hot backup: it keeps its data in memory only"));
+    return this.journal.backup(dir);
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { BSON } from 'bson';
 import type { Binary } from 'bson';
-import type { MongoCommandError } from '../errors.js';
+import { mongoError, type MongoCommandError } from '../errors.js';
 import type { IndexSpec } from '../model/index.js';
+import { finishBackup, prepareBackupDir, type BackupManifest } from './backup.js';
 import type { Document } from '../query/index.js';
 import { decodeStoredDocument } from './bson-codec.js';
 import { LiveStorage } from './live-storage.js';
@@ -123,6 +124,8 @@ class LmdbJournal implements StorageJournal {
   private refusedCheckpoint: unknown;
   /** No checkpoint before this time (ms): lmdb refused the last one. */
   private retryAt = 0;
+  /** Backups under way: lmdb closes only once their copies are done. */
+  private readonly backups = new Set<Promise<unknown>>();
 
   constructor(
     private readonly env: RootDatabase,
@@ -272,6 +275,40 @@ class LmdbJournal implements StorageJournal {
     });
   }
 
+  /**
+   * An online backup into `dir` (absent or empty): a checkpoint started now
+   * holds every change reported so far (acknowledged writes included); once
+   * lmdb has synced it, lmdb copies the file inside one read transaction (on
+   * its own thread): one point in time for every database, collection and
+   * index, as a kill -9 there would leave it, with no log to replay. Writers
+   * go on meanwhile (lmdb readers never block them; the file keeps the pages
+   * the copy still reads until it ends). The manifest is written last.
+   */
+  async backup(dir: string): Promise<BackupManifest> {
+    this.assertWritable();
+    const startedAt = new Date();
+    prepareBackupDir(dir);
+    const run = (async () => {
+      // One under way took its changes before now: the next one takes the rest.
+      await this.checkpointing;
+      await this.checkpoint();
+      if (this.failure) throw this.failure;
+      // Set until lmdb takes a checkpoint again: changes logged before now may be missing from it.
+      if (this.refusedCheckpoint !== undefined) {
+        throw mongoError('IllegalOperation', 'no backup now: lmdb refused the last checkpoint (see the engine log); try again once it takes one');
+      }
+      const copy = join(dir, basename(this.log.basePath));
+      await this.env.backup(copy, false);
+      return finishBackup(dir, [copy], startedAt);
+    })();
+    this.backups.add(run);
+    try {
+      return await run;
+    } finally {
+      this.backups.delete(run);
+    }
+  }
+
   collectionSaved(info: CollectionInfo): void {
     const record = { db: info.db, name: info.name, uuid: info.uuid, options: info.options, indexes: info.indexes };
     const bytes = Buffer.from(BSON.serialize(record, { checkKeys: false, ignoreUndefined: true }));
@@ -334,6 +371,7 @@ class LmdbJournal implements StorageJournal {
     } finally {
       // lmdb closes only once no commit of ours is under way: its write thread must not outlive it.
       await this.checkpointing;
+      await Promise.allSettled(this.backups);
       await this.log.close();
       // After a refused commit lmdb-js never settles its close (its last commit stays pending): the process's end releases it.
       if (this.refusedCheckpoint === undefined) await this.env.close();

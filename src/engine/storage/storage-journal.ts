@@ -1,3 +1,4 @@
+import type { BackupManifest } from './backup.js';
 import type { CollectionInfo, FlushOptions } from './types.js';
 
 /**
@@ -35,5 +36,7 @@ export interface StorageJournal {
   onWalSync(listener: (seconds: number) => void): () => void;
   /** Resolves when every change reported so far survives kill -9 (`durable`: a power cut too). */
   flush(options?: FlushOptions): Promise<void>;
+  /** An online backup of everything reported so far into `dir` (backup.ts). */
+  backup(dir: string): Promise<BackupManifest>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { Binary } from 'bson';
 import type { Document, IndexSpec, ScanPlan } from '../model/index.js';
+import type { BackupManifest } from './backup.js';
 
 /**
  * A stored document's BSON as the storage holds it: a latin1 string, one
@@ -124,6 +125,12 @@ export interface Storage {
    * for the next start to replay. Never, in memory.
    */
   readonly failed: Promise<Error>;
+  /**
+   * An online backup into `dir` (absolute; absent or empty): one point in time
+   * holding every write acknowledged before the call (backup.ts). The
+   * in-memory storage has nothing to back up (CommandNotSupported).
+   */
+  backup(dir: string): Promise<BackupManifest>;
   close(): Promise<void>;
 
   // --- observation (metrics) ---
