@@ -1,6 +1,6 @@
 import { collectionParam, commandOptions } from '../params/index.js';
 import { viewOptions } from '../reads/index.js';
-import { assertExpireNeedsTimeSeries, assertValidValidator, flushWrites, sameTimeSeries, timeSeriesOptions } from '../writes/index.js';
+import { assertExpireNeedsTimeSeries, cappedOptions, assertValidValidator, flushWrites, sameTimeSeries, timeSeriesOptions } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** create: an empty collection with its options kept as given, or a view (viewOn); 48 when it exists. */
@@ -21,7 +21,7 @@ export const createCommand: CommandHandler = {
     } else {
       assertExpireNeedsTimeSeries(options);
       assertValidValidator(options);
-      storage.createCollection(ctx.db, name, options);
+      storage.createCollection(ctx.db, name, cappedOptions(options));
     }
     await flushWrites(ctx.engine.storage, body);
     return {};
