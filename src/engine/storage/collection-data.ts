@@ -174,6 +174,11 @@ export class CollectionData {
     return idKey;
   }
 
+  /** The record number (natural order) of the document with this `_id` key; 0 when there is none. */
+  recordNumber(idKey: string): number {
+    return this.recordOf.get(idKey) ?? 0;
+  }
+
   /** Whether capping removed the document with record number `record`. */
   cappedAway(record: number): boolean {
     return record > 0 && record <= this.cappedThrough;

@@ -188,6 +188,7 @@ export class LiveStorage implements Storage {
     const data = this.state(db, coll)?.data;
     const ids = data?.scan(plan) ?? [];
     const names = fields && fieldNames(fields);
+    if (data && !plan && this.state(db, coll)!.info.options.capped === true) return cappedScan(data, ids, names);
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
@@ -239,9 +240,7 @@ export class LiveStorage implements Storage {
 
   tail(db: string, coll: string, after: number): Iterable<[number, Document]> {
     const data = this.state(db, coll)?.data;
-    if (!data || data.cappedAway(after)) {
-      throw mongoError('CappedPositionLost', `CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(${after})`);
-    }
+    if (!data || data.cappedAway(after)) throw cappedPositionLost(after);
     return (function* () {
       for (const [idKey, record] of data.insertedAfter(after)) {
         const bytes = data.get(idKey);
@@ -349,6 +348,26 @@ export class LiveStorage implements Storage {
     const state = this.state(db, name);
     if (!state) throw mongoError('NamespaceNotFound', `ns not found: ${db}.${name}`);
     return state;
+  }
+}
+
+function cappedPositionLost(record: number): Error {
+  return mongoError('CappedPositionLost', `CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(${record})`);
+}
+
+/**
+ * A capped collection's scan in natural order: resumed (a cursor's getMore)
+ * after capping removed the last document it read, it dies with
+ * CappedPositionLost, as mongod's collection scan does.
+ */
+function* cappedScan(data: CollectionData, ids: Iterable<string>, names: ReturnType<typeof fieldNames> | undefined): Generator<Document> {
+  let last = 0;
+  for (const idKey of ids) {
+    if (data.cappedAway(last)) throw cappedPositionLost(last);
+    const bytes = data.get(idKey);
+    if (bytes === undefined) continue;
+    last = data.recordNumber(idKey);
+    yield decodeScannedDocument(bytes, names);
   }
 }
 

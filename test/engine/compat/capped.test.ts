@@ -236,6 +236,33 @@ const cases: CompatCase[] = [
     code: 136,
   },
   {
+    name: 'a plain cursor whose position capping removed dies too: CappedPositionLost (136)',
+    run: async (c, db) => {
+      await createCapped(c, db, { size: 100_000, max: 10 });
+      await insertEach(c, range(1, 10));
+      const r = await db.command({ find: c.collectionName, batchSize: 4 });
+      await insertEach(c, range(11, 30));
+      return db.command({ getMore: r.cursor.id, collection: c.collectionName });
+    },
+    code: 136,
+  },
+  {
+    name: 'a plain cursor reads on while capping has not reached its position',
+    run: async (c, db) => {
+      await createCapped(c, db, { size: 100_000, max: 10 });
+      await insertEach(c, range(1, 10));
+      const r = await db.command({ find: c.collectionName, batchSize: 4 });
+      await insertEach(c, [11, 12]);
+      const more = await db.command({ getMore: r.cursor.id, collection: c.collectionName });
+      // Whether the scan also sees 11 and 12 is left open here.
+      return [ids(r.cursor.firstBatch), ids(more.cursor.nextBatch).slice(0, 6)];
+    },
+    expected: [
+      [1, 2, 3, 4],
+      [5, 6, 7, 8, 9, 10],
+    ],
+  },
+  {
     name: 'convertToCapped keeps the newest documents that fit and only the _id index',
     run: async (c, db) => {
       await c.createIndex({ n: 1 });
