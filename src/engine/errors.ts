@@ -40,6 +40,7 @@ export const ErrorCodes = {
   QueryExceededMemoryLimitNoDiskUseAllowed: 292,
   IndexKeySpecsConflict: 86,
   NamespaceNotFound: 26,
+  CappedPositionLost: 136,
   NoReplicationEnabled: 76,
   CannotCreateIndex: 67,
   CannotIndexParallelArrays: 171,

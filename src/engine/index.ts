@@ -117,6 +117,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   const { storage, lock } = openStorage(opts, log);
   const sweeper = startTtlSweeper(storage, { intervalMs: opts.ttlMonitorIntervalMs ?? 60_000 });
   const cursors = new CursorStore();
+  // An insert into a capped collection wakes the tailable cursors awaiting data there.
+  storage.onCappedInsert((db, coll) => cursors.insertedInto(`${db}.${coll}`));
 
   let server: WireServer | undefined;
   let socket: ClaimedSocketPath | undefined;

@@ -3,11 +3,11 @@ import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { findById, isView, ReadSlice, readDocuments, recheckerOf, SLICE_END } from '../reads/index.js';
+import { findById, isView, ReadSlice, readDocuments, recheckerOf, SLICE_END, tailableRead, type TailableReadOptions } from '../reads/index.js';
 import type { Storage } from '../storage/types.js';
 import type { ReadSpec } from './explain-plan.js';
 import { indexKeyOf, scannedKeyPattern, withRecordId } from './find-key-options.js';
-import type { CommandHandler } from './types.js';
+import type { CommandContext, CommandHandler } from './types.js';
 
 /** find: filter, sort, skip, limit, projection; the first batch and a cursor for the rest. */
 export const findCommand: CommandHandler = {
@@ -31,10 +31,11 @@ export const findCommand: CommandHandler = {
     const returnKey = optionalBool(body, 'find', 'returnKey') ?? false;
     const showRecordId = optionalBool(body, 'find', 'showRecordId') ?? false;
     const noTimeout = optionalBool(body, 'find', 'noCursorTimeout') ?? false;
-    if (optionalBool(body, 'find', 'tailable')) {
-      // Tailable cursors need capped collections, which the engine does not implement.
-      throw mongoError('BadValue', 'error processing query: tailable cursor requested on non capped collection');
-    }
+    const tailable = optionalBool(body, 'find', 'tailable') ?? false;
+    const awaitData = optionalBool(body, 'find', 'awaitData') ?? false;
+    if (awaitData && !tailable) throw mongoError('FailedToParse', "Cannot set 'awaitData' without also setting 'tailable'");
+    if (tailable && singleBatch) throw mongoError('BadValue', "cannot use tailable option with the 'singleBatch' option");
+    if (tailable) return tailableFind(ctx, coll, { filter, sort, skip, limit, collation, variables, awaitData, projection, batchSize, noTimeout });
     // The driver's findOne({_id}): a direct lookup when nothing else could change its result.
     const byId = findById(ctx.engine.storage, ctx.db, body, { coll, filter, sort, projection, skip, batchSize, collation, variables });
     if (byId) return byId;
@@ -90,6 +91,26 @@ function sentForm(storage: Storage, db: string, coll: string, spec: ReadSpec, re
       ? compileProjection(spec.projection, spec.filter)
       : (doc: Document) => doc;
   return showRecordId ? (doc) => withRecordId(storage, db, coll, doc, shape(doc)) : shape;
+}
+
+/**
+ * A tailable find on a capped collection: natural order, and a cursor that
+ * stays open at the end for the documents inserted later (mongod keeps none
+ * when the collection is empty).
+ */
+function tailableFind(
+  ctx: CommandContext,
+  coll: string,
+  opts: TailableReadOptions & { projection?: Document; batchSize?: number; noTimeout: boolean },
+): Document {
+  const storage = ctx.engine.storage;
+  const { first, tail } = tailableRead(storage, ctx.db, coll, opts);
+  const project = opts.projection !== undefined && Object.keys(opts.projection).length > 0 ? compileProjection(opts.projection, opts.filter) : undefined;
+  const projected = project ? { ...tail, checkPosition: () => tail.checkPosition(), resume: () => mapIterable({ [Symbol.iterator]: () => tail.resume() }, project) } : tail;
+  const ns = namespaceOf(ctx.db, coll);
+  const results = project ? mapIterable(first, project) : first;
+  const empty = storage.count(ctx.db, coll) === 0;
+  return firstBatchReply(ns, ctx.engine.cursors.open(ns, results, { batchSize: opts.batchSize, singleBatch: empty, noTimeout: opts.noTimeout, tail: projected }));
 }
 
 function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {

@@ -1,6 +1,7 @@
 import { abortTransactionCommand } from './abort-transaction.js';
 import { aggregateCommand } from './aggregate.js';
 import { buildInfoCommand } from './build-info.js';
+import { cloneCollectionAsCappedCommand, convertToCappedCommand } from './capped-commands.js';
 import { collModCommand } from './coll-mod.js';
 import { collStatsCommand } from './coll-stats.js';
 import { commitTransactionCommand } from './commit-transaction.js';
@@ -66,11 +67,13 @@ export const commandTable: readonly CommandHandler[] = [
   abortTransactionCommand,
   aggregateCommand,
   buildInfoCommand,
+  cloneCollectionAsCappedCommand,
   collModCommand,
   collStatsCommand,
   commitTransactionCommand,
   compactCommand,
   connectionStatusCommand,
+  convertToCappedCommand,
   countCommand,
   createCommand,
   createBackupCommand,

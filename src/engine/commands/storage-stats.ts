@@ -73,7 +73,7 @@ export function scaledStorageStats(stats: StorageStats, info: CollectionInfo, sc
     numOrphanDocs: 0,
     storageSize: scaled(stats.storageSize),
     freeStorageSize: 0,
-    capped: info.options.capped === true,
+    ...cappedStats(info, scale),
     nindexes: stats.nindexes,
     indexBuilds: [],
     totalIndexSize: scaled(stats.totalIndexSize),
@@ -81,6 +81,13 @@ export function scaledStorageStats(stats: StorageStats, info: CollectionInfo, sc
     indexSizes,
     scaleFactor: scale,
   };
+}
+
+/** `capped`, and for a capped collection its `max` documents (0: none given) and `maxSize` bytes, as mongod's collStats. */
+function cappedStats(info: CollectionInfo, scale: number): Document {
+  if (info.options.capped !== true) return { capped: false };
+  const max = info.options.max === undefined || info.options.max === null ? 0 : toDouble(info.options.max);
+  return { capped: true, max: max > 0 ? max : max < 0 ? 0x7fffffff : 0, maxSize: Math.floor(toDouble(info.options.size) / scale) };
 }
 
 /** Totals over a database, for dbStats and listDatabases. */

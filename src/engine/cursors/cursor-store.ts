@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { BSON, Long } from 'bson';
 import { mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
-import { SLICE_END, type ReadSlice } from '../reads/index.js';
+import { SLICE_END, type ReadSlice, type TailSource } from '../reads/index.js';
 import { storedBytesOf } from '../storage/index.js';
 import { storedBatchReply } from './stored-batch-reply.js';
 
@@ -12,11 +12,16 @@ import { storedBatchReply } from './stored-batch-reply.js';
  * by a namespace; ids are non-zero int64s (the driver rejects int32 ids).
  * Idle cursors are dropped after `idleTimeoutMs` (mongod: 10 minutes) by an
  * unref'd timer, so an open cursor never keeps the process alive.
+ * A tailable cursor (a capped collection's) stays open at the end of its
+ * results, and goes on with the documents inserted since; with `awaitData`
+ * an empty getMore waits for such an insert, woken by `insertedInto`.
  */
 
 /** mongod caps a batch at 16 MiB of documents. */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60 * 1000;
+/** How long an awaitData getMore without maxTimeMS waits for data (mongod: 1 s). */
+const DEFAULT_AWAIT_DATA_MS = 1000;
 
 export interface BatchResult {
   batch: Document[];
@@ -40,6 +45,8 @@ interface OpenCursor {
   rechecker?: { recheck(doc: Document): Document | undefined };
   /** A sliced read's slice (reads/time-slice.ts), restarted at each command; its SLICE_END ends a batch. */
   slice?: ReadSlice;
+  /** A tailable cursor's read past its end (reads/tailable-read.ts). */
+  tail?: TailSource;
 }
 
 export interface KillCursorsResult {
@@ -53,6 +60,8 @@ export class CursorStore {
   private readonly cursors = new Map<bigint, OpenCursor>();
   private readonly idleTimeoutMs: number;
   private readonly timer: NodeJS.Timeout;
+  /** awaitData getMores waiting for an insert, by namespace. */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(opts: { idleTimeoutMs?: number } = {}) {
     this.idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -80,6 +89,7 @@ export class CursorStore {
       storedBytes?: boolean;
       rechecker?: { recheck(doc: Document): Document | undefined };
       slice?: ReadSlice;
+      tail?: TailSource;
     } = {},
   ): BatchResult {
     opts.slice?.begin();
@@ -93,9 +103,10 @@ export class CursorStore {
       storedBytes: opts.storedBytes ?? false,
       rechecker: opts.rechecker,
       slice: opts.slice,
+      tail: opts.tail,
     };
     const batch = takeBatch(cursor, opts.batchSize ?? 101);
-    if (cursor.lookahead.done || opts.singleBatch) {
+    if ((cursor.lookahead.done && !cursor.tail) || opts.singleBatch) {
       closeSource(cursor);
       return { batch, id: 0n, storedBytes: cursor.storedBytes };
     }
@@ -104,8 +115,11 @@ export class CursorStore {
     return { batch, id, storedBytes: cursor.storedBytes };
   }
 
-  /** The next batch of cursor `id` in namespace `ns`; batchSize undefined = up to 16 MiB. */
-  getMore(id: bigint, ns: string, batchSize?: number): BatchResult {
+  /**
+   * The next batch of cursor `id` in namespace `ns`; batchSize undefined = up
+   * to 16 MiB. mongod refuses `maxTimeMS` but on an awaitData cursor.
+   */
+  getMore(id: bigint, ns: string, batchSize?: number, maxTimeMS?: number): BatchResult {
     const cursor = this.cursors.get(id);
     if (!cursor) throw mongoError('CursorNotFound', `cursor id ${id} not found`);
     if (cursor.ns !== ns) {
@@ -114,10 +128,73 @@ export class CursorStore {
         `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
       );
     }
+    if (maxTimeMS !== undefined && !cursor.tail?.awaitData) {
+      throw mongoError('BadValue', 'cannot set maxTimeMS on getMore command for a non-awaitData cursor');
+    }
+    return this.nextBatch(id, cursor, batchSize);
+  }
+
+  /**
+   * getMore, except that an awaitData cursor with nothing new waits up to
+   * `maxTimeMS` (default 1 s) for an insert into its collection, answering
+   * as soon as one comes.
+   */
+  getMoreOrWait(id: bigint, ns: string, batchSize?: number, maxTimeMS?: number): BatchResult | Promise<BatchResult> {
+    const result = this.getMore(id, ns, batchSize, maxTimeMS);
+    const cursor = this.cursors.get(id);
+    if (!cursor?.tail?.awaitData || result.batch.length > 0 || result.id === 0n) return result;
+    return this.awaitData(id, cursor, batchSize, maxTimeMS ?? DEFAULT_AWAIT_DATA_MS);
+  }
+
+  /** Wakes the awaitData getMores waiting on namespace `ns` (an insert into a capped collection). */
+  insertedInto(ns: string): void {
+    const waiters = this.waiting.get(ns);
+    if (!waiters) return;
+    this.waiting.delete(ns);
+    for (const wake of waiters) wake();
+  }
+
+  private async awaitData(id: bigint, cursor: OpenCursor, batchSize: number | undefined, maxTimeMS: number): Promise<BatchResult> {
+    const deadline = Date.now() + maxTimeMS;
+    for (let left = maxTimeMS; left > 0; left = deadline - Date.now()) {
+      await this.insertOrTimeout(cursor.tail!.ns, left);
+      // Killed (killCursors, drop) while it waited.
+      if (this.cursors.get(id) !== cursor) throw mongoError('CursorNotFound', `cursor id ${id} not found`);
+      const result = this.nextBatch(id, cursor, batchSize);
+      if (result.batch.length > 0 || result.id === 0n) return result;
+    }
+    return { batch: [], id, storedBytes: cursor.storedBytes };
+  }
+
+  private insertOrTimeout(ns: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      let waiters = this.waiting.get(ns);
+      if (!waiters) this.waiting.set(ns, (waiters = new Set()));
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.get(ns)?.delete(wake);
+        resolve();
+      }, ms);
+      waiters.add(wake);
+    });
+  }
+
+  private nextBatch(id: bigint, cursor: OpenCursor, batchSize?: number): BatchResult {
     cursor.lastUsed = Date.now();
     let batch: Document[];
     try {
       cursor.slice?.begin();
+      if (cursor.tail) {
+        cursor.tail.checkPosition();
+        // At the end of what it read: on with what was inserted since.
+        if (cursor.lookahead.done) {
+          cursor.source = cursor.tail.resume();
+          cursor.lookahead = cursor.source.next();
+        }
+      }
       // The last command's slice ended the read: it goes on from there.
       if (cursor.lookahead.value === SLICE_END) cursor.lookahead = cursor.source.next();
       // Read ahead during an earlier command: deleted or changed since, as mongod would read it now.
@@ -132,7 +209,7 @@ export class CursorStore {
       this.cursors.delete(id);
       throw err;
     }
-    if (cursor.lookahead.done) {
+    if (cursor.lookahead.done && !cursor.tail) {
       this.cursors.delete(id);
       return { batch, id: 0n, storedBytes: cursor.storedBytes };
     }
@@ -167,6 +244,7 @@ export class CursorStore {
 
   close(): void {
     clearInterval(this.timer);
+    for (const ns of [...this.waiting.keys()]) this.insertedInto(ns);
     for (const cursor of this.cursors.values()) closeSource(cursor);
     this.cursors.clear();
   }

@@ -10,3 +10,5 @@ export type { SourceReader } from './views.js';
 export { findById } from './find-by-id.js';
 export type { FindParams } from './find-by-id.js';
 export { ReadSlice, SLICE_END } from './time-slice.js';
+export { tailableRead } from './tailable-read.js';
+export type { TailSource, TailableReadOptions } from './tailable-read.js';

@@ -36,6 +36,10 @@ export class CollectionData {
   private readonly recordOf = new Map<string, number>();
   /** The next insert's record number (natural order, kept by the durable storage across restarts). */
   private nextRecord = 1;
+  /** Sum of the stored documents' lengths, kept as they change: a capped collection checks it on every insert. */
+  private dataBytes = 0;
+  /** The highest record number capping removed (0: none): a tailable cursor positioned at or before it lost its place. */
+  private cappedThrough = 0;
 
   constructor(
     private readonly ns: string,
@@ -65,6 +69,7 @@ export class CollectionData {
     const order = loaded.map((_, i) => i).sort((a, b) => (records[a] ?? 0) - (records[b] ?? 0));
     for (const i of order) {
       this.docs.set(loaded[i]![0], loaded[i]![1].toString('latin1'));
+      this.dataBytes += loaded[i]![1].length;
       this.recordOf.set(loaded[i]![0], records[i] ?? 0);
       this.nextRecord = Math.max(this.nextRecord, (records[i] ?? 0) + 1);
     }
@@ -108,6 +113,7 @@ export class CollectionData {
     const keys = this.keysFor(doc);
     for (const [name, k] of keys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes.toString('latin1'));
+    this.dataBytes += bytes.length;
     for (const [name, k] of keys) this.index(name).add(k, idKey);
     const record = this.nextRecord++;
     this.recordOf.set(idKey, record);
@@ -131,6 +137,7 @@ export class CollectionData {
     const oldKeys = this.keysFor(before, false, changed);
     for (const [name, k] of newKeys) this.index(name).check(this.ns, k, idKey);
     this.docs.set(idKey, bytes.toString('latin1'));
+    this.dataBytes += bytes.length - oldBytes.length;
     for (const index of changed) {
       const before = oldKeys.get(index.name);
       const after = newKeys.get(index.name);
@@ -147,8 +154,47 @@ export class CollectionData {
     const keys = this.keysFor(decodeStoredDocument(bytes), false);
     for (const [name, k] of keys) this.index(name).remove(k, idKey);
     this.docs.delete(idKey);
+    this.dataBytes -= bytes.length;
     this.recordOf.delete(idKey);
     return true;
+  }
+
+  /** Sum of the stored documents' lengths (a capped collection's size). */
+  get byteCount(): number {
+    return this.dataBytes;
+  }
+
+  /** The `_id` key of the first document in natural order (a capped collection's oldest). */
+  oldest(): string | undefined {
+    return this.docs.keys().next().value;
+  }
+
+  /** Removes the oldest document to make room in a capped collection, remembering its record number. */
+  removeOldest(): string | undefined {
+    const idKey = this.oldest();
+    if (idKey === undefined) return undefined;
+    this.cappedThrough = Math.max(this.cappedThrough, this.recordOf.get(idKey) ?? 0);
+    this.remove(idKey);
+    return idKey;
+  }
+
+  /** The record number (natural order) of the document with this `_id` key; 0 when there is none. */
+  recordNumber(idKey: string): number {
+    return this.recordOf.get(idKey) ?? 0;
+  }
+
+  /** Whether capping removed the document with record number `record`. */
+  cappedAway(record: number): boolean {
+    return record > 0 && record <= this.cappedThrough;
+  }
+
+  /**
+   * The `_id` keys and record numbers of the documents inserted after record
+   * `after`, in natural order, read live: a document inserted while the
+   * caller iterates comes too, a removed one is skipped.
+   */
+  *insertedAfter(after: number): Generator<[string, number]> {
+    for (const [idKey, record] of this.recordOf) if (record > after) yield [idKey, record];
   }
 
   /**
@@ -191,8 +237,7 @@ export class CollectionData {
 
   /** BSON bytes of the documents and entries per index (dbStats, $collStats). */
   sizes(): CollectionSizes {
-    let dataBytes = 0;
-    for (const bytes of this.docs.values()) dataBytes += bytes.length;
+    const dataBytes = this.dataBytes;
     const indexEntries: Record<string, number> = {};
     for (const [name, index] of this.indexes) indexEntries[name] = index.entryCount;
     return { count: this.docs.size, dataBytes, indexEntries };

@@ -1,7 +1,7 @@
 import { UUID } from 'bson';
 import { mongoError } from '../errors.js';
 import type { IndexSpec, ScanPlan } from '../model/index.js';
-import { validateCollation } from '../query/index.js';
+import { toDouble, validateCollation } from '../query/index.js';
 import type { Document } from '../query/index.js';
 import { decodeScannedDocument, decodeStoredDocument, fieldNames } from './bson-codec.js';
 import { CollectionData, idKeyOf } from './collection-data.js';
@@ -45,6 +45,8 @@ export class LiveStorage implements Storage {
   private undoStart = 0;
   /** The journal number of the last catalog change (a collection or index made, changed or dropped). */
   private catalogChangedAt = 0;
+  /** Told of each insert into a capped collection (tailable cursors waiting for data). */
+  private readonly cappedInsertListeners: Array<(db: string, coll: string) => void> = [];
 
   constructor(
     readonly durable: boolean,
@@ -141,6 +143,9 @@ export class LiveStorage implements Storage {
     const state = this.required(db, coll);
     state.info.options = { ...options };
     this.catalogSaved(state.info);
+    // Made capped, or its limits lowered: the oldest documents over them go now.
+    const limits = cappedLimits(state.info.options);
+    if (limits) this.makeRoom(state, limits, undefined);
   }
 
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void {
@@ -188,6 +193,7 @@ export class LiveStorage implements Storage {
     const data = this.state(db, coll)?.data;
     const ids = data?.scan(plan) ?? [];
     const names = fields && fieldNames(fields);
+    if (data && !plan && this.state(db, coll)!.info.options.capped === true) return cappedScan(data, ids, names);
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
@@ -211,9 +217,45 @@ export class LiveStorage implements Storage {
   insert(db: string, coll: string, doc: Document): void {
     this.assertWritable();
     const state = this.state(db, coll) ?? this.create(db, coll, {});
+    const limits = cappedLimits(state.info.options);
     const [idKey, bytes, record] = state.data.insert(doc);
+    if (limits && bytes.length > limits.size) {
+      state.data.remove(idKey);
+      throw mongoError('BadValue', 'object to insert exceeds cappedMaxSize');
+    }
     this.journal?.documentSaved(state.info, idKey, bytes, record);
     this.recordUndo(state.data, idKey, undefined);
+    if (limits) {
+      this.makeRoom(state, limits, idKey);
+      for (const listener of this.cappedInsertListeners) listener(db, coll);
+    }
+  }
+
+  /** A capped collection over its size or document count loses its oldest documents (never the one just inserted). */
+  private makeRoom(state: CollectionState, limits: CappedLimits, inserted: string | undefined): void {
+    const data = state.data;
+    while ((data.count > limits.max || data.byteCount > limits.size) && data.oldest() !== inserted) {
+      const oldest = data.oldest()!;
+      const before = data.get(oldest);
+      data.removeOldest();
+      this.journal?.documentRemoved(state.info, oldest);
+      this.recordUndo(data, oldest, before);
+    }
+  }
+
+  tail(db: string, coll: string, after: number): Iterable<[number, Document]> {
+    const data = this.state(db, coll)?.data;
+    if (!data || data.cappedAway(after)) throw cappedPositionLost(after);
+    return (function* () {
+      for (const [idKey, record] of data.insertedAfter(after)) {
+        const bytes = data.get(idKey);
+        if (bytes !== undefined) yield [record, decodeStoredDocument(bytes)] as [number, Document];
+      }
+    })();
+  }
+
+  onCappedInsert(listener: (db: string, coll: string) => void): void {
+    this.cappedInsertListeners.push(listener);
   }
 
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
@@ -327,6 +369,44 @@ export class LiveStorage implements Storage {
     if (!state) throw mongoError('NamespaceNotFound', `ns not found: ${db}.${name}`);
     return state;
   }
+}
+
+function cappedPositionLost(record: number): Error {
+  return mongoError('CappedPositionLost', `CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(${record})`);
+}
+
+/**
+ * A capped collection's scan in natural order: resumed (a cursor's getMore)
+ * after capping removed the last document it read, it dies with
+ * CappedPositionLost, as mongod's collection scan does.
+ */
+function* cappedScan(data: CollectionData, ids: Iterable<string>, names: ReturnType<typeof fieldNames> | undefined): Generator<Document> {
+  let last = 0;
+  for (const idKey of ids) {
+    if (data.cappedAway(last)) throw cappedPositionLost(last);
+    const bytes = data.get(idKey);
+    if (bytes === undefined) continue;
+    last = data.recordNumber(idKey);
+    yield decodeScannedDocument(bytes, names);
+  }
+}
+
+interface CappedLimits {
+  /** Bytes: the sum of the documents' BSON lengths stays at most this. */
+  size: number;
+  /** Documents. */
+  max: number;
+}
+
+/**
+ * A capped collection's limits from its `create` options (validated there):
+ * `size` in bytes, `max` documents where a `max` of 0 or less means none
+ * (mongod then keeps 2^31 - 1).
+ */
+function cappedLimits(options: Document): CappedLimits | undefined {
+  if (options.capped !== true || options.size === undefined) return undefined;
+  const max = options.max === undefined ? 0 : toDouble(options.max);
+  return { size: toDouble(options.size), max: max > 0 ? max : 0x7fffffff };
 }
 
 /**

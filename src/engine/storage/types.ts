@@ -111,6 +111,15 @@ export interface Storage {
   replace(db: string, coll: string, doc: Document, previous?: Document): void;
   /** false when no such document. */
   remove(db: string, coll: string, id: unknown): boolean;
+  /**
+   * A capped collection's documents inserted after record number `after` (0:
+   * all), in natural order, each with its record number (a tailable cursor's
+   * read). CappedPositionLost (136) when capping removed record `after`, or
+   * the collection is gone.
+   */
+  tail(db: string, coll: string, after: number): Iterable<[number, Document]>;
+  /** Calls `listener` after each insert into a capped collection (tailable cursors awaiting data). */
+  onCappedInsert(listener: (db: string, coll: string) => void): void;
 
   // --- durability ---
   /**

@@ -21,3 +21,4 @@ export { assertValidValidator, documentCheck } from './document-validation.js';
 export type { DocumentCheck } from './document-validation.js';
 export { writeOutput } from './aggregate-output.js';
 export { assertExpireNeedsTimeSeries, isTimeSeries, sameTimeSeries, timeSeriesCheck, timeSeriesOptions } from './time-series.js';
+export { cappedOptions, isCapped } from './capped.js';
