@@ -189,21 +189,28 @@ const SCALAR_SCHEMAS: Record<string, JsonSchema> = {
 
 /**
  * SOFA's OpenAPI 3.0 schemas (parameters, answers) in JSON Schema 2020-12,
- * in place: `nullable: true` becomes a `null` type, a custom scalar's
- * `$ref` its schema.
+ * in place: a custom scalar's `$ref` becomes its schema (the node's other
+ * keywords, a parameter's description, kept), and `nullable: true` a `null`
+ * type (of a reference: `anyOf` it and `null`).
  */
 function asJsonSchema2020(value: unknown): void {
   if (Array.isArray(value)) return value.forEach(asJsonSchema2020);
   if (value === null || typeof value !== 'object') return;
   const node = value as Record<string, unknown>;
   for (const inner of Object.values(node)) asJsonSchema2020(inner);
-  for (const [key, inner] of Object.entries(node)) {
-    const scalar = typeof (inner as { $ref?: unknown } | null)?.$ref === 'string' ? SCALAR_SCHEMAS[((inner as { $ref: string }).$ref).slice(SCHEMA_REF_PREFIX.length)] : undefined;
-    if (scalar && (inner as { $ref: string }).$ref.startsWith(SCHEMA_REF_PREFIX)) node[key] = { ...scalar };
+  const ref = typeof node.$ref === 'string' && node.$ref.startsWith(SCHEMA_REF_PREFIX) ? node.$ref : undefined;
+  const scalar = ref ? SCALAR_SCHEMAS[ref.slice(SCHEMA_REF_PREFIX.length)] : undefined;
+  if (scalar) {
+    delete node.$ref;
+    Object.assign(node, scalar);
   }
   if (node.nullable === true) {
     delete node.nullable;
     if (typeof node.type === 'string') node.type = [node.type, 'null'];
+    else if (typeof node.$ref === 'string') {
+      node.anyOf = [{ $ref: node.$ref }, { type: 'null' }];
+      delete node.$ref;
+    }
   }
 }
 

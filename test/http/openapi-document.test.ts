@@ -74,6 +74,11 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/restaurant/meal-menus/{id}'].get.summary).toBe('Get meal menu');
   });
 
+  it('describes a custom scalar parameter by its format and keeps its description', () => {
+    const from = document.paths['/audit-events'].get.parameters.find((parameter: Json) => parameter.name === 'from');
+    expect(from.schema).toEqual({ type: 'string', format: 'date-time', description: 'Only events at or after this instant (inclusive).' });
+  });
+
   it('says nothing in OpenAPI 3.0 words: no `nullable`, a null type instead', () => {
     expect(served).not.toMatch(/"nullable"/);
     expect(document.components.schemas.MealMenu.properties.deletedAt.type).toEqual(['string', 'null']);
