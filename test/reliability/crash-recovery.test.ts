@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited } from '../support/child-process.js';
 import { buildService, sharedDatabaseEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
 import { buildEngineCli, startEngineProcess, type EngineProcess } from '../engine/durability/engine-process.js';
-import { delay, knob, LONG, seededRandom, tryCall, userBody, warnings } from './reliability.js';
+import { delay, knob, LONG, seededRandom, signIn, tryCall, userBody, warnings } from './reliability.js';
 import { missingWrites, raceForEmail, startWriteLoad } from './write-load.js';
 
 /**
@@ -43,14 +43,6 @@ afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function signIn(baseUrl: string): Promise<{ token: string; adminId: string }> {
-  const login = await tryCall(baseUrl, 'POST', '/api/v1/auth/login', { body: ADMIN });
-  expect(login?.status).toBe(200);
-  const token = String(login!.body.accessToken);
-  const me = await tryCall(baseUrl, 'GET', '/api/v1/auth/me', { token });
-  return { token, adminId: String(me!.body.id) };
-}
-
 describe(`SIGKILL of the service and its embedded engine, ${SERVICE_ROUNDS} rounds`, () => {
   const env = () => ({
     NODE_ENV: 'development',
@@ -79,7 +71,7 @@ describe(`SIGKILL of the service and its embedded engine, ${SERVICE_ROUNDS} roun
       const { baseUrl } = service;
       if (round === 0) {
         cleanStartWarnings = warnings(service.output());
-        session = await signIn(baseUrl);
+        session = await signIn(baseUrl, ADMIN);
       } else {
         // The store opened without repair: nothing to warn about that a clean start did not.
         expect(warnings(service.output()).filter((warning) => !cleanStartWarnings.includes(warning))).toEqual([]);
@@ -136,7 +128,7 @@ describe(`SIGKILL of a standalone engine under a running service (MONGODB_URI), 
       sharedDatabaseEnv({ mongoUri: `mongodb://127.0.0.1:${engine.port}/crash_db`, workDir, admin: ADMIN, jwtSecret: JWT_SECRET }),
       workDir,
     );
-    session = await signIn(service.baseUrl);
+    session = await signIn(service.baseUrl, ADMIN);
   }, 180_000);
 
   afterAll(async () => {

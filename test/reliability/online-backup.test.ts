@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, runNode, type NodeRun } from '../support/child-process.js';
 import { buildService, childEnv, startService, stopService, type ServiceBuild, type ServiceProcess } from '../support/service-process.js';
-import { tryCall, userBody } from './reliability.js';
+import { signIn, tryCall, userBody } from './reliability.js';
 import { missingWrites, raceForEmail, startWriteLoad, type WriteLoad } from './write-load.js';
 
 /**
@@ -45,14 +45,6 @@ function cli(args: string[], dataDir: string): Promise<NodeRun> {
   return runNode(build.cli, args, { env: childEnv({ NODE_ENV: 'development', DATA_DIR: dataDir, JWT_SECRET }), cwd: workDir });
 }
 
-async function signIn(baseUrl: string): Promise<{ token: string; adminId: string }> {
-  const login = await tryCall(baseUrl, 'POST', '/api/v1/auth/login', { body: ADMIN });
-  expect(login?.status).toBe(200);
-  const token = String(login!.body.accessToken);
-  const me = await tryCall(baseUrl, 'GET', '/api/v1/auth/me', { token });
-  return { token, adminId: String(me!.body.id) };
-}
-
 /** Resolves once `name` appears in `folder` (the engine has begun writing the backup there). */
 function appears(folder: string, name: string): Promise<void> {
   return new Promise((resolve) => {
@@ -75,7 +67,7 @@ describe('backup and restore of the embedded engine while the service takes writ
 
   it('backup #1 completes under a write load, which goes on meanwhile', async () => {
     service = await startService(build.index, env(dir('data')), workDir);
-    session = await signIn(service.baseUrl);
+    session = await signIn(service.baseUrl, ADMIN);
     load = startWriteLoad({ baseUrl: service.baseUrl, token: session.token, adminId: session.adminId, tag: 'b', stopOnFailure: true });
     await load.untilAcknowledged(300);
 
@@ -150,7 +142,7 @@ describe('backup and restore of the embedded engine while the service takes writ
     expect(over.stderr).toContain(`The data directory ${dir('restored')} is not empty`);
 
     service = await startService(build.index, env(dir('restored')), workDir);
-    const { token, adminId } = await signIn(service.baseUrl);
+    const { token, adminId } = await signIn(service.baseUrl, ADMIN);
     expect(before.menus.length + before.users.length).toBeGreaterThanOrEqual(300);
     expect(await missingWrites(service.baseUrl, token, before)).toEqual([]);
     // The unique email index holds every restored user: creating one again is a conflict...

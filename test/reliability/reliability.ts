@@ -64,6 +64,15 @@ export async function tryCall(baseUrl: string, method: string, urlPath: string, 
 }
 
 /** Payloads of the two writes the proofs make: a menu and a user (the user costs an Argon2 hash). */
+/** Signs in through the REST login; the access token and the signed-in user's id. */
+export async function signIn(baseUrl: string, admin: { email: string; password: string }): Promise<{ token: string; adminId: string }> {
+  const login = await tryCall(baseUrl, 'POST', '/api/v1/auth/login', { body: admin });
+  if (login?.status !== 200) throw new Error(`sign-in answered ${login?.status ?? 'nothing'}`);
+  const token = String(login.body.accessToken);
+  const me = await tryCall(baseUrl, 'GET', '/api/v1/auth/me', { token });
+  return { token, adminId: String(me!.body.id) };
+}
+
 export function menuBody(tag: string) {
   return { name: `Menu ${tag}`, date: '2026-04-01', mealType: 'lunch', estimatedPortions: 10, tenant_id: 'tenant-reliability' };
 }
