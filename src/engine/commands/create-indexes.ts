@@ -98,13 +98,14 @@ export const createIndexesCommand: CommandHandler = {
       await flushWrites(ctx.engine.storage, body);
       throw err;
     }
-    await flushWrites(ctx.engine.storage, body);
+    // The reply describes what this command did: a drop on another connection may run while it waits for the journal.
     const reply: Document = {
       numIndexesBefore: before,
       numIndexesAfter: storage.collection(ctx.db, coll)!.indexes.length,
       createdCollectionAutomatically: !existed,
     };
     if (created.length === 0) reply.note = 'all indexes already exist';
+    await flushWrites(ctx.engine.storage, body);
     return reply;
   },
 };

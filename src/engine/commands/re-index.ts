@@ -20,8 +20,10 @@ export const reIndexCommand: CommandHandler = {
       storage.dropIndex(ctx.db, coll, index.name);
       storage.createIndex(ctx.db, coll, index);
     }
-    await flushWrites(storage, body);
+    // Read before waiting for the journal: a drop on another connection may run meanwhile.
     const indexes = storage.collection(ctx.db, coll)!.indexes;
-    return { nIndexesWas: info.indexes.length, nIndexes: indexes.length, indexes: indexes.map(describeIndex) };
+    const reply = { nIndexesWas: info.indexes.length, nIndexes: indexes.length, indexes: indexes.map(describeIndex) };
+    await flushWrites(storage, body);
+    return reply;
   },
 };

@@ -62,21 +62,31 @@ function isPositionalPart(part: string): boolean {
   return part === '$' || /^\$\[[a-zA-Z0-9]*\]$/.test(part);
 }
 
-/**
- * Since MongoDB 5.0 storage validation refuses a `$`-prefixed field name only
- * at the top level of the document: `{$set: {'m.$*.n': 1}}` (a map key
- * written as mongoose's schema paths name it) creates the field `$*`.
- */
+/** An update path with an empty part is refused when the update is parsed. */
 function validatePath(path: string): void {
   const parts = path.split('.');
   if (path === '' || parts.some((p) => p === '')) {
     throw mongoError('EmptyFieldName', `The update path '${path}' contains an empty field name, which is not allowed.`);
   }
-  const first = parts[0]!;
-  if (first.startsWith('$') && !isPositionalPart(first)) {
-    throw mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${first}' in '${path}' is not valid for storage.`);
-  }
 }
+
+/**
+ * Since MongoDB 5.0 storage validation refuses a `$`-prefixed field name only
+ * at the top level of an existing document, and only once an update sets or
+ * creates it there: mongod checks the document, not the parsed update. So an
+ * upsert's new document may hold `$myKey` (it is validated as an insert), an
+ * update matching nothing is not refused, `$unset` may remove such a field,
+ * and `{$set: {'m.$*.n': 1}}` (a map key as mongoose names it) creates `$*`.
+ */
+function dollarPrefixedField(field: string): Error {
+  return mongoError(
+    'DollarPrefixedFieldName',
+    `The dollar ($) prefixed field '${field}' in '${field}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
+  );
+}
+
+/** Operators that only remove (fields or array elements): mongod validates their siblings, not what they touched. */
+const REMOVING_OPERATORS = new Set(['$unset', '$pull', '$pullAll', '$pop']);
 
 /** Paths conflict when equal or one is a prefix of the other. */
 function checkConflicts(paths: string[]): void {
@@ -94,6 +104,7 @@ function checkConflicts(paths: string[]): void {
 }
 
 interface Entry {
+  op: string;
   path: string;
   action: FieldAction;
 }
@@ -197,7 +208,7 @@ function parseOperators(update: Document, options: UpdateOptions): { entries: En
         continue;
       }
       if (op === '$setOnInsert' && !options.isInsert) continue;
-      entries.push({ path, action: compile!(operand[path], path) });
+      entries.push({ op, path, action: compile!(operand[path], path) });
     }
   }
   checkConflicts(rawPaths);
@@ -212,9 +223,9 @@ function applyOperators(original: Document, update: Document, options: UpdateOpt
   for (const [from, to] of renames) applyRename(doc, from, to);
 
   const resolver: Resolver = { doc, options, arrayFilters: compileArrayFilters(options.arrayFilters, options), usedFilters: new Set() };
-  const concrete: Array<{ parts: string[]; path: string; action: FieldAction }> = [];
+  const concrete: Array<{ parts: string[]; path: string; op: string; action: FieldAction }> = [];
   for (const e of entries) {
-    for (const parts of resolvePaths(e.path, resolver)) concrete.push({ parts, path: e.path, action: e.action });
+    for (const parts of resolvePaths(e.path, resolver)) concrete.push({ parts, path: e.path, op: e.op, action: e.action });
   }
   for (const id of resolver.arrayFilters.keys()) {
     if (!resolver.usedFilters.has(id)) {
@@ -222,10 +233,17 @@ function applyOperators(original: Document, update: Document, options: UpdateOpt
     }
   }
   concrete.sort((a, b) => comparePaths(a.parts, b.parts));
-  for (const { parts, action } of concrete) {
+  for (const { parts, op, action } of concrete) {
+    const top = parts[0]!;
+    const topExisted = Object.hasOwn(doc, top);
     const slot = locate(doc, parts, action.creates);
     if (!slot) continue;
     const change = action.apply(slot.value, slot.exists, parts.join('.'), ctx);
+    if (change.kind === 'set' && !options.isInsert && top.startsWith('$') && !REMOVING_OPERATORS.has(op)) {
+      // The top-level field itself is created or changed (a no-op is not checked, as in mongod).
+      const changesTop = parts.length === 1 ? !(slot.exists && identical(slot.value, change.value)) : !topExisted;
+      if (changesTop) throw dollarPrefixedField(top);
+    }
     if (change.kind === 'set') writeValue(slot, change.value);
     else if (change.kind === 'unset') removeValue(slot);
   }
@@ -244,12 +262,10 @@ function applyRename(doc: Document, from: string, to: string): void {
   writeValue(dest, value);
 }
 
-function applyReplacement(original: Document, replacement: Document): Document {
-  for (const key of Object.keys(replacement)) {
-    if (key.startsWith('$')) {
-      throw mongoError('DollarPrefixedFieldName', `The dollar ($) prefixed field '${key}' in '${key}' is not valid for storage.`);
-    }
-  }
+/** A replacement of an existing document may not hold a top-level `$`-prefixed field; an upsert's may (see dollarPrefixedField). */
+function applyReplacement(original: Document, replacement: Document, isInsert: boolean): Document {
+  const dollar = isInsert ? undefined : Object.keys(replacement).find((key) => key.startsWith('$'));
+  if (dollar !== undefined) throw dollarPrefixedField(dollar);
   const out: Document = {};
   if (original._id !== undefined) out._id = original._id;
   for (const key of Object.keys(replacement)) {
@@ -294,7 +310,7 @@ export function applyUpdate(doc: Document, update: Document | Document[], option
     result = applyOperators(doc, update, options);
     checkIdUnchanged(doc, result, options.isInsert);
   } else {
-    result = applyReplacement(doc, update);
+    result = applyReplacement(doc, update, options.isInsert);
   }
   return { doc: result, modified: !identical(doc, result) };
 }
