@@ -88,6 +88,23 @@ export class CollectionData {
     this.indexes.delete(name);
   }
 
+  /**
+   * Builds an index again after collMod changed whether it refuses duplicates
+   * (`prepareUnique`, `unique`); the keys it already holds stay, duplicates included.
+   */
+  rebuildIndex(spec: IndexSpec): void {
+    const index = new IndexRuntime(spec);
+    index.build(this.ns, this.decodedDocs(), false);
+    this.indexes.set(spec.name, index);
+  }
+
+  /** The `_id`s of each group of documents sharing a key of an index that refuses new duplicates. */
+  duplicateIds(name: string): unknown[][] {
+    return this.index(name)
+      .duplicateGroups()
+      .map((group) => group.map((idKey) => decodeStoredDocument(this.docs.get(idKey)!)._id));
+  }
+
   private *decodedDocs(): Iterable<[string, Document]> {
     for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(bytes)];
   }

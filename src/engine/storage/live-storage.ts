@@ -157,7 +157,12 @@ export class LiveStorage implements Storage {
       if (value === undefined) delete spec[option];
       else spec[option] = value;
     }
+    if ('unique' in changes || 'prepareUnique' in changes) state.data.rebuildIndex(spec);
     this.catalogSaved(state.info);
+  }
+
+  duplicateKeyIds(db: string, coll: string, name: string): unknown[][] {
+    return this.required(db, coll).data.duplicateIds(name);
   }
 
   collectionSizes(db: string, coll: string): CollectionSizes | undefined {

@@ -70,9 +70,15 @@ export interface Storage {
   setCollectionOptions(db: string, coll: string, options: Document): void;
   /**
    * collMod: changes options of one index that leave its entries as they are
-   * (`hidden`, `expireAfterSeconds`); an `undefined` value removes the option.
+   * (`hidden`, `expireAfterSeconds`, `prepareUnique`, `unique`); an `undefined`
+   * value removes the option.
    */
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void;
+  /**
+   * The `_id`s of each group of documents sharing one key of an index that
+   * refuses new duplicates (`prepareUnique`): what stops its conversion to unique.
+   */
+  duplicateKeyIds(db: string, coll: string, name: string): unknown[][];
   /** Sizes for dbStats/$collStats: BSON bytes of the documents, entries per index. */
   collectionSizes(db: string, coll: string): CollectionSizes | undefined;
 
