@@ -5,7 +5,7 @@ import type { Document } from '../query/types.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { isView, sameKeyPattern, viewOptions } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
-import { assertValidValidator, flushWrites } from '../writes/index.js';
+import { assertValidValidator, flushWrites, isTimeSeries, preAndPostImagesOption } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** Fields every command may carry besides its own. */
@@ -13,6 +13,8 @@ const GENERIC_FIELDS = new Set(['collMod', 'comment', 'writeConcern', 'lsid', 'm
 const COLLECTION_FIELDS = new Set(['index', 'validator', 'validationLevel', 'validationAction', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages', 'dryRun']);
 /** The modifications a collMod may ask for: mongod counts them (prepareUnique and dryRun stand alone). */
 const MODIFICATIONS = ['validator', 'validationLevel', 'validationAction', 'viewOn', 'pipeline', 'changeStreamPreAndPostImages'];
+/** What collMod refuses on a time-series collection (mongod's getNotSupportedOnTimeseriesError). */
+const TIME_SERIES_REFUSED = ['validator', 'validationLevel', 'validationAction', 'changeStreamPreAndPostImages'];
 const INDEX_FIELDS = ['name', 'keyPattern', 'hidden', 'expireAfterSeconds', 'unique', 'prepareUnique'];
 const VALIDATION_LEVELS = new Set(['off', 'strict', 'moderate']);
 const VALIDATION_ACTIONS = new Set(['error', 'warn']);
@@ -43,12 +45,16 @@ export const collModCommand: CommandHandler = {
     if (!info) throw mongoError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${coll}`);
 
     const dryRun = dryRunParam(body);
+    if (isTimeSeries(info)) {
+      const refused = TIME_SERIES_REFUSED.find((field) => body[field] !== undefined);
+      if (refused) throw mongoError('InvalidOptions', `option not supported on a time-series collection: ${refused}`);
+    }
 
     // 1. check everything
     const reply: Document = {};
     const index = body.index === undefined ? undefined : indexChange(info, body.index, reply);
     const validation = isView(info) ? undefined : validationChange(info, body);
-    const options = isView(info) ? viewChange(ctx.engine.storage, info, body) : (preAndPostImagesChange(validation ?? info.options, body) ?? validation);
+    const options = isView(info) ? viewChange(ctx.engine.storage, info, body) : (preAndPostImagesChange(ctx.db, validation ?? info.options, body) ?? validation);
     const modifications = (index?.count ?? 0) + MODIFICATIONS.filter((field) => body[field] !== undefined).length;
     if (index?.prepares && modifications > 1) {
       throw mongoError('InvalidOptions', 'prepareUnique cannot be combined with any other modification.');
@@ -206,25 +212,14 @@ function validationChange(info: CollectionInfo, body: Document): Document | unde
 }
 
 /**
- * `changeStreamPreAndPostImages: {enabled}`, which `create` keeps too (the engine has no change
- * streams to record images for; the option is stored and listed as mongod lists it: only when
- * enabled). Undefined when neither it nor a validation setting changes.
+ * The options with `changeStreamPreAndPostImages` changed (checked as `create` checks it; the
+ * engine has no change streams to record images for). Undefined when it is not given.
  */
-function preAndPostImagesChange(options: Document, body: Document): Document | undefined {
-  const raw = body.changeStreamPreAndPostImages;
-  if (raw === undefined) return undefined;
-  if (!isPlainObject(raw)) {
-    throw mongoError('TypeMismatch', "BSON field 'collMod.changeStreamPreAndPostImages' is the wrong type, expected type 'object'");
-  }
-  for (const field of Object.keys(raw)) {
-    if (field !== 'enabled') throw mongoError('IDLUnknownField', `BSON field 'collMod.changeStreamPreAndPostImages.${field}' is an unknown field.`);
-  }
-  if (raw.enabled === undefined) throw mongoError('Location40414', "BSON field 'collMod.changeStreamPreAndPostImages.enabled' is missing but a required field");
-  if (typeof raw.enabled !== 'boolean') {
-    throw mongoError('TypeMismatch', "BSON field 'collMod.changeStreamPreAndPostImages.enabled' is the wrong type, expected type 'bool'");
-  }
+function preAndPostImagesChange(db: string, options: Document, body: Document): Document | undefined {
+  if (body.changeStreamPreAndPostImages === undefined) return undefined;
+  const option = preAndPostImagesOption('collMod', db, body.changeStreamPreAndPostImages);
   const next: Document = { ...options };
-  if (raw.enabled) next.changeStreamPreAndPostImages = { enabled: true };
+  if (option) next.changeStreamPreAndPostImages = option;
   else delete next.changeStreamPreAndPostImages;
   return next;
 }

@@ -191,6 +191,50 @@ const cases: CompatCase[] = [
     code: 72,
   },
   {
+    name: 'create checks changeStreamPreAndPostImages as collMod does: without enabled 40414',
+    run: (c, db) => db.command({ create: `${c.collectionName}_images`, changeStreamPreAndPostImages: {} }),
+    code: 40414,
+  },
+  {
+    name: 'create with another changeStreamPreAndPostImages field is an unknown field (40415)',
+    run: (c, db) => db.command({ create: `${c.collectionName}_images`, changeStreamPreAndPostImages: { enabled: true, other: 1 } }),
+    code: 40415,
+  },
+  {
+    name: 'create with a non-object changeStreamPreAndPostImages is TypeMismatch',
+    run: (c, db) => db.command({ create: `${c.collectionName}_images`, changeStreamPreAndPostImages: 'yes' }),
+    code: 14,
+  },
+  {
+    name: 'create lists changeStreamPreAndPostImages only when enabled',
+    run: async (c, db) => {
+      await db.command({ create: `${c.collectionName}_on`, changeStreamPreAndPostImages: { enabled: true } });
+      await db.command({ create: `${c.collectionName}_off`, changeStreamPreAndPostImages: { enabled: false } });
+      const listed = await db.listCollections({ name: { $in: [`${c.collectionName}_on`, `${c.collectionName}_off`] } }).toArray();
+      return Object.fromEntries(listed.map((info) => [info.name.slice(c.collectionName.length + 1), (info as Document).options]));
+    },
+    expected: { on: { changeStreamPreAndPostImages: { enabled: true } }, off: {} },
+  },
+  {
+    name: 'changeStreamPreAndPostImages on the admin database is InvalidOptions',
+    run: async (c, db) => {
+      const admin = db.client.db('admin');
+      const name = `${db.databaseName}_${c.collectionName}_images`;
+      return admin.command({ create: name, changeStreamPreAndPostImages: { enabled: true } }).finally(() => admin.collection(name).drop().catch(() => undefined));
+    },
+    code: 72,
+  },
+  {
+    name: 'collMod of changeStreamPreAndPostImages or a validator on a time-series collection is InvalidOptions',
+    run: async (c, db) => {
+      await db.command({ create: `${c.collectionName}_ts`, timeseries: { timeField: 't' } });
+      const images = await errorOf(db.command({ collMod: `${c.collectionName}_ts`, changeStreamPreAndPostImages: { enabled: true } }));
+      const validator = await errorOf(db.command({ collMod: `${c.collectionName}_ts`, validator: { a: 1 } }));
+      return [images?.code, validator?.code];
+    },
+    expected: [72, 72],
+  },
+  {
     name: 'prepareUnique answers its old and new values and lists the index with prepareUnique',
     seed,
     indexes,
