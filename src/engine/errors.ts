@@ -41,6 +41,7 @@ export const ErrorCodes = {
   IndexKeySpecsConflict: 86,
   NamespaceNotFound: 26,
   CappedPositionLost: 136,
+  CannotConvertIndexToUnique: 359,
   NoReplicationEnabled: 76,
   CannotCreateIndex: 67,
   CannotIndexParallelArrays: 171,

@@ -1,6 +1,6 @@
 import { collectionParam, commandOptions } from '../params/index.js';
 import { viewOptions } from '../reads/index.js';
-import { assertExpireNeedsTimeSeries, assertValidValidator, cappedOptions, flushWrites, sameTimeSeries, timeSeriesOptions } from '../writes/index.js';
+import { assertExpireNeedsTimeSeries, assertValidValidator, cappedOptions, flushWrites, sameTimeSeries, timeSeriesOptions, withPreAndPostImages } from '../writes/index.js';
 import { clusteredCreateOptions } from './clustered-index.js';
 import type { CommandHandler } from './types.js';
 
@@ -20,7 +20,7 @@ export const createCommand: CommandHandler = {
     } else if (options.viewOn !== undefined) {
       storage.createCollection(ctx.db, name, viewOptions(storage, ctx.db, name, clusteredCreateOptions(options)));
     } else {
-      const stored = cappedOptions(clusteredCreateOptions(options));
+      const stored = withPreAndPostImages(cappedOptions(clusteredCreateOptions(options)), ctx.db);
       assertExpireNeedsTimeSeries(stored);
       assertValidValidator(stored);
       storage.createCollection(ctx.db, name, stored);

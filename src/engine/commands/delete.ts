@@ -57,7 +57,7 @@ export const deleteCommand: CommandHandler = {
         variables,
         limit: st.limit,
       });
-      for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id)) n++;
+      for (const doc of matches) if (storage.remove(ctx.db, coll, doc._id, doc)) n++;
     });
     await flushWrites(ctx.engine.storage, body);
     return withWriteErrors({ n }, writeErrors);

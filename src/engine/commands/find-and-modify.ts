@@ -104,7 +104,7 @@ export const findAndModifyCommand: CommandHandler = {
     });
     let reply: Document;
     if (p.remove) {
-      if (found) storage.remove(db, p.coll, found._id);
+      if (found) storage.remove(db, p.coll, found._id, found);
       reply = { lastErrorObject: { n: found ? 1 : 0 }, value: found ? project(found) : null };
     } else {
       const check = documentCheck(storage, db, p.coll, body.bypassDocumentValidation);

@@ -38,6 +38,6 @@ export function indexKeyOf(doc: Document, keyPattern: Document | undefined): Doc
 
 /** Adds `$recordId` (the stored document's record number) to what the reply sends for `doc`. */
 export function withRecordId(storage: Storage, db: string, coll: string, stored: Document, sent: Document): Document {
-  const record = storage.recordId(db, coll, stored._id);
+  const record = storage.recordId(db, coll, stored._id, stored);
   return record === undefined ? sent : { ...sent, $recordId: Long.fromNumber(record) };
 }

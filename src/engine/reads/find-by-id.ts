@@ -38,6 +38,8 @@ export function findById(storage: Storage, db: string, body: Document, params: F
   for (const key in body) if (!PLAIN_FIELDS.has(key)) return undefined;
   const info = storage.collection(db, params.coll);
   if (isView(info)) return undefined;
+  // A time-series collection has no _id index (measurements may share an _id): a scan finds them.
+  if (info?.options.timeseries !== undefined) return undefined;
   // Under a non-simple default collation string ids compare by that collation, which the _id map does not.
   if (typeof id === 'string' && !isSimpleCollation(defaultCollation(info))) return undefined;
   const bytes = info && storage.findRawById(db, params.coll, id);

@@ -295,9 +295,9 @@ class FilteredRead implements Iterable<Document>, Rechecker {
     if (!live || stored === undefined) return doc;
     // A partial document (fields-read.ts) may lack its _id.
     const id = '_id' in doc ? doc._id : decodeStoredDocument(stored)._id;
-    const now = live.storage.findRawById(live.db, live.coll, id);
+    const now = live.storage.findRawById(live.db, live.coll, id, doc);
     if (now === stored) return doc;
-    const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id);
+    const current = now === undefined ? undefined : live.storage.findById(live.db, live.coll, id, doc);
     if (current && live.matches(current) && (!live.sortOrder || live.sortOrder(doc, current) === 0)) return current;
     this.dropped = true;
     return undefined;

@@ -14,7 +14,14 @@ import type { CollectionSizes, StoredBytes } from './types.js';
 export const idKeyOf = (id: unknown): string => canonicalKey(id);
 
 /**
- * One collection's live data: BSON bytes by `_id` key, plus its indexes.
+ * The key of a time-series measurement: its record number, with a tag no
+ * canonical key starts with (so an `_id` key never finds one).
+ */
+const recordKey = (record: number): string => '@' + record;
+
+/**
+ * One collection's live data: BSON bytes by `_id` key (a time-series
+ * collection's by record number), plus its indexes.
  * Every write checks all unique indexes before it changes anything, so a
  * DuplicateKey leaves the collection exactly as it was.
  *
@@ -41,9 +48,15 @@ export class CollectionData {
   /** The highest record number capping removed (0: none): a tailable cursor positioned at or before it lost its place. */
   private cappedThrough = 0;
 
+  /**
+   * @param keyedByRecord a time-series collection: its documents are keyed by
+   *   their record number, and `_id` is an ordinary field (mongod's
+   *   measurements may share one).
+   */
   constructor(
     private readonly ns: string,
     specs: readonly IndexSpec[],
+    readonly keyedByRecord = false,
   ) {
     for (const spec of specs) this.indexes.set(spec.name, new IndexRuntime(spec));
   }
@@ -57,14 +70,22 @@ export class CollectionData {
    * stored before record numbers existed first, in the order given) and
    * builds every index in one pass each (startup).
    */
-  restore(stored: Iterable<Buffer>, records: ReadonlyArray<number | undefined> = []): Array<[string, Buffer]> {
+  restore(stored: Iterable<Buffer>, given: ReadonlyArray<number | undefined> = []): Array<[string, Buffer, number]> {
+    const records = [...given];
     const decoded: Array<[string, Document]> = [];
-    const loaded: Array<[string, Buffer]> = [];
-    for (const bytes of stored) {
-      const doc = decodeStoredDocument(bytes);
-      decoded.push([idKeyOf(doc._id), doc]);
-      loaded.push([idKeyOf(doc._id), bytes]);
+    const loaded: Array<[string, Buffer, number]> = [];
+    const buffers = [...stored];
+    const docs = buffers.map((bytes) => decodeStoredDocument(bytes));
+    if (this.keyedByRecord) {
+      // A measurement stored before record numbers existed gets the next free one: its key needs one.
+      let next = records.reduce<number>((max, r) => Math.max(max, (r ?? 0) + 1), this.nextRecord);
+      docs.forEach((_, i) => (records[i] ??= next++));
     }
+    docs.forEach((doc, i) => {
+      const key = this.keyedByRecord ? recordKey(records[i]!) : idKeyOf(doc._id);
+      decoded.push([key, doc]);
+      loaded.push([key, buffers[i]!, records[i] ?? 0]);
+    });
     // `loaded` stays in the given order (the caller matches it to its keys); the map takes record order.
     const order = loaded.map((_, i) => i).sort((a, b) => (records[a] ?? 0) - (records[b] ?? 0));
     for (const i of order) {
@@ -88,6 +109,23 @@ export class CollectionData {
     this.indexes.delete(name);
   }
 
+  /**
+   * Builds an index again after collMod changed whether it refuses duplicates
+   * (`prepareUnique`, `unique`); the keys it already holds stay, duplicates included.
+   */
+  rebuildIndex(spec: IndexSpec): void {
+    const index = new IndexRuntime(spec);
+    index.build(this.ns, this.decodedDocs(), false);
+    this.indexes.set(spec.name, index);
+  }
+
+  /** The `_id`s of each group of documents sharing a key of an index that refuses new duplicates. */
+  duplicateIds(name: string): unknown[][] {
+    return this.index(name)
+      .duplicateGroups()
+      .map((group) => group.map((idKey) => decodeStoredDocument(this.docs.get(idKey)!)._id));
+  }
+
   private *decodedDocs(): Iterable<[string, Document]> {
     for (const [idKey, bytes] of this.docs) yield [idKey, decodeStoredDocument(bytes)];
   }
@@ -100,11 +138,15 @@ export class CollectionData {
     return this.recordOf.get(idKey);
   }
 
-  /** Returns the stored key and bytes, and the record number (natural order) for the journal. */
-  insert(doc: Document): [string, Buffer, number] {
+  /**
+   * Returns the stored key and bytes, and the record number (natural order) for the journal.
+   * `at`: the key a time-series measurement had (a removal taken back keeps it).
+   */
+  insert(doc: Document, at?: string): [string, Buffer, number] {
     if (doc._id === undefined) doc._id = new ObjectId();
     checkIdValue(doc._id);
-    const idKey = idKeyOf(doc._id);
+    const record = this.keyedByRecord && at !== undefined ? Number(at.slice(1)) : this.nextRecord;
+    const idKey = this.keyedByRecord ? recordKey(record) : idKeyOf(doc._id);
     if (this.docs.has(idKey)) throw duplicateKeyError(this.ns, this.index('_id_').spec, [doc._id]);
     if (exceedsStorageDepth(doc)) {
       throw mongoError('Overflow', `cannot insert document because it exceeds ${MAX_STORAGE_DEPTH} levels of nesting`);
@@ -115,22 +157,23 @@ export class CollectionData {
     this.docs.set(idKey, bytes.toString('latin1'));
     this.dataBytes += bytes.length;
     for (const [name, k] of keys) this.index(name).add(k, idKey);
-    const record = this.nextRecord++;
+    if (record === this.nextRecord) this.nextRecord++;
     this.recordOf.set(idKey, record);
     return [idKey, bytes, record];
   }
 
   /**
    * `previous`: the stored document as just read (see Storage.replace); saves decoding its bytes again.
+   * `at`: its key, when not its `_id`'s (a time-series measurement).
    * Returns the stored key and bytes, the document's unchanged record number, and its bytes before.
    */
-  replace(doc: Document, previous?: Document): [string, Buffer, number, StoredBytes] {
-    const idKey = idKeyOf(doc._id);
+  replace(doc: Document, previous?: Document, at?: string): [string, Buffer, number, StoredBytes] {
+    const idKey = at ?? idKeyOf(doc._id);
     const oldBytes = this.docs.get(idKey);
     if (oldBytes === undefined) throw mongoError('NoSuchKey', `no document with _id ${formatBsonValue(doc._id)} in ${this.ns}`);
     if (exceedsStorageDepth(doc)) throw mongoError('Overflow', `Document exceeds maximum nesting depth of ${MAX_STORAGE_DEPTH}`);
     const bytes = encodeStoredDocument(doc);
-    const before = previous !== undefined && idKeyOf(previous._id) === idKey ? previous : decodeStoredDocument(oldBytes);
+    const before = previous !== undefined && (at !== undefined || idKeyOf(previous._id) === idKey) ? previous : decodeStoredDocument(oldBytes);
     // Indexes whose key fields the change left alone keep their entries: no keys to extract, check or move.
     const changed = [...this.indexes.values()].filter((index) => !index.sameKeysBetween(before, doc));
     const newKeys = this.keysFor(doc, true, changed);

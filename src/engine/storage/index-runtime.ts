@@ -61,6 +61,12 @@ export class IndexRuntime {
   private readonly multikey: boolean;
   private readonly sorted: SortedEntries;
   private readonly uniqueKeys?: Map<string, string>;
+  /**
+   * Keys several documents hold in an index that refuses new duplicates
+   * (`prepareUnique` over data that already had them, or a restore): every
+   * holder, so removing one leaves the key claimed by the others.
+   */
+  private sharedKeys?: Map<string, Set<string>>;
   private readonly covers?: (doc: Document) => boolean;
   /** 2d/2dsphere: refuses a document whose geo field holds no valid geometry (16755 & co.). */
   private readonly geoCheck?: (doc: Document) => void;
@@ -82,7 +88,7 @@ export class IndexRuntime {
     this.collation = spec.collation as Collation | undefined;
     const dir = (f: string): number => (Number(spec.key[f]) < 0 ? -1 : 1);
     this.sorted = new SortedEntries(this.collation, this.fields.slice(1).map((f) => dir(f) * dir(this.fields[0]!)));
-    if (spec.unique || spec.name === '_id_') this.uniqueKeys = new Map();
+    if (refusesDuplicates(spec)) this.uniqueKeys = new Map();
     if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
     this.geoCheck = geoKeyCheck(spec);
     if (isTextIndexSpec(spec)) {
@@ -222,7 +228,7 @@ export class IndexRuntime {
     if (!this.uniqueKeys || !keys) return;
     for (const [key, tuple] of keys.tuples) {
       const owner = this.uniqueKeys.get(key);
-      if (owner !== undefined && owner !== idKey) throw duplicateKeyError(ns, this.spec, tuple);
+      if (owner !== undefined && owner !== idKey && !this.sharedKeys?.get(key)?.has(idKey)) throw duplicateKeyError(ns, this.spec, tuple);
     }
   }
 
@@ -239,16 +245,40 @@ export class IndexRuntime {
    * string, not an equal copy per document.
    */
   private claimKeys(keys: DocKeys, idKey: string): void {
-    for (const key of keys.tuples.keys()) this.uniqueKeys!.set(key === idKey ? idKey : key, idKey);
+    for (const key of keys.tuples.keys()) {
+      const owner = this.uniqueKeys!.get(key);
+      if (owner === undefined || owner === idKey) {
+        this.uniqueKeys!.set(key === idKey ? idKey : key, idKey);
+        continue;
+      }
+      // Only a build over data that already held duplicates gets here (add() checks first).
+      const holders = (this.sharedKeys ??= new Map()).get(key) ?? new Set([owner]);
+      holders.add(idKey);
+      this.sharedKeys.set(key, holders);
+    }
+  }
+
+  private releaseKey(key: string, idKey: string): void {
+    const holders = this.sharedKeys?.get(key);
+    if (!holders) {
+      if (this.uniqueKeys!.get(key) === idKey) this.uniqueKeys!.delete(key);
+      return;
+    }
+    holders.delete(idKey);
+    if (this.uniqueKeys!.get(key) === idKey) this.uniqueKeys!.set(key, holders.values().next().value!);
+    if (holders.size < 2) this.sharedKeys!.delete(key);
+  }
+
+  /** The document keys of each group of documents sharing one key (collMod's conversion to unique), in natural order. */
+  duplicateGroups(): string[][] {
+    return [...(this.sharedKeys?.values() ?? [])].map((holders) => [...holders]);
   }
 
   remove(keys: DocKeys | undefined, idKey: string): void {
     if (!keys) return;
     for (const entry of this.entriesOf(keys, idKey)) this.sorted.remove(entry);
     if (keys.multikey) this.arrayDocs--;
-    if (this.uniqueKeys) {
-      for (const key of keys.tuples.keys()) if (this.uniqueKeys.get(key) === idKey) this.uniqueKeys.delete(key);
-    }
+    if (this.uniqueKeys) for (const key of keys.tuples.keys()) this.releaseKey(key, idKey);
   }
 
   /**
@@ -262,7 +292,8 @@ export class IndexRuntime {
     for (const [idKey, doc] of docs) {
       const keys = this.keysOf(doc, enforceUnique);
       if (!keys) continue;
-      if (enforceUnique) this.check(ns, keys, idKey);
+      // A prepareUnique index refuses new duplicates only: it may be built over old ones.
+      if (enforceUnique && (this.spec.unique === true || this.spec.name === '_id_')) this.check(ns, keys, idKey);
       entries.push(...this.entriesOf(keys, idKey));
       if (keys.multikey) this.arrayDocs++;
       if (this.uniqueKeys) this.claimKeys(keys, idKey);
@@ -314,6 +345,11 @@ export class IndexRuntime {
   get entryCount(): number {
     return this.sorted.size;
   }
+}
+
+/** Whether an index refuses a second document with a key it holds: unique, `_id`, or prepared to become unique (mongod 6.0's prepareUnique). */
+export function refusesDuplicates(spec: IndexSpec): boolean {
+  return spec.unique === true || spec.prepareUnique === true || spec.name === '_id_';
 }
 
 function dedupe(entries: readonly IndexEntry[]): string[] {

@@ -12,6 +12,15 @@ import type { StorageJournal } from './storage-journal.js';
 import type { CollectionInfo, CollectionSizes, FlushOptions, Storage, StorageStats, StoredBytes } from './types.js';
 
 
+/**
+ * The key of each time-series measurement a scan gave (keyed by the decoded
+ * object, as bson-codec's stored bytes): writes and re-reads name it by it.
+ */
+const recordKeys = new WeakMap<Document, string>();
+
+/** A time-series collection's options (its documents are keyed by record). */
+const isTimeSeriesOptions = (options: Document): boolean => options.timeseries !== undefined && options.timeseries !== null;
+
 interface CollectionState {
   info: CollectionInfo;
   data: CollectionData;
@@ -85,7 +94,9 @@ export class LiveStorage implements Storage {
     this.assertWritable();
     validateNamespace(db, name);
     if (options.collation !== undefined) validateCollation(options.collation);
-    const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes: [{ ...ID_INDEX }] };
+    // mongod's time-series collections have no _id index: measurements may share an _id.
+    const indexes = isTimeSeriesOptions(options) ? [] : [{ ...ID_INDEX }];
+    const info: CollectionInfo = { db, name, uuid: new UUID().toBinary(), options, indexes };
     const state = this.attach(info);
     this.catalogSaved(info);
     return state;
@@ -93,7 +104,10 @@ export class LiveStorage implements Storage {
 
   /** Registers a collection (creation, or restore from disk). */
   attach(info: CollectionInfo): CollectionState {
-    const state = { info, data: new CollectionData(`${info.db}.${info.name}`, info.indexes) };
+    const timeSeries = isTimeSeriesOptions(info.options);
+    // A time-series collection created before it lost its _id index loses it now.
+    if (timeSeries) info.indexes = info.indexes.filter((spec) => spec.name !== '_id_');
+    const state = { info, data: new CollectionData(`${info.db}.${info.name}`, info.indexes, timeSeries) };
     let colls = this.dbs.get(info.db);
     if (!colls) this.dbs.set(info.db, (colls = new Map()));
     colls.set(info.name, state);
@@ -157,7 +171,12 @@ export class LiveStorage implements Storage {
       if (value === undefined) delete spec[option];
       else spec[option] = value;
     }
+    if ('unique' in changes || 'prepareUnique' in changes) state.data.rebuildIndex(spec);
     this.catalogSaved(state.info);
+  }
+
+  duplicateKeyIds(db: string, coll: string, name: string): unknown[][] {
+    return this.required(db, coll).data.duplicateIds(name);
   }
 
   collectionSizes(db: string, coll: string): CollectionSizes | undefined {
@@ -176,17 +195,26 @@ export class LiveStorage implements Storage {
 
   // ------------------------------------------------------------ documents
 
-  findById(db: string, coll: string, id: unknown): Document | undefined {
-    const bytes = this.state(db, coll)?.data.get(idKeyOf(id));
-    return bytes === undefined ? undefined : decodeStoredDocument(bytes);
+  findById(db: string, coll: string, id: unknown, scanned?: Document): Document | undefined {
+    const bytes = this.findRawById(db, coll, id, scanned);
+    if (bytes === undefined) return undefined;
+    const doc = decodeStoredDocument(bytes);
+    // A measurement read again stays nameable by its record (a cursor's re-read, then a write).
+    const key = scanned && recordKeys.get(scanned);
+    if (key !== undefined) recordKeys.set(doc, key);
+    return doc;
   }
 
-  findRawById(db: string, coll: string, id: unknown): StoredBytes | undefined {
-    return this.state(db, coll)?.data.get(idKeyOf(id));
+  findRawById(db: string, coll: string, id: unknown, scanned?: Document): StoredBytes | undefined {
+    const data = this.state(db, coll)?.data;
+    const key = data && keyOf(data, id, scanned);
+    return key === undefined ? undefined : data!.get(key);
   }
 
-  recordId(db: string, coll: string, id: unknown): number | undefined {
-    return this.state(db, coll)?.data.recordId(idKeyOf(id));
+  recordId(db: string, coll: string, id: unknown, scanned?: Document): number | undefined {
+    const data = this.state(db, coll)?.data;
+    const key = data && keyOf(data, id, scanned);
+    return key === undefined ? undefined : data!.recordId(key);
   }
 
   scan(db: string, coll: string, plan?: ScanPlan, fields?: ReadonlySet<string>): Iterable<Document> {
@@ -194,10 +222,14 @@ export class LiveStorage implements Storage {
     const ids = data?.scan(plan) ?? [];
     const names = fields && fieldNames(fields);
     if (data && !plan && this.state(db, coll)!.info.options.capped === true) return cappedScan(data, ids, names);
+    const byRecord = data?.keyedByRecord === true;
     return (function* () {
       for (const idKey of ids) {
         const bytes = data!.get(idKey);
-        if (bytes !== undefined) yield decodeScannedDocument(bytes, names);
+        if (bytes === undefined) continue;
+        const doc = decodeScannedDocument(bytes, names);
+        if (byRecord) recordKeys.set(doc, idKey);
+        yield doc;
       }
     })();
   }
@@ -261,16 +293,18 @@ export class LiveStorage implements Storage {
   replace(db: string, coll: string, doc: Document, previous?: Document): void {
     this.assertWritable();
     const state = this.required(db, coll);
-    const [idKey, bytes, record, before] = state.data.replace(doc, previous);
+    const at = state.data.keyedByRecord ? scannedKey(previous) : undefined;
+    const [idKey, bytes, record, before] = state.data.replace(doc, previous, at);
     this.journal?.documentSaved(state.info, idKey, bytes, record);
     this.recordUndo(state.data, idKey, before);
   }
 
-  remove(db: string, coll: string, id: unknown): boolean {
+  remove(db: string, coll: string, id: unknown, scanned?: Document): boolean {
     const state = this.state(db, coll);
     if (!state) return false;
     this.assertWritable();
-    const idKey = idKeyOf(id);
+    const idKey = keyOf(state.data, id, scanned);
+    if (idKey === undefined) return false;
     const before = state.data.get(idKey);
     if (!state.data.remove(idKey)) return false;
     this.journal?.documentRemoved(state.info, idKey);
@@ -311,8 +345,8 @@ export class LiveStorage implements Storage {
     try {
       for (const { data, idKey, previous } of refused) {
         if (previous === undefined) data.remove(idKey);
-        else if (data.get(idKey) === undefined) data.insert(decodeStoredDocument(previous));
-        else data.replace(decodeStoredDocument(previous));
+        else if (data.get(idKey) === undefined) data.insert(decodeStoredDocument(previous), idKey);
+        else data.replace(decodeStoredDocument(previous), undefined, data.keyedByRecord ? idKey : undefined);
       }
     } catch {
       // Such as a DuplicateKey: reported by the false (see the comment above).
@@ -418,6 +452,18 @@ function withDefaultCollation(spec: IndexSpec, collectionCollation: unknown): In
   const { collation: _drop, ...rest } = spec;
   if (!collation || collation.locale === 'simple') return rest as IndexSpec;
   return { ...rest, collation };
+}
+
+/** The key of the document with this `_id`; a time-series measurement's only from the document a scan gave. */
+function keyOf(data: CollectionData, id: unknown, scanned: Document | undefined): string | undefined {
+  return data.keyedByRecord ? scanned && recordKeys.get(scanned) : idKeyOf(id);
+}
+
+/** A time-series measurement's key: replace() needs the document as scanned. */
+function scannedKey(previous: Document | undefined): string {
+  const key = previous && recordKeys.get(previous);
+  if (key === undefined) throw mongoError('InternalError', 'a time-series measurement is replaced only as a scan read it');
+  return key;
 }
 
 /** Catalog reads hand out copies: callers cannot edit the live catalog. */

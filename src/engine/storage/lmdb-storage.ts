@@ -493,11 +493,11 @@ function restore(
     const state = currentHex === undefined ? undefined : byUuid.get(currentHex);
     if (state) {
       const loaded = state.data.restore(batch, batchRecords);
-      loaded.forEach(([idKey, bytes], i) => {
+      loaded.forEach(([idKey, bytes, record], i) => {
         const wanted = docKey(currentHex!, idKey);
         const actual = batchKeys[i]!;
-        const record = batchRecords[i] ?? 0;
-        // A stored key that no longer matches the _id key function is rewritten (with its record number).
+        // A stored key that no longer matches the key function (the _id's; a time-series
+        // measurement's record) is rewritten, with its record number.
         if (wanted[1] !== actual[1]) {
           tidy(docs.remove(actual));
           tidy(docs.put(wanted, withRecord(bytes, record)));

@@ -32,8 +32,7 @@ export function sweepOnce(storage: Storage, now: Date = new Date()): number {
         // The index holds one entry per array element, so a range over dates
         // below the cutoff finds exactly the documents whose earliest date expired.
         const plan = { index: spec.name, range: { min: MIN_DATE, max: cutoff, maxInclusive: false } };
-        const ids = [...storage.scan(db, info.name, plan)].map((doc) => doc._id);
-        for (const id of ids) if (storage.remove(db, info.name, id)) removed++;
+        for (const doc of [...storage.scan(db, info.name, plan)]) if (storage.remove(db, info.name, doc._id, doc)) removed++;
       }
     }
   }
@@ -81,8 +80,9 @@ function sweepTimeSeries(storage: Storage, info: CollectionInfo, now: Date): num
   if (!ts || typeof ts.timeField !== 'string' || !isNumeric(expire)) return 0;
   const cutoff = now.getTime() - toDouble(expire) * 1000;
   const field = ts.timeField;
-  const ids = [...storage.scan(info.db, info.name)].filter((d) => d[field] instanceof Date && (d[field] as Date).getTime() < cutoff).map((d) => d._id);
+  const expired = [...storage.scan(info.db, info.name)].filter((d) => d[field] instanceof Date && (d[field] as Date).getTime() < cutoff);
   let removed = 0;
-  for (const id of ids) if (storage.remove(info.db, info.name, id)) removed++;
+  // Measurements are keyed by record, not by _id (several may share one): each is removed as scanned.
+  for (const doc of expired) if (storage.remove(info.db, info.name, doc._id, doc)) removed++;
   return removed;
 }

@@ -70,22 +70,31 @@ export interface Storage {
   setCollectionOptions(db: string, coll: string, options: Document): void;
   /**
    * collMod: changes options of one index that leave its entries as they are
-   * (`hidden`, `expireAfterSeconds`); an `undefined` value removes the option.
+   * (`hidden`, `expireAfterSeconds`, `prepareUnique`, `unique`); an `undefined`
+   * value removes the option.
    */
   setIndexOptions(db: string, coll: string, name: string, changes: Partial<IndexSpec>): void;
+  /**
+   * The `_id`s of each group of documents sharing one key of an index that
+   * refuses new duplicates (`prepareUnique`): what stops its conversion to unique.
+   */
+  duplicateKeyIds(db: string, coll: string, name: string): unknown[][];
   /** Sizes for dbStats/$collStats: BSON bytes of the documents, entries per index. */
   collectionSizes(db: string, coll: string): CollectionSizes | undefined;
 
   // --- documents (synchronous) ---
+  // A time-series collection keys its measurements by record, not by `_id` (several may share
+  // one): the calls naming one document by its `_id` then take `scanned`, the document as scan()
+  // gave it, and find nothing without it.
   /** Lookup through the `_id` index; the returned document is a private copy. */
-  findById(db: string, coll: string, id: unknown): Document | undefined;
+  findById(db: string, coll: string, id: unknown, scanned?: Document): Document | undefined;
   /**
    * The stored BSON of the document with this `_id` (point reads that only
    * send the document back), as the storage holds it: a latin1 string.
    */
-  findRawById(db: string, coll: string, id: unknown): StoredBytes | undefined;
+  findRawById(db: string, coll: string, id: unknown, scanned?: Document): StoredBytes | undefined;
   /** The document's record number (natural order, stable while it lives): find's `showRecordId`. */
-  recordId(db: string, coll: string, id: unknown): number | undefined;
+  recordId(db: string, coll: string, id: unknown, scanned?: Document): number | undefined;
   /**
    * Candidate documents in `_id` order (full scan) or in index order (plan).
    * Each is a private copy the caller may mutate. Safe against concurrent
@@ -106,11 +115,11 @@ export interface Storage {
    * Replaces the document with this `_id` (the `_id` must be unchanged); unique checks as insert.
    * `previous`: the stored document as read by the caller in the same synchronous step (no await
    * between), unmodified; its index keys are the entries to remove, so the stored bytes need not be
-   * decoded again. Without it they are.
+   * decoded again. Without it they are. A time-series measurement needs it (scanned, see above).
    */
   replace(db: string, coll: string, doc: Document, previous?: Document): void;
   /** false when no such document. */
-  remove(db: string, coll: string, id: unknown): boolean;
+  remove(db: string, coll: string, id: unknown, scanned?: Document): boolean;
   /**
    * A capped collection's documents inserted after record number `after` (0:
    * all), in natural order, each with its record number (a tailable cursor's

@@ -43,7 +43,7 @@ function writeOut(storage: Storage, target: Target, results: Document[], bypassV
   const old = storage.collection(db, coll) ? [...storage.scan(db, coll)] : [];
   storage.ensureCollection(db, coll);
   const check = documentCheck(storage, db, coll, bypassValidation);
-  for (const doc of old) storage.remove(db, coll, doc._id);
+  for (const doc of old) storage.remove(db, coll, doc._id, doc);
   const inserted: unknown[] = [];
   try {
     for (const result of results) {

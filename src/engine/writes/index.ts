@@ -22,3 +22,4 @@ export type { DocumentCheck } from './document-validation.js';
 export { writeOutput } from './aggregate-output.js';
 export { assertExpireNeedsTimeSeries, isTimeSeries, sameTimeSeries, timeSeriesCheck, timeSeriesOptions } from './time-series.js';
 export { cappedOptions, isCapped } from './capped.js';
+export { preAndPostImagesOption, withPreAndPostImages } from './pre-and-post-images.js';

@@ -164,6 +164,84 @@ const cases: CompatCase[] = [
     },
     expected: [1, 3],
   },
+  {
+    name: 'measurements may share an _id: both are stored and both are found by it',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      const inserted = await c.insertMany([
+        { _id: 1, t: at(0), v: 1 },
+        { _id: 1, t: at(1), v: 2 },
+        { _id: 2, t: at(2), v: 3 },
+      ]);
+      await c.insertOne({ _id: 1, t: at(3), v: 4 });
+      return {
+        inserted: inserted.insertedCount,
+        byId: await c.find({ _id: 1 }, { projection: { _id: 0 } }).sort({ t: 1 }).toArray(),
+        count: await c.countDocuments({ _id: 1 }),
+        findOne: (await c.findOne({ _id: 2 }))?.v,
+      };
+    },
+    expected: { inserted: 3, byId: [{ t: at(0), v: 1 }, { t: at(1), v: 2 }, { t: at(3), v: 4 }], count: 3, findOne: 3 },
+  },
+  {
+    name: 'a cursor over measurements sharing an _id returns each across getMores, as changed meanwhile',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      await c.insertMany([1, 2, 3, 4].map((v) => ({ _id: 1, t: at(v), v })));
+      const cursor = c.find({ _id: 1 }, { batchSize: 1, projection: { _id: 0, v: 1 } });
+      const first = await cursor.next();
+      // The cursor has read the next measurement ahead: its getMore reads it again by its record.
+      await c.updateMany({ v: { $in: [2, 3] } }, { $inc: { v: 10 } });
+      return [first, ...(await cursor.toArray())];
+    },
+    expected: [{ v: 1 }, { v: 12 }, { v: 13 }, { v: 4 }],
+  },
+  {
+    name: 'a time-series collection without a metaField has no _id index',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      return c.listIndexes().toArray();
+    },
+    expected: [],
+  },
+  {
+    name: 'deleteOne by a shared _id removes one measurement, deleteMany the others',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      await c.insertMany([
+        { _id: 1, t: at(0), v: 1 },
+        { _id: 1, t: at(1), v: 2 },
+        { _id: 1, t: at(2), v: 3 },
+        { _id: 2, t: at(3), v: 4 },
+      ]);
+      const one = await c.deleteOne({ _id: 1 });
+      const left = await c.countDocuments({ _id: 1 });
+      const many = await c.deleteMany({ _id: 1 });
+      return { one: one.deletedCount, left, many: many.deletedCount, rest: await c.find({}, { projection: { _id: 0 } }).toArray() };
+    },
+    expected: { one: 1, left: 2, many: 2, rest: [{ t: at(3), v: 4 }] },
+  },
+  {
+    name: 'updateMany by a shared _id changes every measurement holding it',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      await c.insertMany([
+        { _id: 1, t: at(0), v: 1 },
+        { _id: 1, t: at(1), v: 2 },
+        { _id: 2, t: at(2), v: 3 },
+      ]);
+      const res = await c.updateMany({ _id: 1 }, { $inc: { v: 10 } });
+      return { modified: res.modifiedCount, docs: (await c.find().sort({ t: 1 }).toArray()).map((d) => [d._id, d.v]) };
+    },
+    expected: {
+      modified: 2,
+      docs: [
+        [1, 11],
+        [1, 12],
+        [2, 3],
+      ],
+    },
+  },
 ];
 
 describeCompat('time-series', cases);
@@ -193,6 +271,35 @@ describe('time-series on lmdb: options survive a restart, expireAfterSeconds exp
       docs: [{ ts: at(0), meta: 'x', temp: 12 }],
       code: 2,
     });
+  });
+
+  it('keeps measurements sharing an _id across restarts, and their changes', async () => {
+    const dbPath = tempDir();
+    await withClient(dbPath, async (client) => {
+      const db = client.db('app');
+      await db.createCollection('readings', { timeseries: { timeField: 't' } });
+      await db.collection('readings').insertMany([
+        { _id: 7, t: at(0), v: 1 },
+        { _id: 7, t: at(1), v: 2 },
+        { _id: 7, t: at(2), v: 3 },
+      ] as Document[]);
+    });
+    // After one restart: one is deleted, one changed, one more inserted with the same _id.
+    await withClient(dbPath, async (client) => {
+      const c = client.db('app').collection('readings');
+      await c.deleteOne({ v: 1 });
+      await c.updateMany({ v: 2 }, { $set: { v: 20 } });
+      await c.insertOne({ _id: 7, t: at(3), v: 4 } as Document);
+    });
+    const after = await withClient(dbPath, async (client) => {
+      const c: LooseCollection = client.db('app').collection('readings');
+      return c.find({ _id: 7 }, { projection: { _id: 0 } }).sort({ t: 1 }).toArray();
+    });
+    expect(after).toEqual([
+      { t: at(1), v: 20 },
+      { t: at(2), v: 3 },
+      { t: at(3), v: 4 },
+    ]);
   });
 
   it('removes measurements older than expireAfterSeconds and keeps recent ones', async () => {

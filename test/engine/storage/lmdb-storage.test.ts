@@ -47,17 +47,17 @@ describe('lmdb storage: what reopening restores', () => {
   });
 
   /** A store as written before record numbers moved into `docs`: raw BSON values, numbers in `records`. */
-  async function writeLegacyStore(path: string, docs: Array<{ _id: number; record: number }>): Promise<void> {
+  async function writeLegacyStore(path: string, docs: Array<{ _id: number; record: number; t?: Date }>, options: object = {}): Promise<void> {
     const env = open({ path, maxDbs: 4 });
     const uuid = new UUID().toBinary();
     const hex = uuid.toString('hex');
-    const info = { db: 'app', name: 'c', uuid, options: {}, indexes: [{ v: 2, key: { _id: 1 }, name: '_id_' }] };
+    const info = { db: 'app', name: 'c', uuid, options, indexes: [{ v: 2, key: { _id: 1 }, name: '_id_' }] };
     await env.openDB({ name: 'catalog', encoding: 'binary' }).put(hex, Buffer.from(BSON.serialize(info)));
     const docsDb = env.openDB<Buffer, [string, string]>({ name: 'docs', encoding: 'binary' });
     const records = env.openDB<number, [string, string]>({ name: 'records' });
-    for (const d of docs) {
-      await docsDb.put([hex, idKeyOf(d._id)], Buffer.from(BSON.serialize({ _id: d._id, v: d.record })));
-      await records.put([hex, idKeyOf(d._id)], d.record);
+    for (const { record, ...d } of docs) {
+      await docsDb.put([hex, idKeyOf(d._id)], Buffer.from(BSON.serialize({ ...d, v: record })));
+      await records.put([hex, idKeyOf(d._id)], record);
     }
     await env.close();
   }
@@ -90,6 +90,24 @@ describe('lmdb storage: what reopening restores', () => {
     storage = openLmdbStorage(path);
     expect(ids(storage)).toEqual([3, 1, 2, 0]);
     expect(storage.findById('app', 'c', 3)).toEqual({ _id: 3, v: 'changed' });
+  });
+
+  it('re-keys the measurements of a time-series collection stored by _id: its _id index goes, shared _ids are then taken', async () => {
+    dir = tempDir('storage-ts-rekey-');
+    const path = join(dir, 'engine.mdb');
+    const t = new Date('2026-01-01T00:00:00Z');
+    await writeLegacyStore(path, [{ _id: 2, record: 1, t }, { _id: 1, record: 2, t }], { timeseries: { timeField: 't' } });
+    storage = openLmdbStorage(path);
+    expect(storage.collection('app', 'c')?.indexes).toEqual([]);
+    storage.insert('app', 'c', { _id: 1, t, v: 3 });
+    await storage.close();
+
+    storage = openLmdbStorage(path);
+    expect([...storage.scan('app', 'c')].map((d) => [d._id, d.v])).toEqual([
+      [2, 1],
+      [1, 2],
+      [1, 3],
+    ]);
   });
 
   it('keeps natural order across restarts when documents are replaced and re-inserted', async () => {
