@@ -23,10 +23,10 @@ module.exports = {
       name: 'engine-through-its-entry',
       severity: 'error',
       comment:
-        'The service reaches the engine only through src/engine/index.ts, or its collation key ' +
+        'The service reaches the engine only through src/engine/index.ts, its thread (src/engine/thread/index.ts: the engine in a worker thread), or its collation key ' +
         '(src/engine/collation/index.ts: no server, no storage), with which emails are folded as their lookup compares them.',
       from: { path: '^src/', pathNot: '^src/engine/' },
-      to: { path: '^src/engine/', pathNot: '^src/engine/(collation/)?index[.]ts$' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/(collation/|thread/)?index[.]ts$' },
     },
     // The engine's own layers, from the bottom: model/ and collation/ (shapes and string order
     // every layer shares) | query/ (filters, sorts, updates over documents) | storage/ (keeps

@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import type { AppConfig } from './config.js';
 import type { EngineOptions, RunningEngine } from './engine/index.js';
+import { startEngineThread, type EngineThread, type EngineThreadOptions } from './engine/thread/index.js';
 import type { Logger } from './logger.js';
 import { traceDatabaseCommands } from './shared/index.js';
 
@@ -16,7 +17,7 @@ export interface Database {
   /** After `failed`: resolves once a restart can take writes again (the engine's disk has space again, or at once). */
   whenSpaceIsBack(): Promise<void>;
   /** The embedded engine's read-only observation (metrics); null with MONGODB_URI. */
-  engine: Pick<RunningEngine, 'stats' | 'onWalSync'> | null;
+  engine: Pick<EngineThread, 'stats' | 'onWalSync'> | null;
 }
 
 /** Database name used when the URI names none (always, for the embedded engine). */
@@ -33,14 +34,18 @@ export async function startEmbeddedEngine(options: EngineOptions): Promise<Runni
  * connects and every model's collection and indexes exist before the first request.
  * The embedded engine has no authentication, so by default it listens on a unix
  * socket only this user can open (DATA_DIR/socket/engine.sock, or a private temp
- * directory when that path is too long), never on a TCP port.
+ * directory when that path is too long), never on a TCP port. It runs in a
+ * worker thread of its own (engine/thread/): its work does not wait behind
+ * the requests' on the thread that answers them, nor theirs behind its.
+ * `engineThreadEntry`: the built thread entry, for a test that runs from the sources.
  */
 export async function openDatabase(
   config: Pick<AppConfig, 'mongodbUri' | 'dataDir'> & Partial<Pick<AppConfig, 'tracing'>>,
   logger: Logger,
-  engineOptions: EngineOptions = { dbPath: config.dataDir, socket: {} },
+  engineOptions: EngineThreadOptions = { dbPath: config.dataDir, socket: {} },
+  engineThreadEntry?: URL,
 ): Promise<Database> {
-  const engine = config.mongodbUri ? null : await startEmbeddedEngine(engineOptions);
+  const engine = config.mongodbUri ? null : await startEngineThread(engineOptions, engineThreadEntry);
   const uri = config.mongodbUri ?? engine!.uri;
   try {
     await connectMongoose(uri, undefined, { traced: Boolean(config.tracing?.endpoint) });

@@ -5,9 +5,10 @@ import { RequestHistogram } from './request-histogram.js';
 /** The two ways an operation is called. */
 export type Surface = 'rest' | 'graphql';
 
-/** What the embedded engine tells of itself (engine/index.ts's RunningEngine, as far as metrics read it). */
+/** What the embedded engine tells of itself (engine/'s RunningEngine or EngineThread, as far as metrics read it). */
 export interface EngineObservation {
-  stats(): { documents: number; walBytes: number };
+  /** Asked at each scrape (a promise: the engine may run in another thread). */
+  stats(): { documents: number; walBytes: number } | Promise<{ documents: number; walBytes: number }>;
   onWalSync(listener: (seconds: number) => void): () => void;
 }
 
@@ -208,16 +209,16 @@ export class ServiceMetrics {
       name: 'engine_documents',
       help: 'Documents the embedded engine holds, in every collection',
       registers,
-      collect() {
-        this.set(engine.stats().documents);
+      async collect() {
+        this.set((await engine.stats()).documents);
       },
     });
     new Gauge({
       name: 'engine_wal_size_bytes',
       help: "Bytes of the embedded engine's write-ahead log not yet checkpointed away (0 in memory)",
       registers,
-      collect() {
-        this.set(engine.stats().walBytes);
+      async collect() {
+        this.set((await engine.stats()).walBytes);
       },
     });
     const fsync = new Histogram({

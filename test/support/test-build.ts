@@ -35,18 +35,18 @@ const LOCK_POLL_MS = 200;
 export function buildServiceTree(): string {
   return buildForTest({
     name: 'service',
-    entries: ['src/index.ts', 'src/webhook-delivery-thread.ts', 'src/cli.ts', 'src/engine/cli.ts', 'bench/index.ts', 'bench/baseline-server.ts'],
+    entries: ['src/index.ts', 'src/webhook-delivery-thread.ts', 'src/engine/thread/engine-thread-entry.ts', 'src/cli.ts', 'src/engine/cli.ts', 'bench/index.ts', 'bench/baseline-server.ts'],
     watch: ['src', 'bench'],
   });
 }
 
 /**
- * The engine alone (src/engine/cli.ts), for the engine's own process tests:
+ * The engine alone (src/engine/cli.ts, and its thread's entry), for the engine's own process tests:
  * much smaller than the service tree and untouched by changes outside
  * src/engine; one build for all of them.
  */
 export function buildEngineTree(): string {
-  return buildForTest({ name: 'engine', entries: ['src/engine/cli.ts'], watch: ['src/engine'] });
+  return buildForTest({ name: 'engine', entries: ['src/engine/cli.ts', 'src/engine/thread/engine-thread-entry.ts'], watch: ['src/engine'] });
 }
 
 /** Builds (or reuses) and returns the output folder; a file `src/x.ts` is at `<out>/src/x.js`. */

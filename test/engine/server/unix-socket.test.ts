@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MongoClient } from 'mongodb';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { openDatabase } from '../../../src/database.js';
 import { MAX_SOCKET_PATH_BYTES, startEngine, type SocketEngine } from '../../../src/engine/index.js';
 import { exited } from '../../support/child-process.js';
 import { listeningTcpPorts } from '../../support/listening-sockets.js';
+import { buildEngineTree } from '../../support/test-build.js';
 
 /**
  * The engine on a unix domain socket: the driver works through it, only this
@@ -225,12 +227,18 @@ describe('an explicit socket path', () => {
 });
 
 describe("openDatabase's embedded default (no MONGODB_URI)", () => {
+  // The engine runs in a thread of its own, started from the built entry.
+  let engineThreadEntry: URL;
+  beforeAll(() => {
+    engineThreadEntry = pathToFileURL(path.join(buildEngineTree(), 'src', 'engine', 'thread', 'engine-thread-entry.js'));
+  }, 240_000);
+
   it('connects mongoose over a socket under DATA_DIR and opens no TCP port', async () => {
     const dataDir = path.join(workDir, 'service-data');
     const portsBefore = listeningTcpPorts();
     const logged: unknown[] = [];
     const logger = { info: (fields: unknown) => logged.push(fields) } as never;
-    const database = await openDatabase({ dataDir, mongodbUri: null }, logger);
+    const database = await openDatabase({ dataDir, mongodbUri: null }, logger, undefined, engineThreadEntry);
     try {
       const socketPath = path.join(dataDir, 'socket', 'engine.sock');
       expect(database.uri).toBe(`mongodb://${encodeURIComponent(socketPath)}/`);
