@@ -20,12 +20,18 @@ describe('durability: the dbPath lock of a dead process that had our pid', () =>
   };
   afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-  it('takes over a lock file that names our own pid', async () => {
+  const holderPid = (dbPath: string) => readFileSync(path.join(dbPath, 'engine.lock'), 'utf8').split('\n')[0];
+
+  // The lock file: the pid, then (from /proc) the process's start time; an earlier process with our pid started at another time.
+  it.each([
+    ['our own pid alone', `${process.pid}\n`],
+    ['our own pid and another start time', `${process.pid}\n12345\n`],
+  ])('takes over a lock file that names %s', async (_name, lock) => {
     const dbPath = tempDir();
-    writeFileSync(path.join(dbPath, 'engine.lock'), `${process.pid}\n`);
+    writeFileSync(path.join(dbPath, 'engine.lock'), lock);
     const engine = await startEngine({ dbPath, port: 0 });
     try {
-      expect(readFileSync(path.join(dbPath, 'engine.lock'), 'utf8').trim()).toBe(String(process.pid));
+      expect(holderPid(dbPath)).toBe(String(process.pid));
       // Our own pid on a lock this process holds still means in use.
       await expect(startEngine({ dbPath, port: 0 })).rejects.toThrow(/in use by process/);
     } finally {
@@ -48,7 +54,7 @@ describe('durability: the dbPath lock of a dead process that had our pid', () =>
     const cli = buildEngineCli();
     const dbPath = tempDir();
     const first = await startEngineProcess(cli, dbPath, 0, UNSHARE);
-    expect(readFileSync(path.join(dbPath, 'engine.lock'), 'utf8').trim()).toBe('1');
+    expect(holderPid(dbPath)).toBe('1');
     // unshare killed: its child (the engine, PID 1 inside) gets SIGKILL, leaving the lock behind.
     first.child.kill('SIGKILL');
     await exited(first.child);
