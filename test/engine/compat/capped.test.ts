@@ -224,28 +224,21 @@ const cases: CompatCase[] = [
     },
     expected: { batch: [], open: true, waited: true },
   },
-  {
-    name: 'capping away a tailable cursor\'s position kills it: CappedPositionLost (136)',
+  // Capping removes the cursor's next record: the cursor dies, tailable or not.
+  ...[
+    { kind: "a tailable cursor's", tailable: true, max: 3, first: [1, 2, 3], then: [4, 5, 6, 7], batchSize: 1 },
+    { kind: 'a plain cursor whose', tailable: false, max: 10, first: range(1, 10), then: range(11, 30), batchSize: 4 },
+  ].map(({ kind, tailable, max, first, then, batchSize }): CompatCase => ({
+    name: `capping away ${kind} position kills it: CappedPositionLost (136)`,
     run: async (c, db) => {
-      await createCapped(c, db, { size: 100_000, max: 3 });
-      await insertEach(c, [1, 2, 3]);
-      const r = await db.command({ find: c.collectionName, tailable: true, batchSize: 1 });
-      await insertEach(c, [4, 5, 6, 7]);
+      await createCapped(c, db, { size: 100_000, max });
+      await insertEach(c, first);
+      const r = await db.command({ find: c.collectionName, ...(tailable ? { tailable: true } : {}), batchSize });
+      await insertEach(c, then);
       return db.command({ getMore: r.cursor.id, collection: c.collectionName });
     },
     code: 136,
-  },
-  {
-    name: 'a plain cursor whose position capping removed dies too: CappedPositionLost (136)',
-    run: async (c, db) => {
-      await createCapped(c, db, { size: 100_000, max: 10 });
-      await insertEach(c, range(1, 10));
-      const r = await db.command({ find: c.collectionName, batchSize: 4 });
-      await insertEach(c, range(11, 30));
-      return db.command({ getMore: r.cursor.id, collection: c.collectionName });
-    },
-    code: 136,
-  },
+  })),
   {
     name: 'a plain cursor reads on while capping has not reached its position',
     run: async (c, db) => {
