@@ -226,10 +226,10 @@ const cases: CompatCase[] = [
   },
   // Capping removes the cursor's next record: the cursor dies, tailable or not.
   ...[
-    { kind: "a tailable cursor's", tailable: true, max: 3, first: [1, 2, 3], then: [4, 5, 6, 7], batchSize: 1 },
-    { kind: 'a plain cursor whose', tailable: false, max: 10, first: range(1, 10), then: range(11, 30), batchSize: 4 },
+    { kind: 'a tailable cursor', tailable: true, max: 3, first: [1, 2, 3], then: [4, 5, 6, 7], batchSize: 1 },
+    { kind: 'a plain cursor', tailable: false, max: 10, first: range(1, 10), then: range(11, 30), batchSize: 4 },
   ].map(({ kind, tailable, max, first, then, batchSize }): CompatCase => ({
-    name: `capping away ${kind} position kills it: CappedPositionLost (136)`,
+    name: `capping away the position of ${kind} kills it: CappedPositionLost (136)`,
     run: async (c, db) => {
       await createCapped(c, db, { size: 100_000, max });
       await insertEach(c, first);
