@@ -6,6 +6,7 @@ import { isPlainObject } from '../query/values.js';
 import { assertNotView, readFirst } from '../reads/index.js';
 import type { Storage } from '../storage/types.js';
 import { documentCheck } from './document-validation.js';
+import { timeSeriesCheck } from './time-series.js';
 import { withIdFirst } from './write-batch.js';
 
 /**
@@ -43,17 +44,19 @@ function writeOut(storage: Storage, target: Target, results: Document[], bypassV
   const old = storage.collection(db, coll) ? [...storage.scan(db, coll)] : [];
   storage.ensureCollection(db, coll);
   const check = documentCheck(storage, db, coll, bypassValidation);
+  const checkMeasurement = timeSeriesCheck(storage, db, coll);
   for (const doc of old) storage.remove(db, coll, doc._id, doc);
-  const inserted: unknown[] = [];
   try {
     for (const result of results) {
       const doc = withIdFirst(result);
       check(doc);
+      checkMeasurement(doc);
       storage.insert(db, coll, doc);
-      inserted.push(doc._id);
     }
   } catch (err) {
-    for (const id of inserted) storage.remove(db, coll, id);
+    // Everything there now is what this $out inserted. Removed as scanned, not by _id: in a
+    // time-series collection several measurements may share one.
+    for (const doc of [...storage.scan(db, coll)]) storage.remove(db, coll, doc._id, doc);
     for (const doc of old) storage.insert(db, coll, doc);
     throw err;
   }

@@ -242,6 +242,32 @@ const cases: CompatCase[] = [
       ],
     },
   },
+  {
+    name: '$out into a time-series collection that fails part-way leaves it as it was (shared _ids included)',
+    run: async (c, db) => {
+      await createTs(c, db, { timeseries: { timeField: 't' } });
+      await c.insertMany([
+        { _id: 1, t: at(0), v: 1 },
+        { _id: 1, t: at(1), v: 2 },
+      ]);
+      const source = db.collection<{ _id: number; t?: Date; v: number }>(`${c.collectionName}_src`);
+      await source.drop().catch(() => undefined);
+      // The second result has no time field: the insert refuses it after the first went in.
+      await source.insertMany([{ _id: 7, t: at(5), v: 70 }, { _id: 8, v: 80 }]);
+      const refused = await source
+        .aggregate([{ $sort: { _id: 1 } }, { $out: c.collectionName }])
+        .toArray()
+        .then(() => false, () => true);
+      return { refused, docs: (await c.find().sort({ t: 1 }).toArray()).map((d) => [d._id, d.v]) };
+    },
+    expected: {
+      refused: true,
+      docs: [
+        [1, 1],
+        [1, 2],
+      ],
+    },
+  },
 ];
 
 describeCompat('time-series', cases);
