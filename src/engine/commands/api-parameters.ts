@@ -16,6 +16,9 @@ const STAGES_OUTSIDE_V1: ReadonlySet<string> = new Set([
   '$currentOp', '$indexStats', '$listLocalSessions', '$listSessions', '$planCacheStats', '$search',
 ]);
 
+/** The $collStats options outside version 1 (only `count` is in it). */
+const COLL_STATS_OUTSIDE_V1 = ['latencyStats', 'queryExecStats', 'storageStats'];
+
 /** Where mongod's IDL names these fields in its type errors. */
 const STRUCT = 'APIParametersFromClient';
 
@@ -25,7 +28,8 @@ const STRUCT = 'APIParametersFromClient';
  * command: a version other than "1" is APIVersionError 322, apiStrict or
  * apiDeprecationErrors without a version 4886600, and apiStrict: true refuses a
  * command outside version 1 with APIStrictError 323, and so an aggregate whose
- * pipeline (sub-pipelines included) has a stage outside version 1. No command of the engine
+ * pipeline (sub-pipelines included) has a stage outside version 1 ($collStats
+ * with more than `count`). No command of the engine
  * is deprecated in version 1, so apiDeprecationErrors refuses nothing.
  */
 export function assertApiParameters(body: Document, command: string): void {
@@ -55,6 +59,10 @@ function assertStagesInV1(pipeline: unknown): void {
     for (const [name, spec] of Object.entries(stage)) {
       if (STAGES_OUTSIDE_V1.has(name)) throw mongoError('APIStrictError', `${name} is not allowed with 'apiStrict: true' in API Version 1`);
       if (!isPlainObject(spec)) continue;
+      // $collStats is in version 1 with its count option only.
+      if (name === '$collStats' && COLL_STATS_OUTSIDE_V1.some((option) => spec[option] !== undefined)) {
+        throw mongoError('APIStrictError', "only the 'count' option to $collStats is supported in API Version 1");
+      }
       if (name === '$lookup' || name === '$unionWith') assertStagesInV1(spec.pipeline);
       if (name === '$facet') for (const sub of Object.values(spec)) assertStagesInV1(sub);
     }

@@ -61,6 +61,27 @@ const cases: CompatCase[] = [
     code: 323,
   },
   {
+    name: 'apiStrict refuses $collStats with storageStats',
+    seed: [{ _id: 1 }],
+    run: (c, db) => db.command({ aggregate: c.collectionName, pipeline: [{ $collStats: { storageStats: {} } }], cursor: {}, apiVersion: '1', apiStrict: true }),
+    code: 323,
+  },
+  {
+    name: 'apiStrict refuses $collStats with latencyStats',
+    seed: [{ _id: 1 }],
+    run: (c, db) => db.command({ aggregate: c.collectionName, pipeline: [{ $collStats: { latencyStats: {} } }], cursor: {}, apiVersion: '1', apiStrict: true }),
+    code: 323,
+  },
+  {
+    name: 'apiStrict accepts $collStats with count',
+    seed: [{ _id: 1 }, { _id: 2 }],
+    run: async (c, db) =>
+      ((await db.command({ aggregate: c.collectionName, pipeline: [{ $collStats: { count: {} } }], cursor: {}, apiVersion: '1', apiStrict: true })) as {
+        cursor: { firstBatch: { count: number }[] };
+      }).cursor.firstBatch.map((s) => s.count),
+    expected: [2],
+  },
+  {
     name: 'the same stage runs when not strict',
     run: async (_c, db) =>
       ((await db.client.db('admin').command({ aggregate: 1, pipeline: [{ $listLocalSessions: {} }, { $limit: 1 }, { $count: 'n' }], cursor: {}, apiVersion: '1' })) as {
