@@ -82,7 +82,11 @@ export const findCommand: CommandHandler = {
   },
 };
 
-/** What the reply sends for each stored document: its index key (returnKey) or its projection, with its `$recordId` (showRecordId). */
+/**
+ * What the reply sends for each stored document: its index key (returnKey) or
+ * its projection, with its `$recordId` (showRecordId). returnKey wins: mongod's
+ * return-key stage drops the record id, so the key comes without `$recordId`.
+ */
 function sentForm(storage: Storage, db: string, coll: string, spec: ReadSpec, returnKey: boolean, showRecordId: boolean): (doc: Document) => Document {
   const keyPattern = returnKey ? scannedKeyPattern(storage, db, coll, spec) : undefined;
   const shape = returnKey
@@ -90,7 +94,7 @@ function sentForm(storage: Storage, db: string, coll: string, spec: ReadSpec, re
     : spec.projection !== undefined && Object.keys(spec.projection).length > 0
       ? compileProjection(spec.projection, spec.filter)
       : (doc: Document) => doc;
-  return showRecordId ? (doc) => withRecordId(storage, db, coll, doc, shape(doc)) : shape;
+  return showRecordId && !returnKey ? (doc) => withRecordId(storage, db, coll, doc, shape(doc)) : shape;
 }
 
 /**
