@@ -56,7 +56,7 @@ export async function growthBench({ db, serviceUrl, pids, options, log }: Growth
     log,
   );
   const before = rssOf(pids);
-  log(`growth: writing up to ${count(total)} of each kind (batches of 10,000 through the driver)...`);
+  log(`growth: writing up to ${count(total)} of each kind (batches of 2,000 through the driver)...`);
   const seedSeconds = await seeder.growTo(total, log);
   log(`growth: the writes took ${seedSeconds.toFixed(0)} s`);
   const seeded = rssOf(pids);
