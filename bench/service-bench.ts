@@ -5,6 +5,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MongoClient } from 'mongodb';
 import { startDefaultModeService } from './default-mode.js';
+import { GROWTH_CLIENT_OPTIONS } from './growth-seed.js';
 import { growthBench } from './growth.bench.js';
 import { measureRound, preflight, runLoad, type Load, type LoadResult, type MeasuredRound } from './load.js';
 import { median } from './measure.js';
@@ -39,6 +40,7 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
   const servers: ServerProcess[] = [];
   let engine: Awaited<ReturnType<typeof startStandaloneEngine>> | undefined;
   let client: MongoClient | undefined;
+  let growthClient: MongoClient | undefined;
   try {
     if (!external) {
       log('starting the engine (its own process, as `npm run engine`)...');
@@ -157,13 +159,14 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     }
 
     if (options.parts.has('growth')) {
-      client ??= await new MongoClient(external ?? engine!.uri).connect();
-      rows.push(...(await growthBench({ db: client.db(dbName), serviceUrl: service.baseUrl, pids: { server: service.pid, engine: engine?.pid }, options, log })));
+      growthClient = await new MongoClient(external ?? engine!.uri, GROWTH_CLIENT_OPTIONS).connect();
+      rows.push(...(await growthBench({ db: growthClient.db(dbName), serviceUrl: service.baseUrl, pids: { server: service.pid, engine: engine?.pid }, options, log })));
     }
     log('stopping the processes...');
     return rows;
   } finally {
     await client?.close();
+    await growthClient?.close();
     for (const server of servers.reverse()) await server.stop();
     if (external) await dropDatabases(external, [dbName, `${dbName}_points`]);
     await engine?.close();
