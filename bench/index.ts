@@ -26,7 +26,8 @@ import { hasUnexpected, printServiceTable, writeJson } from './service-report.js
  * runs it), driven by the official driver. Prints numbers; enforces nothing,
  * except that a scenario which got answers it did not expect makes the exit
  * code 1 (its numbers measure errors).
- * `--only service,memory,a,b,c,d` (or BENCH_ONLY) chooses the parts: a
+ * `--only service,memory,growth,a,b,c,d` (or BENCH_ONLY) chooses the parts:
+ * growth (opt-in: a tenant's data grown to 1,000,000 records a kind), a
  * (latency), b (journaled inserts), c (indexed vs unindexed find), d (a read
  * with an API key vs with a JWT, verifyApiKey vs that JWT read, a read with a session's token vs one of no
  * session and a refresh vs that read; sequential, in-process), e (users search
@@ -50,7 +51,7 @@ async function withEngine<T>(config: EngineConfig, run: (client: MongoClient, po
 async function main(): Promise<void> {
   const options = readOptions();
   const parts = options.parts;
-  if (parts.has('service') || parts.has('memory')) {
+  if (parts.has('service') || parts.has('memory') || parts.has('growth')) {
     const rows = await serviceBench(options);
     printServiceTable(rows, `${options.rounds} round(s) of ${options.seconds} s per scenario at ${options.connections} connections, medians`);
     if (options.jsonFile) writeJson(options.jsonFile, rows);

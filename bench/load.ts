@@ -25,6 +25,8 @@ export interface Load {
   /** The status every answer must have (200, or 201 for a creation). */
   expectedStatus: number;
   verifyBody?: (body: string) => boolean;
+  /** Run before each round of this load, outside its timing and CPU figures (the refresh scenario's sign-ins). */
+  prepare?: () => Promise<void>;
 }
 
 /** One load's outcome over one round. */
@@ -46,6 +48,7 @@ export interface MeasuredRound {
 
 /** Runs loads at once for `seconds`, measuring the CPU time of the server and engine processes over the round. */
 export async function measureRound(loads: Load[], seconds: number, pids: { server: number; engine?: number }): Promise<MeasuredRound> {
+  for (const load of loads) await load.prepare?.();
   const serverBefore = cpuTimeUs(pids.server);
   const engineBefore = cpuTimeUs(pids.engine);
   const results = await Promise.all(loads.map((load) => runLoad(load, seconds)));
@@ -80,4 +83,21 @@ export async function runLoad(load: Load, seconds: number): Promise<LoadResult> 
     p99Ms: result.latency.p99,
     unexpected,
   };
+}
+
+/**
+ * One request of the load, checked before any load runs: a scenario that only
+ * fails is not worth measuring. `check`, when given, must hold of its body.
+ */
+export async function preflight(name: string, load: Load, check?: (body: string) => boolean): Promise<void> {
+  await load.prepare?.();
+  const first = load.requests[0];
+  const raw = { method: first.method ?? 'GET', path: first.path ?? '/', headers: first.headers, body: first.body };
+  const request = first.setupRequest ? first.setupRequest(raw, {}) : raw;
+  if (!request) throw new Error(`${name}: no request to send`);
+  const response = await fetch(`${load.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+  const body = await response.text();
+  if (response.status !== load.expectedStatus || (load.verifyBody && !load.verifyBody(body)) || (check && !check(body))) {
+    throw new Error(`${name}: ${request.method} ${request.path} answered ${response.status} (expected ${load.expectedStatus}): ${body.slice(0, 500)}`);
+  }
 }

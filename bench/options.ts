@@ -4,7 +4,7 @@
  * (1 round of 3 s, 1 s warm-up, 10 s memory run) to check that it all works.
  */
 export interface BenchOptions {
-  /** Parts to run: service (the load scenarios), memory, and the engine's own a, b, c, d, e. */
+  /** Parts to run: service (the load scenarios), memory, growth (opt-in), and the engine's own a, b, c, d, e, w. */
   parts: Set<string>;
   rounds: number;
   /** Seconds per scenario per round. */
@@ -21,6 +21,8 @@ export interface BenchOptions {
   jsonFile?: string;
   /** ping/findOne pairs per round for the engine row. */
   engineIterations: number;
+  /** Records of each kind the growth part grows its tenant to (from 1,000). */
+  growthRecords: number;
 }
 
 export const DEFAULT_PARTS = 'service,memory,a,b,c';
@@ -42,7 +44,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     return value;
   };
   const parts = (flag('only') ?? env.BENCH_ONLY ?? DEFAULT_PARTS).split(',').map((part) => part.trim());
-  const known = ['service', 'memory', 'a', 'b', 'c', 'd', 'e', 'w'];
+  const known = ['service', 'memory', 'growth', 'a', 'b', 'c', 'd', 'e', 'w'];
   const unknown = parts.filter((part) => !known.includes(part));
   if (unknown.length > 0) throw new Error(`--only takes ${known.join(', ')} (unknown: ${unknown.join(', ')})`);
   return {
@@ -57,6 +59,8 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     menus: Math.round(number('menus', 'BENCH_MENUS', 1000, 1000)),
     jsonFile: flag('json') ?? env.BENCH_JSON,
     engineIterations: Math.round(number('engine-iterations', 'BENCH_ENGINE_ITERATIONS', 2000, 500, 10)),
+    // --quick keeps the full size: a smaller growth is asked for by name, never implied.
+    growthRecords: Math.round(number('growth-records', 'BENCH_GROWTH_RECORDS', 1_000_000, 1_000_000, 1000)),
   };
 }
 

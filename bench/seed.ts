@@ -103,6 +103,18 @@ export async function seed(uri: string, dbName: string, counts: SeedCounts): Pro
   }
 }
 
+/** Signs in through the service's own REST route (the seeded admin by default); returns the access token. */
+export async function signIn(baseUrl: string, email = ADMIN_EMAIL, password = PASSWORD): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = (await response.json()) as { accessToken?: string };
+  if (response.status !== 200 || !body.accessToken) throw new Error(`sign-in of ${email} answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.accessToken;
+}
+
 function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
 }

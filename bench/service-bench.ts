@@ -4,18 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MongoClient } from 'mongodb';
-import { measureRound, runLoad, type Load, type LoadResult, type MeasuredRound } from './load.js';
+import { startDefaultModeService } from './default-mode.js';
+import { GROWTH_CLIENT_OPTIONS } from './growth-seed.js';
+import { growthBench } from './growth.bench.js';
+import { measureRound, preflight, runLoad, type Load, type LoadResult, type MeasuredRound } from './load.js';
 import { median } from './measure.js';
 import { withDatabase, type BenchOptions } from './options.js';
 import { measurePingVsFindOne, pingVsFindOnePoints } from './ping-vs-find.bench.js';
 import { BASELINE_ENTRY, freePort, residentMiB, SERVICE_ENTRY, startServer, type ServerProcess } from './processes.js';
+import { refreshTokenPool } from './refresh-tokens.js';
 import { mixedLoad, scenarios, BASELINE, type Scenario, type ScenarioContext } from './scenarios.js';
-import { ADMIN_EMAIL, PASSWORD, seed } from './seed.js';
-import type { ScenarioReport } from './service-report.js';
+import { ADMIN_EMAIL, PASSWORD, seed, signIn } from './seed.js';
+import { loadRow, type ScenarioReport } from './service-report.js';
 import { startStandaloneEngine } from './standalone-engine.js';
 
-/** p99 may be at most this many times p50 at the bench's concurrency (issue 12). */
-export const TAIL_LIMIT = 5;
 /** Resident memory flat within 10%: start/end >= 1/1.1. */
 const MEMORY_TARGET = 1 / 1.1;
 /** The engine's findOne at most 1.3x its ping: ping/findOne >= 1/1.3. */
@@ -26,9 +28,10 @@ const log = (text: string) => process.stderr.write(`bench [${((performance.now()
 
 /**
  * The service-level bench: an engine process (unless MONGODB_URI), seeded
- * data, the service and the baseline as their own processes, then each
- * scenario in interleaved rounds (autocannon in this process), and the
- * memory scenario. Returns the rows of the report.
+ * data, the service and the baseline as their own processes (and, for the
+ * service part, a service in default mode with its engine inside), then each
+ * scenario in interleaved rounds (autocannon in this process), the memory
+ * scenario, and the growth part when asked for. Returns the rows of the report.
  */
 export async function serviceBench(options: BenchOptions): Promise<ScenarioReport[]> {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'service-bench-'));
@@ -37,6 +40,7 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
   const servers: ServerProcess[] = [];
   let engine: Awaited<ReturnType<typeof startStandaloneEngine>> | undefined;
   let client: MongoClient | undefined;
+  let growthClient: MongoClient | undefined;
   try {
     if (!external) {
       log('starting the engine (its own process, as `npm run engine`)...');
@@ -49,17 +53,20 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     const jwtSecret = randomBytes(32).toString('hex');
     const [servicePort, infoServicePort, baselinePort] = [await freePort(), await freePort(), await freePort()];
     log('starting the service (at LOG_LEVEL warn, and a second at info) and the baseline...');
-    const serviceEnv = (port: number, logLevel: string, dataDir: string) => ({
+    const commonEnv = {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
-      PORT: String(port),
-      MONGODB_URI: uri,
       JWT_SECRET: jwtSecret,
-      LOG_LEVEL: logLevel,
-      DATA_DIR: path.join(workDir, dataDir),
       // The Argon2 scenario keeps every connection waiting on a hash: room for all of them, so it
       // measures hashing, not the 503s past the queue (PASSWORD_HASH_QUEUE, default 32).
       PASSWORD_HASH_QUEUE: String(options.connections),
+    };
+    const serviceEnv = (port: number, logLevel: string, dataDir: string) => ({
+      ...commonEnv,
+      PORT: String(port),
+      MONGODB_URI: uri,
+      LOG_LEVEL: logLevel,
+      DATA_DIR: path.join(workDir, dataDir),
     });
     const service = await startServer('service', SERVICE_ENTRY, serviceEnv(servicePort, 'warn', 'service-data'), servicePort, '/readyz');
     servers.push(service);
@@ -71,7 +78,19 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     const baseline = await startServer('baseline', BASELINE_ENTRY, { MONGODB_URI: uri, PORT: String(baselinePort), JWT_SECRET: jwtSecret }, baselinePort, '/healthz');
     servers.push(baseline);
 
+    // Without MONGODB_URI, as `npm start`: the same seeding, in its own data directory.
+    let defaultMode: ScenarioContext['defaultMode'];
+    let defaultService: ServerProcess | undefined;
+    if (options.parts.has('service')) {
+      log('seeding a data directory the same way and starting the service in default mode (its engine inside)...');
+      const defaultStart = await startDefaultModeService(path.join(workDir, 'default-mode-data'), options, { ...commonEnv, LOG_LEVEL: 'warn' });
+      defaultService = defaultStart.server;
+      servers.push(defaultService);
+      defaultMode = { url: defaultService.baseUrl, accessToken: await signIn(defaultService.baseUrl), seeded: defaultStart.seeded };
+    }
+
     const accessToken = await signIn(service.baseUrl);
+    const members = Array.from({ length: Math.max(0, options.users - 1) }, (_, i) => `bench-user-${i + 1}@example.com`);
     const context: ScenarioContext = {
       serviceUrl: service.baseUrl,
       infoServiceUrl: infoService.baseUrl,
@@ -80,9 +99,13 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
       seeded,
       connections: options.connections,
       runTag: randomBytes(4).toString('hex'),
+      // Twice the connections: each connection holds one token in flight, and a round's end drops those.
+      refreshTokens: refreshTokenPool(service.baseUrl, members.length > 0 ? members : [ADMIN_EMAIL], PASSWORD, 2 * options.connections),
+      defaultMode,
     };
-    const pids = { baseline: baseline.pid, service: service.pid, 'service-info': infoService.pid };
-    const pidOf = (scenario: Scenario) => ({ server: pids[scenario.server], engine: engine?.pid });
+    const pids = { baseline: baseline.pid, service: service.pid, 'service-info': infoService.pid, 'service-default': defaultService?.pid ?? -1 };
+    // In default mode the engine's CPU is the service process's own: no engine figure.
+    const pidOf = (scenario: Scenario) => ({ server: pids[scenario.server], engine: scenario.server === 'service-default' ? undefined : engine?.pid });
     const rows: ScenarioReport[] = [];
     const unexpected = new Map<string, Record<string, number>>();
     const note = (name: string, result: LoadResult) => {
@@ -134,10 +157,16 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
       rows.push(await memoryRow(service.pid, mixed, options.memorySeconds, serviceStartMiB, note));
       for (const row of rows) if (row.kind === 'memory') row.unexpected = unexpected.get('memory') ?? {};
     }
+
+    if (options.parts.has('growth')) {
+      growthClient = await new MongoClient(external ?? engine!.uri, GROWTH_CLIENT_OPTIONS).connect();
+      rows.push(...(await growthBench({ db: growthClient.db(dbName), serviceUrl: service.baseUrl, pids: { server: service.pid, engine: engine?.pid }, options, log })));
+    }
     log('stopping the processes...');
     return rows;
   } finally {
     await client?.close();
+    await growthClient?.close();
     for (const server of servers.reverse()) await server.stop();
     if (external) await dropDatabases(external, [dbName, `${dbName}_points`]);
     await engine?.close();
@@ -152,31 +181,6 @@ function loadsOf(scenario: Scenario): Load[] {
 function noteRound(scenario: Scenario, round: MeasuredRound, note: (name: string, result: LoadResult) => void): void {
   note(scenario.name, round.results[0]);
   if (scenario.beside) note(scenario.beside.name, round.results[1]);
-}
-
-/** Signs in as the seeded admin through the service's own REST route. */
-async function signIn(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: PASSWORD }),
-  });
-  const body = (await response.json()) as { accessToken?: string };
-  if (response.status !== 200 || !body.accessToken) throw new Error(`sign-in answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.accessToken;
-}
-
-/** One request of the load, checked before any load runs: a scenario that only fails is not worth measuring. */
-async function preflight(name: string, load: Load): Promise<void> {
-  const first = load.requests[0];
-  const raw = { method: first.method ?? 'GET', path: first.path ?? '/', headers: first.headers, body: first.body };
-  const request = first.setupRequest ? first.setupRequest(raw, {}) : raw;
-  if (!request) throw new Error(`${name}: no request to send`);
-  const response = await fetch(`${load.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
-  const body = await response.text();
-  if (response.status !== load.expectedStatus || (load.verifyBody && !load.verifyBody(body))) {
-    throw new Error(`${name}: ${request.method} ${request.path} answered ${response.status} (expected ${load.expectedStatus}): ${body.slice(0, 500)}`);
-  }
 }
 
 function loadRows(all: Scenario[], measured: Map<string, MeasuredRound[]>, unexpected: Map<string, Record<string, number>>): ScenarioReport[] {
@@ -196,40 +200,12 @@ function loadRows(all: Scenario[], measured: Map<string, MeasuredRound[]>, unexp
     const target = all.find((scenario) => scenario.name === row.name)?.target;
     row.ratio = target && target.of !== 'baseline' ? row.reqPerSec / reqPerSec(target.of) : row.vsBaseline;
     row.ratioOf = target?.of ?? 'baseline';
-    if (target) {
+    if (target?.min !== undefined) {
       row.target = target.min;
       row.met = row.ratio >= target.min;
     }
   }
   return rows;
-}
-
-function loadRow(name: string, results: LoadResult[], rounds: MeasuredRound[] | undefined, unexpected: Record<string, number>, connections: number): ScenarioReport {
-  const p50Ms = median(results.map((result) => result.p50Ms));
-  const p99Ms = median(results.map((result) => result.p99Ms));
-  const perRequest = (pick: (round: MeasuredRound) => number | undefined) => {
-    const values = (rounds ?? []).flatMap((round) => {
-      const cpu = pick(round);
-      return cpu === undefined || round.results[0].requests === 0 ? [] : [cpu / round.results[0].requests];
-    });
-    return values.length > 0 ? median(values) : undefined;
-  };
-  const p99OverP50 = p99Ms / p50Ms;
-  return {
-    name,
-    kind: 'load',
-    connections,
-    reqPerSec: median(results.map((result) => result.reqPerSec)),
-    p50Ms,
-    p99Ms,
-    p99OverP50,
-    p99Met: p99OverP50 <= TAIL_LIMIT,
-    cpuUsPerRequest: rounds ? { server: perRequest((round) => round.serverCpuUs), engine: perRequest((round) => round.engineCpuUs) } : undefined,
-    roundsReqPerSec: results.map((result) => Math.round(result.reqPerSec)),
-    ratio: Number.NaN,
-    ratioOf: 'baseline',
-    unexpected,
-  };
 }
 
 /** The engine row: sequential driver calls on one connection, medians over rounds; ratio ping/findOne. */

@@ -1,5 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import type { LoadResult, MeasuredRound } from './load.js';
+import { median } from './measure.js';
+
+/** p99 may be at most this many times p50 at the bench's concurrency (issue 12). */
+export const TAIL_LIMIT = 5;
 
 /**
  * One scenario of the service-level bench, as printed and as written by
@@ -10,7 +15,8 @@ import os from 'node:os';
  */
 export interface ScenarioReport {
   name: string;
-  kind: 'load' | 'engine' | 'memory';
+  /** rss: resident memory before and after the growth part (no load of its own). */
+  kind: 'load' | 'engine' | 'memory' | 'rss';
   connections: number;
   /** Median over rounds. For the engine: sequential findOne calls per second on one connection. */
   reqPerSec: number;
@@ -30,6 +36,8 @@ export interface ScenarioReport {
   roundsReqPerSec?: number[];
   pingP50Ms?: number;
   memory?: { serviceStartMiB?: number; startMiB: number; endMiB: number; maxMiB: number; samples: number };
+  /** The growth part's RSS rows: before the growth, after its writes, after its large runs; how long the writes took. */
+  rss?: { beforeMiB?: number; afterWritesMiB?: number; afterMiB?: number; writeSeconds: number };
   /** Answers other than the expected one (status -> count, connection errors, timeouts, GraphQL errors); empty when all were as expected. */
   unexpected: Record<string, number>;
 }
@@ -45,7 +53,7 @@ function cpuCell(row: ScenarioReport): string {
 }
 
 function targetCell(row: ScenarioReport): string {
-  if (row.target === undefined) return '';
+  if (row.target === undefined) return row.kind === 'load' && Number.isFinite(row.ratio) && row.ratioOf !== 'baseline' ? `${fixed(row.ratio, 2)} (${row.ratioOf}), reported` : '';
   const of = row.ratioOf === 'baseline' ? '' : ` (${row.ratioOf})`;
   return `${fixed(row.ratio, 2)} >= ${fixed(row.target, 2)}${of} ${row.met ? 'met' : 'NOT MET'}`;
 }
@@ -79,6 +87,10 @@ export function printServiceTable(rows: ScenarioReport[], settings: string): voi
   if (memory) {
     console.log(`memory: service RSS ${fixed(memory.serviceStartMiB, 0)} MiB when ready, ${fixed(memory.startMiB, 0)} -> ${fixed(memory.endMiB, 0)} MiB across the memory run (max ${fixed(memory.maxMiB, 0)})`);
   }
+  for (const row of rows.filter((r) => r.rss)) {
+    const rss = row.rss!;
+    console.log(`${row.name}: ${fixed(rss.beforeMiB, 0)} MiB before, ${fixed(rss.afterWritesMiB, 0)} after the writes (${rss.writeSeconds} s), ${fixed(rss.afterMiB, 0)} after the runs`);
+  }
   for (const row of rows.filter((r) => unexpectedCount(r) > 0)) {
     const what = Object.entries(row.unexpected).map(([kind, count]) => `${kind}: ${count}`).join(', ');
     console.log(`!! ${row.name}: ${unexpectedCount(row)} unexpected answers (${what}); its numbers measure errors, not the service`);
@@ -103,3 +115,32 @@ export function writeJson(file: string, rows: ScenarioReport[]): void {
 }
 
 export const hasUnexpected = (rows: ScenarioReport[]) => rows.some((row) => unexpectedCount(row) > 0);
+
+/** A load scenario's row: medians over its rounds; CPU per request from the rounds' process times (none for a load run beside another). */
+export function loadRow(name: string, results: LoadResult[], rounds: MeasuredRound[] | undefined, unexpected: Record<string, number>, connections: number): ScenarioReport {
+  const p50Ms = median(results.map((result) => result.p50Ms));
+  const p99Ms = median(results.map((result) => result.p99Ms));
+  const perRequest = (pick: (round: MeasuredRound) => number | undefined) => {
+    const values = (rounds ?? []).flatMap((round) => {
+      const cpu = pick(round);
+      return cpu === undefined || round.results[0].requests === 0 ? [] : [cpu / round.results[0].requests];
+    });
+    return values.length > 0 ? median(values) : undefined;
+  };
+  const p99OverP50 = p99Ms / p50Ms;
+  return {
+    name,
+    kind: 'load',
+    connections,
+    reqPerSec: median(results.map((result) => result.reqPerSec)),
+    p50Ms,
+    p99Ms,
+    p99OverP50,
+    p99Met: p99OverP50 <= TAIL_LIMIT,
+    cpuUsPerRequest: rounds ? { server: perRequest((round) => round.serverCpuUs), engine: perRequest((round) => round.engineCpuUs) } : undefined,
+    roundsReqPerSec: results.map((result) => Math.round(result.reqPerSec)),
+    ratio: Number.NaN,
+    ratioOf: 'baseline',
+    unexpected,
+  };
+}
