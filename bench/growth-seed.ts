@@ -22,10 +22,10 @@ export const GROWTH_ADMIN_EMAIL = 'growth-admin@example.com';
 export const CREW_SIZE = 25;
 /**
  * Documents per insertMany: 2,000 keep each command short. The engine still
- * stalls now and then past the driver's server monitor timeout (30 s) as the
- * users grow (runs at 1,000,000 failed at 200,000 users with batches of
- * 10,000, and between 600,000 and 800,000 with 2,000): the growth part's
- * client waits instead (GROWTH_CLIENT_OPTIONS), and the log gives the longest command.
+ * stalls past the driver's server monitor timeout (30 s) as the users grow:
+ * full garbage collections of about 10 s near its heap limit (bench/README.md).
+ * The growth part's client waits instead (GROWTH_CLIENT_OPTIONS), and the log
+ * gives the longest command.
  */
 const BATCH = 2000;
 
