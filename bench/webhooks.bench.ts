@@ -14,7 +14,7 @@ import { freePort, RECEIVER_ENTRY, startServer } from './processes.js';
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /**
- * (w) Webhooks, in-process on the in-memory engine (in its own thread, as `npm start` runs it), with a local receiver in its own process:
+ * (w) Webhooks, in-process on the in-memory engine (in its own thread and over a unix socket, as `npm start` runs it), with a local receiver in its own process:
  * the API's write throughput (menu creates, 8 at a time for `seconds`) with 3
  * endpoints subscribed to every event against none, in `rounds` interleaved
  * rounds (target >= 0.9; the most deliveries left pending at a round's end
@@ -23,7 +23,8 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
  */
 export async function webhooksBench(events = 1000, seconds = 5, rounds = 3) {
   const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
-  const engine = await startEngineThread({ inMemory: true, port: 0 });
+  // Over a unix socket, as `npm start` reaches its engine (loopback TCP costs each command more).
+  const engine = await startEngineThread({ inMemory: true, socket: {} });
   await connectMongoose(engine.uri, 'bench_webhooks');
   // Delivered as `npm start` delivers: from the delivery thread.
   const handle = await createService(config, await buildServiceSchema(), { deliveryThread: { uri: engine.uri, dbName: 'bench_webhooks' } });

@@ -27,7 +27,7 @@ export class AuditEventService {
 
   /** Waits for every record asked for so far to be written or refused (shutdown, before the database closes). */
   async drain(): Promise<void> {
-    // A queued record's insert goes out by itself (GroupInsert schedules it); its promise is in `recording`.
+    // A queued record's insert goes out by itself (GroupWrite schedules it); its promise is in `recording`.
     while (this.recording.size > 0) await Promise.allSettled([...this.recording]);
   }
 

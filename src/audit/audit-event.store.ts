@@ -1,7 +1,7 @@
 import type { DocumentType, ReturnModelType } from '@typegoose/typegoose';
 import { trusted, Types } from 'mongoose';
 import type { TenantFilter } from '../auth/index.js';
-import { findPage, GroupInsert, leanDefaults, type Page, recordValidator } from '../shared/index.js';
+import { findPage, GroupWrite, leanDefaults, type Page, recordValidator } from '../shared/index.js';
 import type { AuditEventsArgs } from './audit-event.inputs.js';
 import { AuditEvent, AuditEventModel } from './audit-event.model.js';
 
@@ -23,13 +23,13 @@ export class AuditEventRecords {
   private readonly validate: (record: object) => Promise<void>;
   /** The schema's defaults (mongoose's applyDefaults, its plan made once). */
   private readonly withDefaults: (record: StoredAuditEvent) => StoredAuditEvent;
-  /** The records of concurrent calls, one insert command per batch (group-insert.ts). */
-  private readonly inserts: GroupInsert<StoredAuditEvent>;
+  /** The records of concurrent calls, one insert command per batch (group-write.ts). */
+  private readonly inserts: GroupWrite<StoredAuditEvent>;
 
   constructor(private readonly model: ReturnModelType<typeof AuditEvent> = AuditEventModel) {
     this.validate = recordValidator(model);
     this.withDefaults = leanDefaults<StoredAuditEvent>(model.schema);
-    this.inserts = new GroupInsert(() => this.model.collection as never);
+    this.inserts = new GroupWrite(() => this.model.collection as never);
   }
 
   /**
@@ -38,7 +38,7 @@ export class AuditEventRecords {
    * read back was about 7% of a write's CPU, Model.validate's walk and cast
    * of it about 4%. The values are the middleware's, already of their
    * paths' types (strings, null, an array of names, a Date). The records of
-   * concurrent calls share one insert command (GroupInsert). Resolves once
+   * concurrent calls share one insert command (GroupWrite). Resolves once
    * the record is stored. Only an insert, which the append-only rules allow.
    */
   async insert(event: NewAuditEvent): Promise<void> {

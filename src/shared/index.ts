@@ -39,7 +39,7 @@ export { AnsweredOverRestWhen, REST_SWITCH_EXTENSION } from './rest-switch.js';
 export { AnswerBudget, DEFAULT_PAGE_BYTE_BUDGET, currentAnswerBudget, withAnswerBudget } from './answer-budget.js';
 export { leanDefaults } from './lean-defaults.js';
 export { decodeDocument } from './bson-documents.js';
-export { GroupInsert } from './group-insert.js';
+export { GroupWrite } from './group-write.js';
 export { createShortLivedCache } from './short-lived-cache.js';
 
 // Credentials: the email and password rules, the shape of an API key secret (and its redaction).

@@ -413,7 +413,7 @@ runCases('Recording refused meal-menu changes (one failure record, the same answ
 
 /** Makes the next audit write (one grouped insert) fail, as a full disk or a lost connection would. */
 function failNextAuditWrite(): void {
-  vi.spyOn(AuditEventModel.collection, 'insertMany').mockRejectedValueOnce(new Error('audit store unavailable'));
+  vi.spyOn(AuditEventModel.collection, 'bulkWrite').mockRejectedValueOnce(new Error('audit store unavailable'));
 }
 
 /** The error lines logged for one request. */
@@ -508,10 +508,13 @@ describe.each(SURFACES)('Many audited mutations at once, over %s', (surface) => 
     const refusedIndex = 5;
     const requestIds: string[] = [];
     // The database itself refuses the one record: it is sent with an _id already stored (a duplicate key).
-    const insertMany = AuditEventModel.collection.insertMany.bind(AuditEventModel.collection);
-    vi.spyOn(AuditEventModel.collection, 'insertMany').mockImplementation((documents, options) =>
-      insertMany(
-        documents.map((document) => (document['requestId'] === requestIds[refusedIndex] ? { ...document, _id: taken } : document)),
+    const bulkWrite = AuditEventModel.collection.bulkWrite.bind(AuditEventModel.collection);
+    vi.spyOn(AuditEventModel.collection, 'bulkWrite').mockImplementation((operations, options) =>
+      bulkWrite(
+        operations.map((operation) => {
+          const document = 'insertOne' in operation ? operation.insertOne.document : undefined;
+          return document?.['requestId'] === requestIds[refusedIndex] ? { insertOne: { document: { ...document, _id: taken } } } : operation;
+        }),
         options,
       ),
     );

@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { pino } from 'pino';
@@ -265,6 +267,41 @@ describe('a delivery of an event just committed', () => {
     } finally {
       claims.mockRestore();
       endpointReads.mockRestore();
+    }
+  });
+
+  it('the outcomes of sends that end together are written together: fewer commands than deliveries, each recorded', async () => {
+    // A receiver that holds every request until all 8 came, then answers them in the same turn.
+    const held: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        held.push(res);
+        if (held.length === 8) for (const r of held.splice(0)) r.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const hooks = [];
+    for (let i = 0; i < 8; i += 1) hooks.push(await makeWebhook(world.app, world.admin, { url, events: ['menus.create'] }));
+    const outcomeWrites = vi.spyOn(WebhookDeliveryModel.collection, 'bulkWrite');
+    const singleWrites = vi.spyOn(WebhookDeliveryModel, 'updateOne');
+    try {
+      const event = (await menuEvent(world.admin))!;
+      const deliveries = world.app.db.collection('webhookdeliveries');
+      await eventually(async () => (await deliveries.countDocuments({ eventId: event.id, status: 'delivered' })) === 8);
+      expect(await deliveries.find({ eventId: event.id }).toArray()).toEqual(
+        hooks.map(() => expect.objectContaining({ attempts: 1, responseStatus: 204, leaseOwner: null, leaseUntil: new Date(0), error: null, nextAttemptAt: null })),
+      );
+      const written = outcomeWrites.mock.calls.flatMap(([operations]) => operations);
+      expect(written).toHaveLength(8);
+      expect(outcomeWrites.mock.calls.length).toBeLessThan(8);
+      expect(singleWrites).not.toHaveBeenCalled();
+    } finally {
+      outcomeWrites.mockRestore();
+      singleWrites.mockRestore();
+      for (const hook of hooks) await world.app.rest('DELETE', `/webhooks/${hook.id}`, { token: world.admin.token });
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

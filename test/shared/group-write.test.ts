@@ -1,34 +1,35 @@
 import { Collection, MongoClient } from 'mongodb';
 import mongoose from 'mongoose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { GroupInsert, InsertRefused } from '../../src/shared/group-insert.js';
+import { GroupWrite, WriteRefused } from '../../src/shared/group-write.js';
 import { serviceModelsOnEngine } from '../support/models-on-engine.js';
 
 /**
- * GroupInsert on the real driver and engine: one insert command for what
- * queues while none is in flight, and each caller told about its own
- * document only.
+ * GroupWrite on the real driver and engine: one bulk write for what queues
+ * while none is in flight, and each caller told about its own operation only.
  */
 
-serviceModelsOnEngine('group_insert_test');
+serviceModelsOnEngine('group_write_test');
 
 type Scratch = { _id: number; n: number };
-const scratch = () => mongoose.connection.db!.collection<Scratch>('group_insert_scratch');
+const scratch = () => mongoose.connection.db!.collection<Scratch>('group_write_scratch');
 const stored = () => scratch().find({}).sort({ _id: 1 }).toArray();
 const doc = (i: number): Scratch => ({ _id: i, n: i });
 
 beforeEach(async () => {
   vi.restoreAllMocks();
   await scratch().deleteMany({});
+  await scratch().dropIndexes().catch(() => undefined); // the unique index of one case
 });
 
-/** Counts the insert commands the driver sends (the spy passes every call through). */
-const insertCommands = () => vi.spyOn(Collection.prototype, 'insertMany');
+/** Counts the bulk writes given to the driver (the spy passes every call through). */
+const bulkWrites = () => vi.spyOn(Collection.prototype, 'bulkWrite');
+const inserted = (i: number) => ({ insertOne: { document: doc(i) } });
 
-describe('GroupInsert', () => {
+describe('GroupWrite', () => {
   it('one insert command for what is queued in one turn; each promise settles when its document is stored', async () => {
-    const inserts = new GroupInsert(scratch);
-    const commands = insertCommands();
+    const inserts = new GroupWrite(scratch);
+    const commands = bulkWrites();
     await Promise.all(
       Array.from({ length: 8 }, async (_, i) => {
         await inserts.insert(doc(i));
@@ -39,8 +40,8 @@ describe('GroupInsert', () => {
   });
 
   it('what queues while an insert is in flight goes in one next command, sent once the first is answered', async () => {
-    const inserts = new GroupInsert(scratch);
-    const commands = insertCommands();
+    const inserts = new GroupWrite(scratch);
+    const commands = bulkWrites();
     const first = inserts.insert(doc(1));
     await new Promise((resolve) => setImmediate(resolve)); // the first command is in flight
     expect(commands).toHaveBeenCalledTimes(1);
@@ -49,19 +50,37 @@ describe('GroupInsert', () => {
     expect(commands).toHaveBeenCalledTimes(1); // not while the first is in flight
     await Promise.all([first, ...later]);
     expect(commands).toHaveBeenCalledTimes(2);
-    expect(commands.mock.calls[1]![0]).toEqual([2, 3, 4].map(doc));
+    expect(commands.mock.calls[1]![0]).toEqual([2, 3, 4].map(inserted));
     expect(await stored()).toEqual([1, 2, 3, 4].map(doc));
   });
 
   it('a document the database refuses fails only its own caller (its write error), the others are stored', async () => {
     await scratch().insertOne({ _id: 3, n: -1 });
-    const inserts = new GroupInsert(scratch);
+    const inserts = new GroupWrite(scratch);
     const settled = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => inserts.insert(doc(i))));
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     const refusal = (settled[2] as PromiseRejectedResult).reason;
-    expect(refusal).toBeInstanceOf(InsertRefused);
+    expect(refusal).toBeInstanceOf(WriteRefused);
     expect(refusal).toMatchObject({ code: 11000, message: expect.stringMatching(/duplicate key/) });
     expect(await stored()).toEqual([doc(1), doc(2), { _id: 3, n: -1 }, doc(4), doc(5)]);
+  });
+
+  it('updates and inserts queued in one turn go in one bulk write; an update that matches nothing resolves, a refused one fails only its caller', async () => {
+    await scratch().insertMany([doc(1), doc(2), { _id: 3, n: 7 }]);
+    await scratch().createIndex({ n: 1 }, { unique: true });
+    const writes = new GroupWrite(scratch);
+    const commands = bulkWrites();
+    const settled = await Promise.allSettled([
+      writes.write({ updateOne: { filter: { _id: 1 }, update: { $set: { n: 10 } } } }),
+      writes.write({ updateOne: { filter: { _id: 99 }, update: { $set: { n: 11 } } } }),
+      // n: 7 is taken by _id 3: a duplicate key of the unique index.
+      writes.write({ updateOne: { filter: { _id: 2 }, update: [{ $set: { n: { $add: ['$n', 5] } } }] } }),
+      writes.insert(doc(4)),
+    ]);
+    expect(commands).toHaveBeenCalledTimes(1);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'WriteRefused', code: 11000 });
+    expect(await stored()).toEqual([{ _id: 1, n: 10 }, doc(2), { _id: 3, n: 7 }, doc(4)]);
   });
 
   it('a failure of the whole command fails every caller of that batch, and the next batch is written', async () => {
@@ -69,8 +88,8 @@ describe('GroupInsert', () => {
     const closed = new MongoClient(`mongodb://${String(mongoose.connection.getClient().options.hosts[0])}`);
     await closed.connect();
     await closed.close();
-    let target = closed.db(mongoose.connection.db!.databaseName).collection<Scratch>('group_insert_scratch');
-    const inserts = new GroupInsert(() => target);
+    let target = closed.db(mongoose.connection.db!.databaseName).collection<Scratch>('group_write_scratch');
+    const inserts = new GroupWrite(() => target);
     const first = await Promise.allSettled([inserts.insert(doc(1)), inserts.insert(doc(2))]);
     expect(first.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     expect((first[0] as PromiseRejectedResult).reason).toBe((first[1] as PromiseRejectedResult).reason);
