@@ -3,6 +3,7 @@ import { assertCommandDepth } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { hasTransactionFields, transactionsRefused } from '../standalone/index.js';
 import { assertApiParameters } from './api-parameters.js';
+import { writesData } from './fsync-lock.js';
 import { beginOperation } from './operation-tracker.js';
 import { lookupCommand } from './registry.js';
 import { noteSession } from './session-cache.js';
@@ -40,6 +41,8 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
       const end = beginOperation(handler.name, body, ctx);
       let reply: Document;
       try {
+        // db.fsyncLock() holds writes back (they wait, as for mongod's global lock); reads go on.
+        if (ctx.engine.fsyncLock?.locked && writesData(handler.name, body)) await ctx.engine.fsyncLock.whenUnlocked(body);
         reply = await handler.handle(body, ctx);
       } finally {
         end();

@@ -2,6 +2,7 @@ import type { CursorStore } from '../cursors/index.js';
 import type { Document } from '../query/types.js';
 import type { TtlSweeper } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
+import type { FsyncLock } from './fsync-lock.js';
 
 /** Per-connection facts a command may need (hello, connectionStatus, cursors). */
 export interface ConnectionInfo {
@@ -25,6 +26,8 @@ export interface EngineState {
   version: string;
   /** The TTL monitor, which setParameter's ttlMonitorSleepSecs and ttlMonitorEnabled steer (absent: nothing to steer). */
   ttlMonitor?: Pick<TtlSweeper, 'setSleepSeconds' | 'sleepSeconds' | 'setEnabled'>;
+  /** db.fsyncLock()'s hold on writes (fsync-lock.ts); made on first use when absent. */
+  fsyncLock?: FsyncLock;
 }
 
 export interface CommandContext {
