@@ -39,7 +39,9 @@ export class FsyncLock {
    */
   async whenUnlocked(body: Document): Promise<void> {
     const maxTimeMS = isNumeric(body.maxTimeMS) ? toDouble(body.maxTimeMS) : 0;
-    while (this.#count > 0) await this.#wait(maxTimeMS);
+    const deadline = Date.now() + maxTimeMS;
+    // Locked again before this write ran: it waits again, within the same time limit.
+    while (this.#count > 0) await this.#wait(maxTimeMS > 0 ? Math.max(1, deadline - Date.now()) : 0);
   }
 
   /** Engine shutdown: the lock is gone and every held write ends with InterruptedAtShutdown. */
