@@ -23,6 +23,8 @@ export const ErrorCodes = {
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
   MaxTimeMSExpired: 50,
+  /** An operation the engine's shutdown ended (a write held by fsyncLock when the engine closes). */
+  InterruptedAtShutdown: 11600,
   NamespaceExists: 48,
   CommandNotFound: 59,
   CommandNotSupported: 115,

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { createDispatcher, type EngineState } from './commands/index.js';
+import { createDispatcher, FsyncLock, type EngineState } from './commands/index.js';
 import { CursorStore } from './cursors/index.js';
 import { lockDbPath, type DbPathLock } from './db-path-lock.js';
 import { claimSocketPath, startWireServer, type ClaimedSocketPath, type ListenAt, type SocketOptions, type WireServer } from './server/index.js';
@@ -115,7 +115,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dbPath = 'dbPath' in opts ? opts.dbPath : undefined;
   const { storage, lock } = openStorage(opts, log);
-  const sweeper = startTtlSweeper(storage, { intervalMs: opts.ttlMonitorIntervalMs ?? 60_000 });
+  const fsyncLock = new FsyncLock();
+  const sweeper = startTtlSweeper(storage, { intervalMs: opts.ttlMonitorIntervalMs ?? 60_000, paused: () => fsyncLock.locked });
   const cursors = new CursorStore();
   // An insert into a capped collection wakes the tailable cursors awaiting data there.
   storage.onCappedInsert((db, coll) => cursors.insertedInto(`${db}.${coll}`));
@@ -130,6 +131,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     connections: () => server?.connectionCount() ?? 0,
     connectionsCreated: () => server?.connectionsCreated() ?? 0,
     ttlMonitor: sweeper,
+    fsyncLock,
   };
   try {
     // Claimed after the dbPath lock: a socket file under dbPath is then known to be no other engine's.
@@ -163,6 +165,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      // Writes an fsync lock holds end now: the in-flight commands the server waits for must finish.
+      fsyncLock.shutdown();
       await running.close();
       socket?.release();
       sweeper.stop();

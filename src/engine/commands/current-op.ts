@@ -10,7 +10,9 @@ export const currentOpCommand: CommandHandler = {
   help: 'operations in progress: {currentOp: 1} on admin',
   handle(_body, ctx) {
     if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'currentOp may only be run against the admin database.');
-    return { inprog: currentOperations(ctx.engine, os.hostname()) };
+    const inprog = currentOperations(ctx.engine, os.hostname());
+    if (!ctx.engine.fsyncLock?.locked) return { inprog };
+    return { inprog, fsyncLock: true, info: 'use db.fsyncUnlock() to terminate the fsync write/snapshot lock' };
   },
 };
 

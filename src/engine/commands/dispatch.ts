@@ -3,7 +3,9 @@ import { assertCommandDepth } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { hasTransactionFields, transactionsRefused } from '../standalone/index.js';
 import { assertApiParameters } from './api-parameters.js';
+import { writesData } from './fsync-lock.js';
 import { beginOperation } from './operation-tracker.js';
+import { recordProfile } from './profiler.js';
 import { lookupCommand } from './registry.js';
 import { noteSession } from './session-cache.js';
 import type { CommandContext } from './types.js';
@@ -37,25 +39,37 @@ export function createDispatcher({ log = (line) => process.stderr.write(`${line}
       if (hasTransactionFields(body)) throw transactionsRefused();
       // `{<command>: 1, help: true}` (mongosh's db.commandHelp) describes the command instead of running it.
       if (body.help === true) return { help: handler.help, ok: 1 };
+      // Read once: undefined unless some database profiles (the whole cost at level 0).
+      const profiling = ctx.engine.profiling;
+      const started = profiling ? performance.now() : 0;
       const end = beginOperation(handler.name, body, ctx);
       let reply: Document;
       try {
+        // db.fsyncLock() holds writes back (they wait, as for mongod's global lock); reads go on.
+        if (ctx.engine.fsyncLock?.locked && writesData(handler.name, body)) await ctx.engine.fsyncLock.whenUnlocked(body);
         reply = await handler.handle(body, ctx);
+      } catch (err) {
+        reply = failureReply(err, name!, log);
       } finally {
         end();
       }
       if (!Object.hasOwn(reply, 'ok')) reply.ok = 1;
+      if (profiling) recordProfile(profiling, handler.name, body, ctx, reply, performance.now() - started);
       return reply;
     } catch (err) {
-      if (isMongoCommandError(err)) return err.toReply();
-      log(`engine: command '${name}' failed: ${oneLine(err)}`);
-      return {
-        ok: 0,
-        errmsg: `internal error in command '${name}': ${oneLine(err)}`,
-        code: ErrorCodes.InternalError,
-        codeName: 'InternalError',
-      };
+      return failureReply(err, name, log);
     }
+  };
+}
+
+function failureReply(err: unknown, name: string | undefined, log: (line: string) => void): Document {
+  if (isMongoCommandError(err)) return err.toReply();
+  log(`engine: command '${name}' failed: ${oneLine(err)}`);
+  return {
+    ok: 0,
+    errmsg: `internal error in command '${name}': ${oneLine(err)}`,
+    code: ErrorCodes.InternalError,
+    codeName: 'InternalError',
   };
 }
 

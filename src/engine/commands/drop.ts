@@ -1,6 +1,8 @@
 import { collectionParam, namespaceOf } from '../params/index.js';
 import { flushWrites } from '../writes/index.js';
+import { mongoError } from '../errors.js';
 import { forgetLatency } from './operation-tracker.js';
+import { PROFILE_COLLECTION, profileLevelOf } from './profiler.js';
 import type { CommandHandler } from './types.js';
 
 /** drop: removes a collection, its indexes and its cursors; a missing one is not an error (mongod 7). */
@@ -9,6 +11,9 @@ export const dropCommand: CommandHandler = {
   help: 'drop a collection: {drop: <name>}',
   async handle(body, ctx) {
     const name = collectionParam(body, 'drop');
+    if (name === PROFILE_COLLECTION && profileLevelOf(ctx.engine, ctx.db) !== 0) {
+      throw mongoError('IllegalOperation', 'turn off profiling before dropping system.profile collection');
+    }
     const { storage, cursors } = ctx.engine;
     const info = storage.collection(ctx.db, name);
     if (!info) return {};

@@ -1,27 +1,56 @@
 import { mongoError } from '../errors.js';
-import type { CommandHandler } from './types.js';
+import { isNumeric, toDouble } from '../query/values.js';
+import { FsyncLock } from './fsync-lock.js';
+import type { CommandHandler, EngineState } from './types.js';
+
+const FSYNC_URL = 'http://dochub.mongodb.org/core/fsynccommand';
 
 /**
  * fsync: syncs the journal now, so every write acknowledged before it
  * survives a power cut too (a write with `j: true` waits for this itself).
- * `lock: true` (`db.fsyncLock()`) is refused: the engine cannot hold writes back.
+ * `lock: true` (`db.fsyncLock()`) then holds every write back until as many
+ * fsyncUnlocks (fsync-lock.ts); the data files stay still meanwhile (the
+ * flush also checkpoints them), so they can be copied.
  */
 export const fsyncCommand: CommandHandler = {
   name: 'fsync',
-  help: 'flush to disk: {fsync: 1} on admin (lock: true is not supported)',
+  help: FSYNC_URL,
   async handle(body, ctx) {
     if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'fsync may only be run against the admin database.');
-    if (body.lock === true) throw mongoError('CommandNotSupported', 'fsync with lock (db.fsyncLock) is not supported by this engine');
-    await ctx.engine.storage.flush({ durable: true });
-    return { numFiles: 1 };
+    if (!isTrue(body.lock)) {
+      await ctx.engine.storage.flush({ durable: true });
+      return { numFiles: 1 };
+    }
+    // Held first, as mongod takes its global lock before flushing: no write lands between the flush and the lock.
+    const lock = fsyncLockOf(ctx.engine);
+    lock.lock();
+    try {
+      await ctx.engine.storage.flush({ durable: true, checkpoint: true });
+    } catch (err) {
+      lock.unlock();
+      throw err;
+    }
+    return { info: 'now locked against writes, use db.fsyncUnlock() to unlock', lockCount: lock.lockCount, seeAlso: FSYNC_URL };
   },
 };
 
 export const fsyncUnlockCommand: CommandHandler = {
   name: 'fsyncUnlock',
-  help: 'release an fsync lock (there never is one here)',
+  help: 'release one fsync lock: {fsyncUnlock: 1} on admin',
   handle(_body, ctx) {
     if (ctx.db !== 'admin') throw mongoError('Unauthorized', 'fsyncUnlock may only be run against the admin database.');
-    throw mongoError('IllegalOperation', 'fsyncUnlock called when not locked');
+    const lockCount = fsyncLockOf(ctx.engine).unlock();
+    return { info: 'fsyncUnlock completed', lockCount };
   },
 };
+
+/** The engine's fsync lock (made by startEngine; made here for an engine state built without one). */
+export function fsyncLockOf(engine: EngineState): FsyncLock {
+  return (engine.fsyncLock ??= new FsyncLock());
+}
+
+/** mongod reads `lock` by its truth value (`lock: 1` locks too). */
+function isTrue(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  return isNumeric(value) ? toDouble(value) !== 0 : true;
+}

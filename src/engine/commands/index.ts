@@ -2,4 +2,5 @@
 export { createDispatcher } from './dispatch.js';
 export type { Dispatch, DispatcherOptions } from './dispatch.js';
 export { commandTable, lookupCommand } from './registry.js';
+export { FsyncLock } from './fsync-lock.js';
 export type { CommandContext, CommandHandler, ConnectionInfo, EngineState } from './types.js';

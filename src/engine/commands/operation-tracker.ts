@@ -54,13 +54,13 @@ function operationsOf(engine: EngineState): EngineOperations {
 }
 
 /** The namespace a command works on (`db.coll`), else `db.$cmd`. */
-function namespaceOfCommand(name: string, body: Document, db: string): string {
+export function namespaceOfCommand(name: string, body: Document, db: string): string {
   const target = name === 'getMore' ? body.collection : body[name];
   return typeof target === 'string' && target !== '' ? `${db}.${target}` : `${db}.$cmd`;
 }
 
 /** mongod's `op` field: query, getmore, insert, update, remove or command. */
-function opType(name: string): string {
+export function opType(name: string): string {
   if (name === 'find') return 'query';
   if (name === 'getMore') return 'getmore';
   if (name === 'insert' || name === 'update') return name;

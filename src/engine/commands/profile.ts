@@ -1,34 +1,47 @@
 import { mongoError } from '../errors.js';
-import { isNumeric, toDouble } from '../query/values.js';
-import type { CommandHandler, EngineState } from './types.js';
+import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
+import { profileSettingsOf, setDatabaseProfile } from './profiler.js';
+import type { CommandHandler } from './types.js';
 
 /**
- * profile (`db.getProfilingStatus()`, `db.setProfilingLevel()`): the engine
- * has no profiler, so the level stays 0; `slowms` and `sampleRate` are kept
- * and reported, and asking for level 1 or 2 is refused rather than ignored.
+ * profile (`db.getProfilingStatus()`, `db.setProfilingLevel()`): `{profile: -1}`
+ * reads the settings; 0, 1 or 2 sets the database's level (and `filter`, or
+ * `filter: 'unset'`), `slowms` and `sampleRate` are the engine's. The reply
+ * holds the settings as they were (`was`: the database's previous level).
+ * What the profiler then writes: profiler.ts.
  */
-const perEngine = new WeakMap<EngineState, { slowms: number; sampleRate: number }>();
-
 export const profileCommand: CommandHandler = {
   name: 'profile',
-  help: 'profiler settings: {profile: -1} reads them; {profile: 0, slowms, sampleRate} sets them (levels 1 and 2 are not supported)',
+  help: 'profiler settings: {profile: -1} reads them; {profile: 0|1|2, slowms, sampleRate, filter} sets them (entries go to <db>.system.profile)',
   handle(body, ctx) {
-    let settings = perEngine.get(ctx.engine);
-    if (!settings) perEngine.set(ctx.engine, (settings = { slowms: 100, sampleRate: 1.0 }));
+    const settings = profileSettingsOf(ctx.engine);
     const level = isNumeric(body.profile) ? toDouble(body.profile) : Number.NaN;
     if (![-1, 0, 1, 2].includes(level)) throw mongoError('BadValue', 'profile: level must be -1, 0, 1 or 2');
-    const was = { was: 0, ...settings };
+    const current = settings.databases.get(ctx.db);
+    const was = { was: current?.level ?? 0, slowms: settings.slowms, sampleRate: settings.sampleRate, ...(current?.filter ? { filter: current.filter } : {}) };
     if (level === -1) return was;
-    if (level > 0) throw mongoError('CommandNotSupported', 'profiling (levels 1 and 2) is not supported by this engine');
+    let slowms = settings.slowms;
     if (body.slowms !== undefined) {
       if (!isNumeric(body.slowms)) throw mongoError('TypeMismatch', "BSON field 'profile.slowms' is the wrong type, expected a number");
-      settings.slowms = Math.trunc(toDouble(body.slowms));
+      slowms = Math.trunc(toDouble(body.slowms));
     }
+    let sampleRate = settings.sampleRate;
     if (body.sampleRate !== undefined) {
       const rate = isNumeric(body.sampleRate) ? toDouble(body.sampleRate) : Number.NaN;
       if (!(rate >= 0 && rate <= 1)) throw mongoError('BadValue', "'sampleRate' must be between 0.0 and 1.0 inclusive");
-      settings.sampleRate = rate;
+      sampleRate = rate;
     }
-    return was;
+    let filter = current?.filter;
+    if (body.filter === 'unset') filter = undefined;
+    else if (body.filter !== undefined) {
+      if (!isPlainObject(body.filter)) throw mongoError('BadValue', "Expected 'filter' to be an object, or the string 'unset'");
+      filter = body.filter;
+    }
+    // Checked before anything changes: a filter that does not compile leaves the settings as they were.
+    setDatabaseProfile(ctx.engine, ctx.db, level, filter);
+    settings.slowms = slowms;
+    settings.sampleRate = sampleRate;
+    if (filter === undefined) return was;
+    return { ...was, note: 'When a filter expression is set, slowms and sampleRate are not used for profiling and slow-query log lines.' };
   },
 };

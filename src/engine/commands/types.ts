@@ -1,7 +1,9 @@
 import type { CursorStore } from '../cursors/index.js';
+import type { Predicate } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import type { TtlSweeper } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
+import type { FsyncLock } from './fsync-lock.js';
 
 /** Per-connection facts a command may need (hello, connectionStatus, cursors). */
 export interface ConnectionInfo {
@@ -25,6 +27,24 @@ export interface EngineState {
   version: string;
   /** The TTL monitor, which setParameter's ttlMonitorSleepSecs and ttlMonitorEnabled steer (absent: nothing to steer). */
   ttlMonitor?: Pick<TtlSweeper, 'setSleepSeconds' | 'sleepSeconds' | 'setEnabled'>;
+  /** db.fsyncLock()'s hold on writes (fsync-lock.ts); made on first use when absent. */
+  fsyncLock?: FsyncLock;
+  /** Set only while some database profiles (profiler.ts): the dispatcher's one check at level 0. */
+  profiling?: ProfileSettings;
+}
+
+/** The profiler's settings (profiler.ts): per database the level and filter, slowms and sampleRate for all. */
+export interface ProfileSettings {
+  slowms: number;
+  sampleRate: number;
+  /** Databases with a level or a filter set. */
+  databases: Map<string, DatabaseProfile>;
+}
+
+export interface DatabaseProfile {
+  level: number;
+  filter?: Document;
+  matches?: Predicate;
 }
 
 export interface CommandContext {

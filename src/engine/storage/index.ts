@@ -6,7 +6,7 @@ export { BACKUP_MANIFEST, BackupRefused, restoreBackup, verifyBackup } from './b
 export type { BackupManifest } from './backup.js';
 export { describeFailure, mustStopNow, waitsForSpace, whenSpaceIsBack } from './storage-failure.js';
 export { startTtlSweeper, sweepOnce } from './ttl-sweeper.js';
-export type { TtlSweeper } from './ttl-sweeper.js';
+export type { TtlSweeper, TtlSweeperOptions } from './ttl-sweeper.js';
 export { canonicalKey } from './canonical-key.js';
 /** Stored BSON bytes -> value model (with regexes kept exact), for callers holding raw bytes. */
 export { decodeStoredDocument } from './bson-codec.js';

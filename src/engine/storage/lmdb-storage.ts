@@ -344,6 +344,11 @@ class LmdbJournal implements StorageJournal {
       const failure = this.fail(err);
       throw options?.durable && this.log.writtenCount >= target ? outcomeUnknown(failure) : failure;
     }
+    if (options?.checkpoint) {
+      // One under way may have taken only part of what is logged: the next takes the rest.
+      await this.checkpointing;
+      await this.checkpoint();
+    }
   }
 
   /**

@@ -39,11 +39,17 @@ export function sweepOnce(storage: Storage, now: Date = new Date()): number {
   return removed;
 }
 
-export function startTtlSweeper(storage: Storage, { intervalMs = 60_000 }: { intervalMs?: number } = {}): TtlSweeper {
+export interface TtlSweeperOptions {
+  intervalMs?: number;
+  /** True while no pass may run (an fsync lock holds every write back, the monitor's too, as mongod's does). */
+  paused?: () => boolean;
+}
+
+export function startTtlSweeper(storage: Storage, { intervalMs = 60_000, paused = () => false }: TtlSweeperOptions = {}): TtlSweeper {
   let enabled = true;
   let every = intervalMs;
   const pass = () => {
-    if (!enabled) return;
+    if (!enabled || paused()) return;
     try {
       sweepOnce(storage);
     } catch (err) {

@@ -168,4 +168,9 @@ export interface StorageStats {
 export interface FlushOptions {
   /** Synced to disk (a write concern's `j: true`, the fsync command, shutdown), not only written to the OS. */
   durable?: boolean;
+  /**
+   * Also written into the data files (an lmdb checkpoint), so that they stay
+   * as they are while nothing is written (fsyncLock: the files can be copied).
+   */
+  checkpoint?: boolean;
 }
