@@ -5,7 +5,7 @@ import type { Document } from '../query/types.js';
 import { normalizeGeoIndexSpec } from '../query/geo/index.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { assertNotView, defaultCollation } from '../reads/index.js';
-import { flushWrites } from '../writes/index.js';
+import { assertTimeSeriesIndex, flushWrites, isTimeSeries } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** The index options mongod accepts; anything else is 197. */
@@ -84,6 +84,7 @@ export const createIndexesCommand: CommandHandler = {
     assertNotView(storage, ctx.db, coll);
 
     const existed = storage.collection(ctx.db, coll);
+    if (isTimeSeries(existed)) for (const spec of specs) assertTimeSeriesIndex(existed!, spec);
     const before = existed ? existed.indexes.length : 1;
     // An index without a collation inherits the collection's default, as in mongod.
     const collation = defaultCollation(existed);
