@@ -31,6 +31,22 @@ const indexCase = (name: string, key: Document, options: Document, code?: number
   ...(code === undefined ? { expected: expect.any(String) } : { code }),
 });
 
+/** The first write error of a raw update command (mongod answers time-series limits per statement). */
+async function updateError(c: LooseCollection, db: Db, statement: Document): Promise<unknown> {
+  const reply = await db.command({ update: c.collectionName, updates: [statement] });
+  return (reply.writeErrors as Document[] | undefined)?.[0]?.code;
+}
+
+const updateCase = (name: string, statement: Document, code: number, timeseries: Document = withMeta): CompatCase => ({
+  name,
+  run: async (c, db) => {
+    await createTs(c, db, timeseries);
+    await c.insertMany([{ t: at(0), m: 'a', v: 1 }]);
+    return { code: await updateError(c, db, statement), unchanged: await c.find({}, { projection: { _id: 0 } }).toArray() };
+  },
+  expected: { code, unchanged: [{ t: at(0), m: 'a', v: 1 }] },
+});
+
 const indexCases: CompatCase[] = [
   // The index mongod 6.3+ creates.
   {
@@ -84,4 +100,44 @@ const indexCases: CompatCase[] = [
   indexCase('an ascending index on a measurement is created', { v: 1, t: -1 }, {}),
 ];
 
-describeCompat('time-series-buckets', indexCases);
+// Updates: mongod 7.0 takes only multi updates of the metaField, selected by it.
+const updateCases: CompatCase[] = [
+  updateCase('a non-multi update is InvalidOptions', { q: { m: 'a' }, u: { $set: { m: 'b' } } }, 72),
+  updateCase('an upsert is InvalidOptions', { q: { m: 'a' }, u: { $set: { m: 'b' } }, multi: true, upsert: true }, 72),
+  updateCase('an update without a metaField is InvalidOptions', { q: {}, u: { $set: { v: 2 } }, multi: true }, 72, { timeField: 't' }),
+  updateCase('an update selecting on a measurement is InvalidOptions', { q: { v: 1 }, u: { $set: { m: 'b' } }, multi: true }, 72),
+  updateCase('an update selecting on _id is InvalidOptions', { q: { _id: 1 }, u: { $set: { m: 'b' } }, multi: true }, 72),
+  updateCase('an update selecting with $expr is InvalidOptions', { q: { $expr: { $eq: ['$m', 'a'] } }, u: { $set: { m: 'b' } }, multi: true }, 72),
+  updateCase('an update selecting on a measurement inside $or is InvalidOptions', { q: { $or: [{ m: 'a' }, { v: 1 }] }, u: { $set: { m: 'b' } }, multi: true }, 72),
+  updateCase('an update changing a measurement is InvalidOptions', { q: { m: 'a' }, u: { $set: { v: 2 } }, multi: true }, 72),
+  updateCase('a $rename out of the metaField is InvalidOptions', { q: { m: 'a' }, u: { $rename: { m: 'v' } }, multi: true }, 72),
+  updateCase('a replacement update is InvalidOptions', { q: { m: 'a' }, u: { m: 'b' }, multi: true }, 72),
+  updateCase('a pipeline update is InvalidOptions', { q: { m: 'a' }, u: [{ $set: { m: 'b' } }], multi: true }, 72),
+  {
+    name: 'a multi update of the metaField by it changes every measurement holding the value',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertMany([
+        { t: at(0), m: { s: 'a' }, v: 1 },
+        { t: at(1), m: { s: 'b' }, v: 2 },
+        { t: at(2), m: { s: 'a' }, v: 3 },
+      ]);
+      const res = await c.updateMany({ $and: [{ 'm.s': 'a' }] }, { $set: { 'm.s': 'c' }, $inc: { 'm.n': 1 } });
+      return { matched: res.matchedCount, modified: res.modifiedCount, docs: await c.find({}, { projection: { _id: 0, m: 1 } }).sort({ t: 1 }).toArray() };
+    },
+    expected: { matched: 2, modified: 2, docs: [{ m: { s: 'c', n: 1 } }, { m: { s: 'b' } }, { m: { s: 'c', n: 1 } }] },
+  },
+  {
+    name: 'deletes take any filter since 7.0, deleteOne included',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertMany([1, 2, 3, 4].map((v) => ({ t: at(v), m: 'a', v })));
+      const one = await c.deleteOne({ v: { $gte: 2 } });
+      const many = await c.deleteMany({ $expr: { $gt: ['$v', 2] } });
+      return { one: one.deletedCount, many: many.deletedCount, left: (await c.find().toArray()).map((d) => d.v) };
+    },
+    expected: { one: 1, many: 2, left: [1] },
+  },
+];
+
+describeCompat('time-series-buckets', [...indexCases, ...updateCases]);
