@@ -4,7 +4,7 @@ import { collectionParam, requiredArray } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { normalizeGeoIndexSpec } from '../query/geo/index.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
-import { assertNotView, defaultCollation } from '../reads/index.js';
+import { assertNotBuckets, assertNotView, defaultCollation } from '../reads/index.js';
 import { assertTimeSeriesIndex, flushWrites, isTimeSeries } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
@@ -82,6 +82,7 @@ export const createIndexesCommand: CommandHandler = {
     const specs = rawSpecs.map(parseSpec);
     const storage = ctx.engine.storage;
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
 
     const existed = storage.collection(ctx.db, coll);
     if (isTimeSeries(existed)) for (const spec of specs) assertTimeSeriesIndex(existed!, spec);

@@ -1,5 +1,6 @@
+import { mongoError } from '../errors.js';
 import { collectionParam, commandOptions } from '../params/index.js';
-import { viewOptions } from '../reads/index.js';
+import { bucketsOwner, viewOptions } from '../reads/index.js';
 import { assertExpireNeedsTimeSeries, assertValidValidator, cappedOptions, defaultTimeSeriesIndex, flushWrites, sameTimeSeries, timeSeriesOptions, withPreAndPostImages } from '../writes/index.js';
 import { clusteredCreateOptions } from './clustered-index.js';
 import type { CommandHandler } from './types.js';
@@ -12,6 +13,8 @@ export const createCommand: CommandHandler = {
     const name = collectionParam(body, 'create');
     const options = commandOptions(body, 'create');
     const storage = ctx.engine.storage;
+    // A time-series collection's buckets namespace is taken (derived from it: reads/time-series-buckets.ts).
+    if (bucketsOwner(storage, ctx.db, name)) throw mongoError('NamespaceExists', `Collection ${ctx.db}.${name} already exists.`);
     if (options.timeseries !== undefined) {
       const stored = timeSeriesOptions(options);
       // Repeating a time-series create with the same options is not an error in mongod.

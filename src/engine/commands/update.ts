@@ -3,7 +3,7 @@ import { assertKnownFields, collectionParam, letParam, missingField, optionalArr
 import type { Collation, Document } from '../query/types.js';
 import { checkUpdate } from '../query/index.js';
 import { isPlainObject } from '../query/values.js';
-import { assertNotView, collationFor, readDocuments } from '../reads/index.js';
+import { assertNotBuckets, assertNotView, collationFor, readDocuments } from '../reads/index.js';
 import { assertTimeSeriesUpdate, documentCheck, flushWrites, isOrdered, isReplacement, isTimeSeries, runStatements, updateOne, upsertOne, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
@@ -55,6 +55,7 @@ export const updateCommand: CommandHandler = {
     const variables = letParam(body, 'update');
     const storage = ctx.engine.storage;
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
     const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
     const info = storage.collection(ctx.db, coll);
     const timeSeries = isTimeSeries(info) ? info : undefined;

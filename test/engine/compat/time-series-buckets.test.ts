@@ -1,5 +1,6 @@
-import { type Db, type Document } from 'mongodb';
-import { expect } from 'vitest';
+import { type Db, type Document, ObjectId } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { restarts } from '../support/restarts.js';
 import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
 
 /**
@@ -46,6 +47,8 @@ const updateCase = (name: string, statement: Document, code: number, timeseries:
   },
   expected: { code, unchanged: [{ t: at(0), m: 'a', v: 1 }] },
 });
+
+const buckets = (c: LooseCollection, db: Db) => db.collection(`system.buckets.${c.collectionName}`);
 
 const indexCases: CompatCase[] = [
   // The index mongod 6.3+ creates.
@@ -140,4 +143,190 @@ const updateCases: CompatCase[] = [
   },
 ];
 
-describeCompat('time-series-buckets', [...indexCases, ...updateCases]);
+const bucketCases: CompatCase[] = [
+  {
+    name: 'listCollections lists system.buckets.<name> as a clustered collection with the time-series options',
+    run: async (c, db) => {
+      await createTs(c, db, { ...withMeta, granularity: 'minutes' }, { expireAfterSeconds: 3600 });
+      return db.listCollections({ name: `system.buckets.${c.collectionName}` }).toArray();
+    },
+    expected: [
+      {
+        name: expect.stringMatching(/^system\.buckets\./),
+        type: 'collection',
+        options: expect.objectContaining({
+          clusteredIndex: true,
+          timeseries: { timeField: 't', metaField: 'm', granularity: 'minutes', bucketMaxSpanSeconds: 86400 },
+          expireAfterSeconds: 3600,
+        }),
+        info: { readOnly: false, uuid: expect.anything() },
+      },
+    ],
+  },
+  {
+    name: 'creating system.buckets.<name> of a time-series collection is NamespaceExists',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      return db.command({ create: `system.buckets.${c.collectionName}` });
+    },
+    code: 48,
+  },
+  {
+    name: 'system.buckets.<name> holds one bucket per meta value, columns by measurement index',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertMany([
+        { _id: 1, t: at(0.5), m: 'a', v: 10 },
+        { _id: 2, t: at(1), m: 'b', v: 20 },
+        { _id: 3, t: at(2), m: 'a', w: 'x' },
+      ]);
+      const docs = await buckets(c, db).find().toArray();
+      return docs.sort((a, b) => String(a.meta).localeCompare(String(b.meta))).map(({ _id, ...rest }) => ({ idIsOid: _id instanceof ObjectId, ...rest }));
+    },
+    expected: [
+      {
+        idIsOid: true,
+        control: { version: 1, min: { _id: 1, t: at(0), v: 10, w: 'x' }, max: { _id: 3, t: at(2), v: 10, w: 'x' } },
+        meta: 'a',
+        data: { _id: { 0: 1, 1: 3 }, t: { 0: at(0.5), 1: at(2) }, v: { 0: 10 }, w: { 1: 'x' } },
+      },
+      {
+        idIsOid: true,
+        control: { version: 1, min: { _id: 2, t: at(1), v: 20 }, max: { _id: 2, t: at(1), v: 20 } },
+        meta: 'b',
+        data: { _id: { 0: 2 }, t: { 0: at(1) }, v: { 0: 20 } },
+      },
+    ],
+  },
+  {
+    name: "a bucket's _id carries its rounded-down start time, and finds it",
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertOne({ t: at(30.25), m: 'a' });
+      const [bucket] = await buckets(c, db).find().toArray();
+      const again = await buckets(c, db).findOne({ _id: bucket!._id });
+      return { idTime: (bucket!._id as ObjectId).getTimestamp(), minTime: bucket!.control.min.t, same: again?.meta };
+    },
+    expected: { idTime: at(30), minTime: at(30), same: 'a' },
+  },
+  {
+    name: 'a bucket spans at most bucketMaxSpanSeconds; a measurement earlier than the open one reopens the bucket it fits',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      // granularity seconds: a bucket spans 3600 s from its minute.
+      await c.insertMany([at(0), at(59), at(61), at(30), at(-5)].map((t) => ({ t, m: 'a' })));
+      const docs = await buckets(c, db).find({}, { sort: { 'control.min.t': 1 } }).toArray();
+      return docs.map((b) => [b.control.min.t, Object.keys(b.data.t).length]);
+    },
+    expected: [
+      [at(-5), 1],
+      [at(0), 3],
+      [at(61), 1],
+    ],
+  },
+  {
+    name: 'a bucket holds at most 1000 measurements',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertMany(Array.from({ length: 1001 }, (_, i) => ({ t: new Date(t0.getTime() + i), m: 'a' })));
+      const docs = await buckets(c, db).aggregate([{ $project: { n: { $size: { $objectToArray: '$data.t' } } } }, { $sort: { n: -1 } }]).toArray();
+      return docs.map((d) => d.n);
+    },
+    expected: [1000, 1],
+  },
+  {
+    name: 'count and a filter on control read the buckets; the time-series collection still counts measurements',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertMany([
+        { t: at(0), m: 'a' },
+        { t: at(1), m: 'a' },
+        { t: at(2), m: 'b' },
+      ]);
+      return {
+        buckets: await buckets(c, db).countDocuments(),
+        fromB: await buckets(c, db).countDocuments({ meta: 'b', 'control.max.t': { $gte: at(2) } }),
+        measurements: await c.countDocuments(),
+      };
+    },
+    expected: { buckets: 2, fromB: 1, measurements: 3 },
+  },
+  {
+    name: 'a time-series collection without a metaField puts every measurement in the same buckets, without meta',
+    run: async (c, db) => {
+      await createTs(c, db, { timeField: 't' });
+      await c.insertMany([{ t: at(0), v: 1 }, { t: at(1), v: 2 }]);
+      return (await buckets(c, db).find().toArray()).map((b) => ({ hasMeta: 'meta' in b, v: b.data.v }));
+    },
+    expected: [{ hasMeta: false, v: { 0: 1, 1: 2 } }],
+  },
+  {
+    name: "collStats has the timeseries section: the buckets' namespace, count and measurements",
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.insertMany([
+        { t: at(0), m: 'a' },
+        { t: at(1), m: 'b' },
+        { t: at(2), m: 'a' },
+      ]);
+      const stats = await db.command({ collStats: c.collectionName });
+      const ts = stats.timeseries as Document;
+      return { bucketsNs: ts.bucketsNs, bucketCount: ts.bucketCount, inserts: ts.numBucketInserts, committed: ts.numMeasurementsCommitted, avg: ts.avgBucketSize > 0 };
+    },
+    expected: { bucketsNs: expect.stringMatching(/\.system\.buckets\.c\d+$/), bucketCount: 2, inserts: 2, committed: 3, avg: true },
+  },
+];
+
+describeCompat('time-series-buckets', [...indexCases, ...updateCases, ...bucketCases]);
+
+describe('time-series buckets on the engine: derived, read-only, kept across restarts', () => {
+  const { dbPath: tempDir, withClient } = restarts('engine-ts-buckets');
+
+  it('refuses writes to system.buckets.<name> with InvalidNamespace (the engine has no bucket records to write)', async () => {
+    const dbPath = tempDir();
+    const codes = await withClient(dbPath, async (client) => {
+      const db = client.db('app');
+      await db.createCollection('weather', { timeseries: { timeField: 't', metaField: 'm' } });
+      await db.collection('weather').insertOne({ t: at(0), m: 'a' });
+      const b = db.collection('system.buckets.weather');
+      const code = (p: Promise<unknown>) => p.then(() => undefined, (e: { code?: number }) => e.code);
+      return [
+        await code(b.insertOne({ control: { version: 1 } })),
+        await code(b.updateMany({}, { $set: { meta: 'b' } })),
+        await code(b.deleteMany({})),
+        await code(b.createIndex({ meta: 1 })),
+        await db.collection('weather').countDocuments(),
+      ];
+    });
+    expect(codes).toEqual([73, 73, 73, 73, 1]);
+  });
+
+  it('keeps the metaField/timeField index, the buckets and the update limits after a restart', async () => {
+    const dbPath = tempDir();
+    const before = await withClient(dbPath, async (client) => {
+      const db = client.db('app');
+      await db.createCollection('weather', { timeseries: { timeField: 't', metaField: 'm' } });
+      await db.collection('weather').insertMany([
+        { t: at(0), m: 'a', v: 1 },
+        { t: at(1), m: 'b', v: 2 },
+      ]);
+      return db.collection('system.buckets.weather').find().toArray();
+    });
+    const after = await withClient(dbPath, async (client) => {
+      const db = client.db('app');
+      const c = db.collection('weather');
+      const refused = await c.updateOne({ m: 'a' }, { $set: { m: 'z' } }).then(
+        () => undefined,
+        (e: { code?: number }) => e.code,
+      );
+      return {
+        indexes: await c.listIndexes().toArray(),
+        buckets: await db.collection('system.buckets.weather').find().toArray(),
+        listed: (await db.listCollections({ name: 'system.buckets.weather' }).toArray()).map((e) => e.type),
+        refused,
+      };
+    });
+    expect(before).toHaveLength(2);
+    expect(after).toEqual({ indexes: [{ v: 2, key: { m: 1, t: 1 }, name: 'm_1_t_1' }], buckets: before, listed: ['collection'], refused: 72 });
+  });
+});
