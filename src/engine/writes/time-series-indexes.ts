@@ -111,3 +111,39 @@ export function assertTimeSeriesIndex(info: CollectionInfo, spec: IndexSpec): vo
     throw mongoError('InvalidOptions', 'TTL indexes on non-time fields are not supported on time-series collections');
   }
 }
+
+/**
+ * An index of the time-series collection as mongod lists it on
+ * `system.buckets.<name>` (createBucketsIndexSpecFromTimeseriesIndexSpec):
+ * the time as control.min/max, the metaField as `meta`, a measurement as its
+ * control.min/max pair (with the `originalSpec`), a 2dsphere one over `data`.
+ */
+export function bucketsIndexSpec(info: CollectionInfo, spec: IndexSpec): Document {
+  const { timeField, metaField } = fieldsOf(info);
+  const key: Document = {};
+  let measurement = false;
+  const ttl = spec.expireAfterSeconds !== undefined;
+  for (const [field, value] of Object.entries(spec.key as Document)) {
+    const ascending = !isNumeric(value) || toDouble(value) >= 0;
+    if (field === timeField) {
+      const [first, second] = ascending ? ['min', 'max'] : ['max', 'min'];
+      key[`control.${first}.${field}`] = value;
+      // A TTL index expires whole buckets by their start (convertToTTLTimeField).
+      if (!ttl) key[`control.${second}.${field}`] = value;
+    } else if (isMetaPath(field, metaField)) {
+      key[`meta${field.slice(metaField!.length)}`] = value;
+    } else if (value === '2dsphere') {
+      measurement = true;
+      key[`data.${field}`] = '2dsphere_bucket';
+    } else {
+      measurement = true;
+      const [first, second] = ascending ? ['min', 'max'] : ['max', 'min'];
+      key[`control.${first}.${field}`] = value;
+      key[`control.${second}.${field}`] = value;
+    }
+  }
+  const { v, key: original, name, ...options } = spec;
+  const out: Document = { v: v ?? 2, key, name, ...options };
+  if (measurement || spec.partialFilterExpression !== undefined) out.originalSpec = { v: v ?? 2, key: original, name, ...options };
+  return out;
+}

@@ -164,6 +164,20 @@ const bucketCases: CompatCase[] = [
     ],
   },
   {
+    name: 'listIndexes on system.buckets.<name> shows the indexes as kept on the buckets',
+    run: async (c, db) => {
+      await createTs(c, db, withMeta);
+      await c.createIndex({ v: -1 });
+      await c.createIndex({ 'm.k': 1, t: -1 });
+      return buckets(c, db).listIndexes().toArray();
+    },
+    expected: [
+      { v: 2, key: { meta: 1, 'control.min.t': 1, 'control.max.t': 1 }, name: 'm_1_t_1' },
+      { v: 2, key: { 'control.max.v': -1, 'control.min.v': -1 }, name: 'v_-1', originalSpec: expect.objectContaining({ key: { v: -1 }, name: 'v_-1' }) },
+      { v: 2, key: { 'meta.k': 1, 'control.max.t': -1, 'control.min.t': -1 }, name: 'm.k_1_t_-1' },
+    ],
+  },
+  {
     name: 'creating system.buckets.<name> of a time-series collection is NamespaceExists',
     run: async (c, db) => {
       await createTs(c, db, withMeta);
