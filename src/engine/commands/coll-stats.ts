@@ -1,6 +1,7 @@
 import { mongoError } from '../errors.js';
 import { collectionParam, namespaceOf } from '../params/index.js';
-import { isView } from '../reads/index.js';
+import { bucketStats, isView } from '../reads/index.js';
+import { isTimeSeries } from '../writes/index.js';
 import { scaledStorageStats, scaleParam, storageStatsOf } from './storage-stats.js';
 import type { CommandHandler } from './types.js';
 
@@ -17,6 +18,8 @@ export const collStatsCommand: CommandHandler = {
     if (info && isView(info)) throw mongoError('CommandNotSupportedOnView', `Namespace ${ns} is a view, not a collection`);
     const stats = info && storageStatsOf(ctx.engine.storage, info);
     if (!stats) throw mongoError('NamespaceNotFound', `Collection [${ns}] not found.`);
-    return { ns, ...scaledStorageStats(stats, info!, scale) };
+    const reply = { ns, ...scaledStorageStats(stats, info!, scale) };
+    // A time-series collection's buckets, as mongod reports them (derived: time-series-buckets.ts).
+    return isTimeSeries(info) ? { ...reply, timeseries: bucketStats(ctx.engine.storage, info!) } : reply;
   },
 };

@@ -4,8 +4,8 @@ import { collectionParam, requiredArray } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { normalizeGeoIndexSpec } from '../query/geo/index.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
-import { assertNotView, defaultCollation } from '../reads/index.js';
-import { flushWrites } from '../writes/index.js';
+import { assertNotBuckets, assertNotView, defaultCollation } from '../reads/index.js';
+import { assertTimeSeriesIndex, flushWrites, isTimeSeries } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 /** The index options mongod accepts; anything else is 197. */
@@ -82,8 +82,10 @@ export const createIndexesCommand: CommandHandler = {
     const specs = rawSpecs.map(parseSpec);
     const storage = ctx.engine.storage;
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
 
     const existed = storage.collection(ctx.db, coll);
+    if (isTimeSeries(existed)) for (const spec of specs) assertTimeSeriesIndex(existed!, spec);
     const before = existed ? existed.indexes.length : 1;
     // An index without a collation inherits the collection's default, as in mongod.
     const collation = defaultCollation(existed);

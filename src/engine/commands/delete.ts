@@ -2,7 +2,7 @@ import { mongoError } from '../errors.js';
 import { assertKnownFields, collectionParam, letParam, missingField, optionalDocument, requiredArray } from '../params/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject, toDouble } from '../query/values.js';
-import { assertNotView, readDocuments } from '../reads/index.js';
+import { assertNotBuckets, assertNotView, readDocuments } from '../reads/index.js';
 import { flushWrites, isOrdered, runStatements, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
@@ -45,6 +45,7 @@ export const deleteCommand: CommandHandler = {
     const variables = letParam(body, 'delete');
     const storage = ctx.engine.storage;
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
 
     let n = 0;
     // Malformed statements fail the whole command (mongod parses them all first).

@@ -1,7 +1,7 @@
 import { mongoError } from '../errors.js';
 import { collectionParam, missingField } from '../params/index.js';
 import { isPlainObject } from '../query/values.js';
-import { assertNotView, sameKeyPattern } from '../reads/index.js';
+import { assertNotBuckets, assertNotView, sameKeyPattern } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
 import { flushWrites } from '../writes/index.js';
 import { clusteredIndexOf } from './clustered-index.js';
@@ -31,6 +31,7 @@ export const dropIndexesCommand: CommandHandler = {
     const info = storage.collection(ctx.db, coll);
     if (!info) throw mongoError('NamespaceNotFound', `ns not found ${ctx.db}.${coll}`);
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
     if (body.index === undefined) throw missingField('dropIndexes', 'index');
     const nIndexesWas = info.indexes.length;
     const names = targetNames(info, body.index);

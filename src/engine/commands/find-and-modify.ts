@@ -4,7 +4,7 @@ import { collectionParam, letParam, optionalArray, optionalBool, optionalDocumen
 import { checkUpdate, compileProjection } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
-import { assertNotView, collationFor, readFirst } from '../reads/index.js';
+import { assertNotBuckets, assertNotView, collationFor, readFirst } from '../reads/index.js';
 import { encodeUpdatedValueReply, SELF_ENCODER } from '../wire/index.js';
 import { documentCheck, flushWrites, updateOne, upsertOne } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
@@ -90,6 +90,7 @@ export const findAndModifyCommand: CommandHandler = {
     const storage = ctx.engine.storage;
     const { db } = ctx;
     assertNotView(storage, db, p.coll);
+    assertNotBuckets(storage, db, p.coll);
     const projected = p.fields !== undefined && Object.keys(p.fields).length > 0;
     const project = projected ? compileProjection(p.fields!, p.query) : (doc: Document) => doc;
 

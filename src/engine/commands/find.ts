@@ -3,7 +3,7 @@ import { mongoError } from '../errors.js';
 import { collectionParam, letParam, namespaceOf, nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileProjection, containsText, textScoreUnavailable, usesTextScore, validateCollation } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { findById, isView, ReadSlice, readDocuments, recheckerOf, SLICE_END, tailableRead, type TailableReadOptions } from '../reads/index.js';
+import { bucketsOwner, findById, isView, ReadSlice, readDocuments, recheckerOf, SLICE_END, tailableRead, type TailableReadOptions } from '../reads/index.js';
 import type { Storage } from '../storage/types.js';
 import type { ReadSpec } from './explain-plan.js';
 import { indexKeyOf, scannedKeyPattern, withRecordId } from './find-key-options.js';
@@ -43,7 +43,7 @@ export const findCommand: CommandHandler = {
     // Unprojected, a collection's documents reach the reply as the scan decoded them (filter, sort,
     // $near and $text only read them), so the reply may splice their stored bytes; a view's come from its pipeline.
     const projected = returnKey || showRecordId || (projection !== undefined && Object.keys(projection).length > 0);
-    const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll));
+    const storedBytes = !projected && !isView(ctx.engine.storage.collection(ctx.db, coll)) && !bucketsOwner(ctx.engine.storage, ctx.db, coll);
 
     // 2-3. storage scan and query step
     // A single batch must hold every result: it cannot end at a slice.

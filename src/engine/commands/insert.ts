@@ -1,7 +1,7 @@
 import { mongoError } from '../errors.js';
 import { collectionParam, requiredArray } from '../params/index.js';
 import { isPlainObject } from '../query/values.js';
-import { assertNotView } from '../reads/index.js';
+import { assertNotBuckets, assertNotView } from '../reads/index.js';
 import { documentCheck, flushWrites, isOrdered, prepareInsert, runStatements, sizeChecked, timeSeriesCheck, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
@@ -18,6 +18,7 @@ export const insertCommand: CommandHandler = {
     const ordered = isOrdered(body);
     const storage = ctx.engine.storage;
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
 
     // The collection is created even when every document fails, as mongod does.
     storage.ensureCollection(ctx.db, coll);

@@ -2,7 +2,7 @@ import { firstBatchReply } from '../cursors/index.js';
 import { nonNegativeInteger, optionalBool, optionalDocument } from '../params/index.js';
 import { compileFilter } from '../query/index.js';
 import type { Document } from '../query/types.js';
-import { isView } from '../reads/index.js';
+import { BUCKETS_PREFIX, bucketsCollectionInfo, isView } from '../reads/index.js';
 import type { CollectionInfo } from '../storage/types.js';
 import { isTimeSeries } from '../writes/index.js';
 import { clusteredIndexOf } from './clustered-index.js';
@@ -11,6 +11,10 @@ import type { CommandHandler } from './types.js';
 function describe(info: CollectionInfo): Document {
   // A view has no uuid nor _id index, and is read-only.
   if (isView(info)) return { name: info.name, type: 'view', options: info.options, info: { readOnly: true } };
+  // A time-series collection's buckets: a clustered collection, listed with the time-series options (derived, reads/time-series-buckets.ts).
+  if (info.name.startsWith(BUCKETS_PREFIX) && info.options.clusteredIndex === true) {
+    return { name: info.name, type: 'collection', options: info.options, info: { readOnly: false, uuid: info.uuid } };
+  }
   // mongod lists a time-series collection as a view on its buckets: no uuid, no idIndex.
   if (isTimeSeries(info)) return { name: info.name, type: 'timeseries', options: info.options, info: { readOnly: false } };
   const entry: Document = { name: info.name, type: 'collection', options: info.options, info: { readOnly: false, uuid: info.uuid } };
@@ -32,6 +36,7 @@ export const listCollectionsCommand: CommandHandler = {
     const matches = compileFilter(filter, {});
     const entries = ctx.engine.storage
       .collections(ctx.db)
+      .flatMap((info) => (isTimeSeries(info) ? [info, bucketsCollectionInfo(info)] : [info]))
       .map(describe)
       .filter(matches)
       .map((entry) => (nameOnly ? { name: entry.name, type: entry.type } : entry));

@@ -2,7 +2,8 @@ import os from 'node:os';
 import { mongoError } from '../errors.js';
 import type { Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
-import { isView } from '../reads/index.js';
+import { bucketStats, isView } from '../reads/index.js';
+import { isTimeSeries } from '../writes/index.js';
 import { describeIndex } from './list-indexes.js';
 import { currentOperations, latencyStatsOf } from './operation-tracker.js';
 import { listLocalSessions } from './session-cache.js';
@@ -75,7 +76,9 @@ function collStats(rawSpec: unknown, ctx: CommandContext, target: string | undef
   if (spec.storageStats !== undefined) {
     if (!stats) throw unavailable('storageStats');
     const options = isPlainObject(spec.storageStats) ? spec.storageStats : {};
-    out.storageStats = scaledStorageStats(stats, info!, scaleParam(options.scale));
+    const storageStats = scaledStorageStats(stats, info!, scaleParam(options.scale));
+    // A time-series collection's buckets, as mongod reports them (derived: reads/time-series-buckets.ts).
+    out.storageStats = isTimeSeries(info) ? { ...storageStats, timeseries: bucketStats(storage, info!) } : storageStats;
   }
   if (spec.count !== undefined) {
     if (!stats) throw unavailable('count');

@@ -3,8 +3,8 @@ import { assertKnownFields, collectionParam, letParam, missingField, optionalArr
 import type { Collation, Document } from '../query/types.js';
 import { checkUpdate } from '../query/index.js';
 import { isPlainObject } from '../query/values.js';
-import { assertNotView, collationFor, readDocuments } from '../reads/index.js';
-import { documentCheck, flushWrites, isOrdered, isReplacement, runStatements, updateOne, upsertOne, withWriteErrors } from '../writes/index.js';
+import { assertNotBuckets, assertNotView, collationFor, readDocuments } from '../reads/index.js';
+import { assertTimeSeriesUpdate, documentCheck, flushWrites, isOrdered, isReplacement, isTimeSeries, runStatements, updateOne, upsertOne, withWriteErrors } from '../writes/index.js';
 import type { CommandHandler } from './types.js';
 
 interface UpdateStatement {
@@ -55,7 +55,10 @@ export const updateCommand: CommandHandler = {
     const variables = letParam(body, 'update');
     const storage = ctx.engine.storage;
     assertNotView(storage, ctx.db, coll);
+    assertNotBuckets(storage, ctx.db, coll);
     const check = documentCheck(storage, ctx.db, coll, body.bypassDocumentValidation);
+    const info = storage.collection(ctx.db, coll);
+    const timeSeries = isTimeSeries(info) ? info : undefined;
 
     let n = 0;
     let nModified = 0;
@@ -63,6 +66,7 @@ export const updateCommand: CommandHandler = {
     // Malformed statements fail the whole command (mongod parses them all first).
     const parsed = statements.map(parseStatement);
     const writeErrors = runStatements(parsed, ordered, (st, index) => {
+      if (timeSeries) assertTimeSeriesUpdate(timeSeries, st);
       if (st.multi && isReplacement(st.u)) {
         throw mongoError('FailedToParse', 'multi update is not supported for replacement-style update');
       }

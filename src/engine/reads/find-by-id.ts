@@ -5,6 +5,7 @@ import { decodeStoredDocument, type StoredBytes } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import { encodeExhaustedFirstBatchReply, SELF_ENCODER, type ReplyAllocator } from '../wire/index.js';
 import { defaultCollation } from './read-documents.js';
+import { BUCKETS_PREFIX } from './time-series-buckets.js';
 import { isView } from './views.js';
 
 /**
@@ -38,6 +39,8 @@ export function findById(storage: Storage, db: string, body: Document, params: F
   for (const key in body) if (!PLAIN_FIELDS.has(key)) return undefined;
   const info = storage.collection(db, params.coll);
   if (isView(info)) return undefined;
+  // system.buckets.<name> is derived from a time-series collection's measurements: the read path answers it.
+  if (!info && params.coll.startsWith(BUCKETS_PREFIX)) return undefined;
   // A time-series collection has no _id index (measurements may share an _id): a scan finds them.
   if (info?.options.timeseries !== undefined) return undefined;
   // Under a non-simple default collation string ids compare by that collation, which the _id map does not.

@@ -1,7 +1,7 @@
 /**
  * The read side shared by the commands: the query step over storage (index
  * plan, scan, filter, sort/skip/limit), read-only views, and the `_id`
- * point-read fast path of find.
+ * point-read fast path of find, and the derived buckets of time-series collections.
  */
 export { collationFor, defaultCollation, readDocuments, readFirst, recheckerOf, resolveHint, sameKeyPattern, type Rechecker } from './read-documents.js';
 export type { ReadOptions } from './read-documents.js';
@@ -12,3 +12,4 @@ export type { FindParams } from './find-by-id.js';
 export { ReadSlice, SLICE_END } from './time-slice.js';
 export { tailableRead } from './tailable-read.js';
 export type { TailSource, TailableReadOptions } from './tailable-read.js';
+export { assertNotBuckets, bucketDocuments, bucketStats, bucketsCollectionInfo, bucketsOwner, BUCKETS_PREFIX } from './time-series-buckets.js';

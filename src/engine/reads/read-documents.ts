@@ -15,6 +15,7 @@ import { fieldsRead } from './fields-read.js';
 import { indexMembership } from './index-membership.js';
 import { READS_PER_CLOCK_CHECK, TimeBudget } from './time-budget.js';
 import { SLICE_END, type ReadSlice } from './time-slice.js';
+import { bucketDocuments, bucketsCollectionInfo, bucketsOwner } from './time-series-buckets.js';
 import { isView, viewDocuments } from './views.js';
 
 /**
@@ -60,7 +61,9 @@ export interface ReadOptions {
 
 export function readDocuments(storage: Storage, db: string, coll: string, opts: ReadOptions): Iterable<Document> {
   if (opts.collation !== undefined) validateCollation(opts.collation);
-  const info = storage.collection(db, coll);
+  // A time-series collection's system.buckets namespace is derived from its measurements (time-series-buckets.ts).
+  const owner = bucketsOwner(storage, db, coll);
+  const info = owner ? bucketsCollectionInfo(owner) : storage.collection(db, coll);
   // A `$text` is answered through the text index; the rest of the filter compiles as usual.
   const text = planTextFilter(opts.filter ?? {}, info?.indexes, `${db}.${coll}`, opts.collation ?? defaultCollation(info));
   if (!text.match && usesTextScore(opts.sort)) throw textScoreUnavailable();
@@ -70,10 +73,12 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
     return [];
   }
   const hinted = opts.hint !== undefined ? resolveHint(info, opts.hint) : undefined;
+  // A view's documents, or derived buckets, come from elsewhere than this namespace's storage: never indexed.
+  const derived = isView(info) || owner !== undefined;
   const collation = opts.collation ?? defaultCollation(info);
   const filter = opts.filter ?? {};
   // A $near/$nearSphere query needs its geo index (291) and comes back nearest first.
-  const near = opts.refuseNear || isView(info) ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
+  const near = opts.refuseNear || derived ? undefined : planNear(filter, info.indexes, `${db}.${coll}`);
   // A hinted index answers with the documents it holds only (sparse, partial, geo: index-membership.ts).
   const held = hinted ? indexMembership(hinted) : undefined;
   const matches = withIndex(textFilter(text, { collation, variables: opts.variables, near }), held);
@@ -85,14 +90,14 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   const budget = opts.maxTimeMS ? new TimeBudget(opts.maxTimeMS) : undefined;
   const limit = opts.limit ?? 0;
   // Partial documents only where nothing else reads them: a text or $near match, a hinted index's membership, a view's pipeline.
-  const fields = opts.onlyStoredBytes && !text.match && !near && !hinted && !isView(info) ? fieldsRead(filter, opts.sort) : undefined;
+  const fields = opts.onlyStoredBytes && !text.match && !near && !hinted && !derived ? fieldsRead(filter, opts.sort) : undefined;
   const chosen =
-    natural === undefined && !isView(info)
+    natural === undefined && !derived
       ? // A $near answers by distance first, so no index gives its order.
         chooseRead(storage, info, { filter, sort: near ? undefined : opts.sort, hinted, collation, need: skip + (limit > 0 ? limit : TRIAL_RESULTS), matches, fields, budget })
       : undefined;
   // A streamed read of stored documents (no blocking sort, no view's pipeline, no $text score on them) can recheck one a cursor read ahead.
-  const live = !isView(info) && !text.match ? { storage, db, coll, matches } : undefined;
+  const live = !derived && !text.match ? { storage, db, coll, matches } : undefined;
   if (chosen?.sorted) {
     // In index order, a read-ahead document whose sort key moved has moved behind or ahead of the scan.
     const inOrder = live && opts.sort ? { ...live, sortOrder: compileSort(opts.sort, collation) } : live;
@@ -102,7 +107,9 @@ export function readDocuments(storage: Storage, db: string, coll: string, opts: 
   }
   const plan = chosen?.plan;
   // A view's candidates are its pipeline's result (views are never indexed).
-  const candidates = isView(info)
+  const candidates = owner
+    ? bucketDocuments(storage, owner)
+    : isView(info)
     ? viewDocuments(info, (source, viewCollation) => readDocuments(storage, db, source, { collation: viewCollation }))
     : // A blocking sort estimates its memory from whole documents.
       storage.scan(db, coll, plan, sort ? undefined : fields);

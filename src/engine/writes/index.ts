@@ -21,5 +21,7 @@ export { assertValidValidator, documentCheck } from './document-validation.js';
 export type { DocumentCheck } from './document-validation.js';
 export { writeOutput } from './aggregate-output.js';
 export { assertExpireNeedsTimeSeries, isTimeSeries, sameTimeSeries, timeSeriesCheck, timeSeriesOptions } from './time-series.js';
+export { assertTimeSeriesIndex, bucketsIndexSpec, defaultTimeSeriesIndex } from './time-series-indexes.js';
+export { assertTimeSeriesUpdate } from './time-series-updates.js';
 export { cappedOptions, isCapped } from './capped.js';
 export { preAndPostImagesOption, withPreAndPostImages } from './pre-and-post-images.js';

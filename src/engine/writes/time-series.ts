@@ -6,10 +6,12 @@ import type { CollectionInfo, Storage } from '../storage/types.js';
 /**
  * Time-series collections (`create` with `timeseries: {timeField, metaField,
  * granularity}`). The engine keeps the measurements as ordinary documents
- * (no system.buckets collection): what mongod 7.0 checks and shows is
- * reproduced — the create options and their errors, `listCollections` type
- * "timeseries" with the options completed as mongod completes them, and the
- * time field every inserted measurement must carry.
+ * (system.buckets.<name> is derived from them: reads/time-series-buckets.ts);
+ * what mongod 7.0 checks and shows is reproduced — the create options and
+ * their errors, `listCollections` type "timeseries" with the options
+ * completed as mongod completes them, and the time field every inserted
+ * measurement must carry (indexes and updates: time-series-indexes.ts,
+ * time-series-updates.ts).
  */
 
 /** mongod's bucketMaxSpanSeconds for each granularity. */

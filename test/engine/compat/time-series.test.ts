@@ -6,8 +6,8 @@ import { describeCompat, type CompatCase, type LooseCollection } from './compat-
 /**
  * Time-series collections as mongod 7.0 creates, lists and fills them
  * (jstests/core/timeseries/timeseries_create_collection.js for the codes).
- * The engine keeps measurements as plain documents: no system.buckets
- * collection is listed.
+ * The engine keeps measurements as plain documents; the buckets mongod
+ * shows, its indexes and its update limits: time-series-buckets.test.ts.
  */
 
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -186,15 +186,16 @@ const cases: CompatCase[] = [
   {
     name: 'a cursor over measurements sharing an _id returns each across getMores, as changed meanwhile',
     run: async (c, db) => {
-      await createTs(c, db, { timeseries: { timeField: 't' } });
-      await c.insertMany([1, 2, 3, 4].map((v) => ({ _id: 1, t: at(v), v })));
-      const cursor = c.find({ _id: 1 }, { batchSize: 1, projection: { _id: 0, v: 1 } });
+      await createTs(c, db, { timeseries: { timeField: 't', metaField: 'm' } });
+      await c.insertMany([1, 2, 3, 4].map((v) => ({ _id: 1, t: at(v), m: `s${v}`, v })));
+      const cursor = c.find({ _id: 1 }, { batchSize: 1, projection: { _id: 0, m: 1 } });
       const first = await cursor.next();
       // The cursor has read the next measurement ahead: its getMore reads it again by its record.
-      await c.updateMany({ v: { $in: [2, 3] } }, { $inc: { v: 10 } });
+      // (mongod 7.0 updates a time-series collection only by and on its metaField.)
+      await c.updateMany({ m: { $in: ['s2', 's3'] } }, { $set: { m: 'moved' } });
       return [first, ...(await cursor.toArray())];
     },
-    expected: [{ v: 1 }, { v: 12 }, { v: 13 }, { v: 4 }],
+    expected: [{ m: 's1' }, { m: 'moved' }, { m: 'moved' }, { m: 's4' }],
   },
   {
     name: 'a time-series collection without a metaField has no _id index',
@@ -222,23 +223,23 @@ const cases: CompatCase[] = [
     expected: { one: 1, left: 2, many: 2, rest: [{ t: at(3), v: 4 }] },
   },
   {
-    name: 'updateMany by a shared _id changes every measurement holding it',
+    name: 'updateMany by a shared meta value changes every measurement holding it',
     run: async (c, db) => {
-      await createTs(c, db, { timeseries: { timeField: 't' } });
+      await createTs(c, db, { timeseries: { timeField: 't', metaField: 'm' } });
       await c.insertMany([
-        { _id: 1, t: at(0), v: 1 },
-        { _id: 1, t: at(1), v: 2 },
-        { _id: 2, t: at(2), v: 3 },
+        { _id: 1, t: at(0), m: 'a', v: 1 },
+        { _id: 1, t: at(1), m: 'a', v: 2 },
+        { _id: 2, t: at(2), m: 'b', v: 3 },
       ]);
-      const res = await c.updateMany({ _id: 1 }, { $inc: { v: 10 } });
-      return { modified: res.modifiedCount, docs: (await c.find().sort({ t: 1 }).toArray()).map((d) => [d._id, d.v]) };
+      const res = await c.updateMany({ m: 'a' }, { $set: { m: 'c' } });
+      return { modified: res.modifiedCount, docs: (await c.find().sort({ t: 1 }).toArray()).map((d) => [d._id, d.m]) };
     },
     expected: {
       modified: 2,
       docs: [
-        [1, 11],
-        [1, 12],
-        [2, 3],
+        [1, 'c'],
+        [1, 'c'],
+        [2, 'b'],
       ],
     },
   },
@@ -303,28 +304,28 @@ describe('time-series on lmdb: options survive a restart, expireAfterSeconds exp
     const dbPath = tempDir();
     await withClient(dbPath, async (client) => {
       const db = client.db('app');
-      await db.createCollection('readings', { timeseries: { timeField: 't' } });
+      await db.createCollection('readings', { timeseries: { timeField: 't', metaField: 'm' } });
       await db.collection('readings').insertMany([
-        { _id: 7, t: at(0), v: 1 },
-        { _id: 7, t: at(1), v: 2 },
-        { _id: 7, t: at(2), v: 3 },
+        { _id: 7, t: at(0), m: 'a', v: 1 },
+        { _id: 7, t: at(1), m: 'b', v: 2 },
+        { _id: 7, t: at(2), m: 'c', v: 3 },
       ] as Document[]);
     });
     // After one restart: one is deleted, one changed, one more inserted with the same _id.
     await withClient(dbPath, async (client) => {
       const c = client.db('app').collection('readings');
       await c.deleteOne({ v: 1 });
-      await c.updateMany({ v: 2 }, { $set: { v: 20 } });
-      await c.insertOne({ _id: 7, t: at(3), v: 4 } as Document);
+      await c.updateMany({ m: 'b' }, { $set: { m: 'B' } });
+      await c.insertOne({ _id: 7, t: at(3), m: 'd', v: 4 } as Document);
     });
     const after = await withClient(dbPath, async (client) => {
       const c: LooseCollection = client.db('app').collection('readings');
       return c.find({ _id: 7 }, { projection: { _id: 0 } }).sort({ t: 1 }).toArray();
     });
     expect(after).toEqual([
-      { t: at(1), v: 20 },
-      { t: at(2), v: 3 },
-      { t: at(3), v: 4 },
+      { t: at(1), m: 'B', v: 2 },
+      { t: at(2), m: 'c', v: 3 },
+      { t: at(3), m: 'd', v: 4 },
     ]);
   });
 
