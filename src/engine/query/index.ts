@@ -43,3 +43,7 @@ export { isKnownStage, splitOutputStage } from './pipeline/stages.js';
 export type { PipelineContext } from './pipeline/pipeline-types.js';
 export { planSortedScan, sortedScanFor } from './index-sort.js';
 export type { SortedScan } from './index-sort.js';
+export { hashedKey, hashedFieldPosition } from './hashed-key.js';
+export { isWildcardIndex, isWildcardKeyField, wildcardShape, wildcardLeaves, flattenProjection } from './wildcard-keys.js';
+export type { WildcardShape } from './wildcard-keys.js';
+export { checkHashedAndWildcardSpec } from './special-index-spec.js';
