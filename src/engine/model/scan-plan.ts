@@ -15,6 +15,12 @@ export interface ScanPlan {
    * scan then yields the index's full key order.
    */
   keyBounds?: { equals: unknown[]; range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean } };
+  /**
+   * A wildcard index's scan: the path whose `$_path` entries it reads (its
+   * keyBounds hold the path where the key pattern has its `$**` field), and
+   * whether it reads that path's subpaths too (`$exists`).
+   */
+  wildcard?: { path: string; subpaths?: boolean };
   /** Walk the index from its last key to its first (a sort in the index's reverse order). */
   backward?: boolean;
 }

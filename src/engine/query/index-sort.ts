@@ -1,5 +1,6 @@
 import type { IndexSpec, ScanPlan } from '../model/index.js';
-import { boundsFor, conditionsOf, sameCollation } from './planner.js';
+import { boundsFor, conditionsOf, planWildcard, sameCollation } from './planner.js';
+import { wildcardShape } from './wildcard-keys.js';
 import { isNumeric, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';
 
@@ -28,6 +29,7 @@ export interface SortedScan {
 export function sortedScanFor(index: IndexSpec, filter: Document, sort: Document, collation: Collation | undefined, multikey: boolean): SortedScan | undefined {
   if (multikey || index.sparse || index.partialFilterExpression) return undefined;
   if (!sameCollation(index.collation, collation)) return undefined;
+  if (wildcardShape(index)) return wildcardSortedScan(index, filter, sort);
   const fields = Object.keys(index.key);
   const dirs = fields.map((f) => direction(index.key[f]));
   if (dirs.some((d) => d === 0)) return undefined;
@@ -55,6 +57,26 @@ export function sortedScanFor(index: IndexSpec, filter: Document, sort: Document
   const backward = flip * dirs[0]! < 0;
   const plan: ScanPlan = { index: index.name, keyBounds: { equals, ...(range ? { range } : {}) }, ...(backward ? { backward } : {}) };
   return { plan, tightness: 2 * k + (range ? 1 : 0) };
+}
+
+/**
+ * A wildcard index gives the order of a sort on one field when the filter
+ * reads that field's path through it (planWildcard, not its subpaths) and
+ * no indexed document holds an array (mongod: the path is not multikey).
+ */
+function wildcardSortedScan(index: IndexSpec, filter: Document, sort: Document): SortedScan | undefined {
+  const sortFields = Object.keys(sort);
+  if (sortFields.length !== 1 || direction(sort[sortFields[0]!]) === 0) return undefined;
+  const found = planWildcard(index, conditionsOf(filter));
+  const plan = found?.plan;
+  if (!plan?.wildcard || plan.wildcard.subpaths || plan.wildcard.path !== sortFields[0]) return undefined;
+  const shape = wildcardShape(index)!;
+  const fields = Object.keys(index.key);
+  // Stored order keeps the first key field ascending: the value runs in its own direction times the first field's.
+  const stored = direction(index.key[shape.field]) * (shape.position === 0 ? 1 : direction(index.key[fields[0]!]));
+  const backward = direction(sort[sortFields[0]!]) * stored < 0;
+  const bounds = plan.keyBounds!;
+  return { plan: { ...plan, ...(backward ? { backward } : {}) }, tightness: 2 * bounds.equals.length + (bounds.range ? 1 : 0) };
 }
 
 /**

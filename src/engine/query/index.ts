@@ -37,7 +37,7 @@ export type { UpdateOptions, UpdateResult } from './update/update-types.js';
 export * from './text/index.js';
 
 // Planning and aggregation
-export { planQuery } from './planner.js';
+export { planQuery, planWildcard, conditionsOf } from './planner.js';
 export { runPipeline } from './pipeline/run-pipeline.js';
 export { isKnownStage, splitOutputStage } from './pipeline/stages.js';
 export type { PipelineContext } from './pipeline/pipeline-types.js';
