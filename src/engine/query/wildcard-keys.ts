@@ -9,7 +9,9 @@ import type { Document } from './types.js';
  * positions are not part of a path (each element is keyed under the array's
  * path), an array inside an array is keyed whole, an empty document is
  * keyed as `{}` and an empty array as undefined, and a field whose name holds
- * a dot is skipped. `_id` is left out unless the projection includes it.
+ * a dot is skipped (its parent document is keyed whole, so that reads stay
+ * those of a collection scan). `_id` is left out unless the projection
+ * includes it.
  */
 
 /** The key field of a wildcard index: `$**` or `<path>.$**`. */
@@ -70,7 +72,6 @@ export function wildcardLeaves(doc: Document, shape: WildcardShape): { leaves: A
   const leaves: Array<[string, unknown]> = [];
   let multikey = false;
   const visit = (value: unknown, path: string, inArray: boolean): void => {
-    if (value === undefined) return;
     if (Array.isArray(value)) {
       // An array inside an array is a value, not a level.
       if (inArray) return add(path, value);
@@ -82,10 +83,14 @@ export function wildcardLeaves(doc: Document, shape: WildcardShape): { leaves: A
     if (isPlainObject(value)) {
       const keys = Object.keys(value);
       if (keys.length === 0) return add(path, {});
+      let dotted = false;
       for (const key of keys) {
-        if (key.includes('.')) continue;
-        visit(ownField(value, key), path ? `${path}.${key}` : key, false);
+        if (key.includes('.')) dotted = true;
+        else visit(ownField(value, key), path ? `${path}.${key}` : key, false);
       }
+      // mongod skips a field whose name holds a dot, so `$exists` on its parent could miss the
+      // document; the parent is keyed whole instead, and the filter decides.
+      if (dotted) add(path, value);
       return;
     }
     add(path, value);
