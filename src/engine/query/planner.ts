@@ -115,8 +115,9 @@ type Scored = { plan: ScanPlan; score: number };
 
 /**
  * A hashed first field answers equality and `$in` (mongod's hashed bounds:
- * each value's hash, inexact, so the filter still runs); never a range, a
- * null or an array (which a hashed field never holds).
+ * each value's hash, inexact, so the filter still runs), null and
+ * `$exists: false` through null's hash (a missing field is keyed as null);
+ * never a range or an array (which a hashed field never holds).
  */
 function planHashed(index: IndexSpec, conditions: ReadonlyArray<[string, unknown]>): Scored | undefined {
   const first = Object.keys(index.key)[0]!;
@@ -136,13 +137,14 @@ function hashableEquals(condition: unknown): unknown[] | undefined {
   if (isOperatorObject(condition)) {
     const keys = Object.keys(condition);
     if (keys.length === 1 && keys[0] === '$eq') return hashableEquals(condition.$eq);
+    if (keys.length === 1 && keys[0] === '$exists' && (condition.$exists === false || condition.$exists === 0)) return [null];
     if (keys.length === 1 && keys[0] === '$in' && Array.isArray(condition.$in)) {
       const values = condition.$in;
       return values.every((v) => hashableEquals(v) !== undefined) ? values : undefined;
     }
     return undefined;
   }
-  if (condition === null || condition === undefined || Array.isArray(condition) || isRegexValue(condition)) return undefined;
+  if (condition === undefined || Array.isArray(condition) || isRegexValue(condition)) return undefined;
   return [condition];
 }
 
