@@ -224,6 +224,17 @@ const cases: CompatCase[] = [
     expected: [['FETCH', 'IXSCAN'], [1, 3, 2]],
   },
   {
+    name: 'a descending wildcard index gives both directions of the sort',
+    seed: [{ _id: 1, a: 3 }, { _id: 2, a: 1 }, { _id: 3, a: 2 }, { _id: 4, b: 1 }],
+    indexes: [{ key: { '$**': -1 } }],
+    run: async (c) => [
+      stages(await winning(c, { a: { $lt: 3 } }, { sort: { a: 1 } })),
+      ids(await c.find({ a: { $lt: 3 } }).sort({ a: 1 }).toArray()),
+      ids(await c.find({ a: { $gte: 1 } }).sort({ a: -1 }).limit(2).toArray()),
+    ],
+    expected: [['FETCH', 'IXSCAN'], [2, 3], [1, 3]],
+  },
+  {
     name: 'with an array indexed the sort is a blocking SORT, still in order',
     seed,
     indexes: all,
