@@ -310,7 +310,9 @@ function indexScanStage(index: IndexSpec, plan: ScanPlan, multikey: boolean): Do
         ? { equals: [reading.equals[i]] }
         : i === reading.equals.length && reading.range
           ? { range: reading.range }
-          : {}
+          : i === reading.equals.length && reading.points
+            ? { equals: reading.points }
+            : {}
       : i === 0
         ? plan
         : {};
@@ -429,6 +431,7 @@ function wildcardResidual(parsedQuery: Document, plan: ScanPlan): Document | und
     const keys = Object.keys(clause);
     if (plan.wildcard!.subpaths || keys.length !== 1 || keys[0] !== plan.wildcard!.path || !isPlainObject(clause[keys[0]!])) return false;
     const [op] = Object.keys(clause[keys[0]!] as Document);
+    if (bounds.points) return op === '$in';
     return bounds.range ? ['$gt', '$gte', '$lt', '$lte'].includes(op!) : op === '$eq' && bounds.equals.length > 0;
   };
   return remaining(clauses.filter((clause) => !exact(clause)));

@@ -69,7 +69,8 @@ function wildcardSortedScan(index: IndexSpec, filter: Document, sort: Document):
   if (sortFields.length !== 1 || direction(sort[sortFields[0]!]) === 0) return undefined;
   const found = planWildcard(index, conditionsOf(filter));
   const plan = found?.plan;
-  if (!plan?.wildcard || plan.wildcard.subpaths || plan.wildcard.path !== sortFields[0]) return undefined;
+  // A `$in`'s runs come one value after another, not merged: no order from them.
+  if (!plan?.wildcard || plan.wildcard.subpaths || plan.keyBounds?.points || plan.wildcard.path !== sortFields[0]) return undefined;
   const shape = wildcardShape(index)!;
   const fields = Object.keys(index.key);
   // Stored order keeps the first key field ascending: the value runs in its own direction times the first field's.

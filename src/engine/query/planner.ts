@@ -150,8 +150,8 @@ function hashableEquals(condition: unknown): unknown[] | undefined {
 
 /**
  * A wildcard index answers a condition on one path it covers (mongod's
- * `$_path` bounds): equality to a scalar, a range, `$in` (the path's whole
- * run) or `$exists: true` (the path and its subpaths), after an equality
+ * `$_path` bounds): equality to a scalar, a range, `$in` (a run per
+ * value) or `$exists: true` (the path and its subpaths), after an equality
  * on each regular field before its `$**` field. Not null, `$ne`,
  * `$exists: false`, documents or arrays: a missing field has no key. A path
  * with a numeric part could name an array position, which the keys do not
@@ -193,7 +193,7 @@ function wildcardBounds(index: IndexSpec, path: string, condition: unknown, pref
   if (bounds.equals) {
     if (bounds.equals.some((v) => isPlainObject(v))) return undefined;
     if (bounds.equals.length === 1) return { plan: plan({ equals: [...prefix, path, bounds.equals[0]] }), score: 1.9 };
-    return { plan: plan({ equals: [...prefix, path] }), score: 0.9 };
+    return { plan: plan({ equals: [...prefix, path], points: bounds.equals }), score: 1.5 };
   }
   if (bounds.range) return { plan: plan({ equals: [...prefix, path], range: bounds.range }), score: 0.9 };
   return undefined;

@@ -210,6 +210,13 @@ const cases: CompatCase[] = [
     expected: { stage: 'IXSCAN', keyPattern: { $_path: 1, 'b.c': 1 }, indexName: '$**_1', indexBounds: { $_path: ['["b.c", "b.c"]'], 'b.c': ['(2, inf.0]'] } },
   },
   {
+    name: 'explain: $in reads each value of the path',
+    seed,
+    indexes: all,
+    run: async (c) => access(await winning(c, { a: { $in: ['text', 1] } })),
+    expected: { stage: 'IXSCAN', keyPattern: { $_path: 1, a: 1 }, indexName: '$**_1', indexBounds: { $_path: ['["a", "a"]'], a: ['[1, 1]', '["text", "text"]'] } },
+  },
+  {
     name: 'explain: $exists reads the path and its subpaths',
     seed,
     indexes: all,
