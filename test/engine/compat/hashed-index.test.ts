@@ -203,6 +203,13 @@ const cases: CompatCase[] = [
     expected: ['SORT', 'FETCH', 'IXSCAN'],
   },
   {
+    name: 'a compound index gives the order of the fields before its hashed one',
+    seed: [{ _id: 1, a: 2, b: 'x' }, { _id: 2, a: 1, b: 'y' }, { _id: 3, a: 3, b: 'z' }],
+    indexes: [{ key: { a: 1, b: 'hashed' } }],
+    run: async (c) => [stages(await winning(c, {}, { a: -1 })), ids(await c.find({}).sort({ a: -1 }).toArray()), stages(await winning(c, { a: 1 }, { b: 1 }))[0]],
+    expected: [['FETCH', 'IXSCAN'], [3, 1, 2], 'SORT'],
+  },
+  {
     name: 'explain: a hinted hashed index is scanned whole',
     seed,
     indexes: hashedA,
