@@ -3,6 +3,7 @@ import type { IndexSpec } from '../model/index.js';
 import { collectionParam, requiredArray } from '../params/index.js';
 import type { Document } from '../query/types.js';
 import { normalizeGeoIndexSpec } from '../query/geo/index.js';
+import { checkHashedAndWildcardSpec } from '../query/index.js';
 import { isNumeric, isPlainObject, toDouble } from '../query/values.js';
 import { assertNotBuckets, assertNotView, defaultCollation } from '../reads/index.js';
 import { assertTimeSeriesIndex, flushWrites, isTimeSeries } from '../writes/index.js';
@@ -64,6 +65,7 @@ function parseSpec(raw: unknown): IndexSpec {
   }
   const { key, name, v, ns: _ns, ...options } = raw;
   const spec = { v: v === undefined ? 2 : toDouble(v), key: key as IndexSpec['key'], name, ...options } as IndexSpec;
+  checkHashedAndWildcardSpec(spec);
   normalizeGeoIndexSpec(spec);
   return spec;
 }

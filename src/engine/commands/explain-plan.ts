@@ -2,9 +2,11 @@ import { ObjectId } from 'bson';
 import { mongoError } from '../errors.js';
 import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { hasNearCondition, planNear } from '../query/geo/index.js';
-import { compareValues, compileFilter, compileSort, isOperatorObject, naturalDirection, planTextFilter, usesTextScore } from '../query/index.js';
+import {
+  compareValues, compileFilter, compileSort, hashedFieldPosition, isOperatorObject, naturalDirection, planTextFilter, usesTextScore, wildcardShape,
+} from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
-import { isPlainObject, isNumeric, toDouble } from '../query/values.js';
+import { bsonType as bsonTypeOf, isPlainObject, isNumeric, toDouble } from '../query/values.js';
 import { chooseRead, indexableSort, TRIAL_RESULTS } from '../reads/choose-plan.js';
 import { defaultCollation, isView, resolveHint } from '../reads/index.js';
 import type { CollectionInfo, Storage } from '../storage/types.js';
@@ -279,9 +281,25 @@ function wrapTail(base: StageTree, spec: ReadSpec, counts: (RunCounts & { millis
   return { plan, stats };
 }
 
+/**
+ * A wildcard index's scan as mongod shows it: its key pattern with `$_path`
+ * and the path read in place of the `$**` field (`{$_path: 1, a: 1}`).
+ */
+function scannedKeyPattern(index: IndexSpec, plan: ScanPlan): Document {
+  const shape = wildcardShape(index);
+  if (!shape || !plan.wildcard) return index.key;
+  const out: Document = {};
+  for (const [field, dir] of Object.entries(index.key)) {
+    if (field !== shape.field) out[field] = dir;
+    else Object.assign(out, { $_path: 1, [plan.wildcard.path]: dir });
+  }
+  return out;
+}
+
 function indexScanStage(index: IndexSpec, plan: ScanPlan, multikey: boolean): Document {
-  const fields = Object.keys(index.key);
-  const descending = (field: string): boolean => isNumeric(index.key[field]) && toDouble(index.key[field]) < 0;
+  const keyPattern = scannedKeyPattern(index, plan);
+  const fields = Object.keys(keyPattern);
+  const descending = (field: string): boolean => isNumeric(keyPattern[field]) && toDouble(keyPattern[field]) < 0;
   // Storage keeps the first field ascending: a descending first field walked forwards there is mongod's backward.
   const backward = (plan.backward === true) !== descending(fields[0]!);
   const reading = plan.keyBounds;
@@ -292,17 +310,25 @@ function indexScanStage(index: IndexSpec, plan: ScanPlan, multikey: boolean): Do
         ? { equals: [reading.equals[i]] }
         : i === reading.equals.length && reading.range
           ? { range: reading.range }
-          : {}
+          : i === reading.equals.length && reading.points
+            ? { equals: reading.points }
+            : {}
       : i === 0
         ? plan
         : {};
     indexBounds[field] = fieldBounds(on, descending(field) !== (reading ? backward : false));
   });
+  // `$exists` on a wildcard path reads the path and its subpaths, any value.
+  if (plan.wildcard?.subpaths) {
+    const path = plan.wildcard.path;
+    indexBounds.$_path = [`[${JSON.stringify(path)}, ${JSON.stringify(path)}]`, `[${JSON.stringify(`${path}.`)}, ${JSON.stringify(`${path}/`)})`];
+    indexBounds[path] = ['[MinKey, MaxKey]'];
+  }
   const multiKeyPaths: Document = {};
   for (const field of fields) multiKeyPaths[field] = [];
   return {
     stage: 'IXSCAN',
-    keyPattern: index.key,
+    keyPattern,
     indexName: index.name,
     ...(index.collation ? { collation: index.collation } : {}),
     isMultiKey: multikey,
@@ -360,6 +386,8 @@ function highestOfType(value: unknown): string {
 }
 
 function boundValue(value: unknown): string {
+  // A long (a hashed key) keeps every digit.
+  if (bsonTypeOf(value) === 'Long') return String(value);
   if (isNumeric(value)) {
     const n = toDouble(value);
     if (n === Infinity) return 'inf.0';
@@ -376,6 +404,9 @@ function boundValue(value: unknown): string {
 /** The conditions an index scan leaves to FETCH: all but the one on the index's first field. */
 function residualFilter(parsedQuery: Document, plan: ScanPlan, index: IndexSpec): Document | undefined {
   if (Object.keys(parsedQuery).length === 0) return undefined;
+  // Hashed bounds are inexact (values share a hash): mongod's FETCH checks the whole filter.
+  if (hashedFieldPosition(index) >= 0 && plan.equals) return parsedQuery;
+  if (plan.wildcard) return wildcardResidual(parsedQuery, plan);
   const first = Object.keys(index.key)[0]!;
   const clauses = Array.isArray(parsedQuery.$and) ? (parsedQuery.$and as Document[]) : [parsedQuery];
   if (plan.keyBounds) return remaining(clauses.filter((clause) => !coveredByKeyBounds(clause, plan.keyBounds!, Object.keys(index.key))));
@@ -390,6 +421,20 @@ function residualFilter(parsedQuery: Document, plan: ScanPlan, index: IndexSpec)
     return true;
   });
   return remaining(rest);
+}
+
+/** A wildcard scan answers its path's equality or range (a `$in` or `$exists` reads more than matches). */
+function wildcardResidual(parsedQuery: Document, plan: ScanPlan): Document | undefined {
+  const clauses = Array.isArray(parsedQuery.$and) ? (parsedQuery.$and as Document[]) : [parsedQuery];
+  const bounds = plan.keyBounds!;
+  const exact = (clause: Document): boolean => {
+    const keys = Object.keys(clause);
+    if (plan.wildcard!.subpaths || keys.length !== 1 || keys[0] !== plan.wildcard!.path || !isPlainObject(clause[keys[0]!])) return false;
+    const [op] = Object.keys(clause[keys[0]!] as Document);
+    if (bounds.points) return op === '$in';
+    return bounds.range ? ['$gt', '$gte', '$lt', '$lte'].includes(op!) : op === '$eq' && bounds.equals.length > 0;
+  };
+  return remaining(clauses.filter((clause) => !exact(clause)));
 }
 
 function remaining(rest: Document[]): Document | undefined {

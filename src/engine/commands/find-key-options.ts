@@ -1,5 +1,5 @@
 import { Long } from 'bson';
-import { getIndexKeyValues } from '../query/index.js';
+import { getIndexKeyValues, hashedKey } from '../query/index.js';
 import type { Document } from '../query/types.js';
 import { isPlainObject } from '../query/values.js';
 import type { Storage } from '../storage/types.js';
@@ -29,10 +29,19 @@ function findScan(stage: Document): Document | undefined {
   return undefined;
 }
 
-/** The document's index key: each key field (dotted names kept whole) with its first key value, null when missing. */
+/**
+ * The document's index key: each key field (dotted names kept whole) with its
+ * first key value, null when missing; a hashed field's hash; a wildcard
+ * scan's `$_path` names the path it read (the field after it).
+ */
 export function indexKeyOf(doc: Document, keyPattern: Document | undefined): Document {
   const key: Document = {};
-  for (const field of Object.keys(keyPattern ?? {})) key[field] = getIndexKeyValues(doc, field)[0] ?? null;
+  const fields = Object.keys(keyPattern ?? {});
+  fields.forEach((field, i) => {
+    if (field === '$_path') key[field] = fields[i + 1] ?? null;
+    else if (keyPattern![field] === 'hashed') key[field] = hashedKey(getIndexKeyValues(doc, field)[0] ?? null);
+    else key[field] = getIndexKeyValues(doc, field)[0] ?? null;
+  });
   return key;
 }
 

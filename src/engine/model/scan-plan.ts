@@ -14,7 +14,18 @@ export interface ScanPlan {
    * equality value on each leading key field, then a range on the next. The
    * scan then yields the index's full key order.
    */
-  keyBounds?: { equals: unknown[]; range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean } };
+  keyBounds?: {
+    equals: unknown[];
+    range?: { min?: unknown; minInclusive?: boolean; max?: unknown; maxInclusive?: boolean };
+    /** Instead of a range: one of these values on the next key field (a `$in`), one run each. */
+    points?: unknown[];
+  };
+  /**
+   * A wildcard index's scan: the path whose `$_path` entries it reads (its
+   * keyBounds hold the path where the key pattern has its `$**` field), and
+   * whether it reads that path's subpaths too (`$exists`).
+   */
+  wildcard?: { path: string; subpaths?: boolean };
   /** Walk the index from its last key to its first (a sort in the index's reverse order). */
   backward?: boolean;
 }

@@ -1,5 +1,6 @@
 import type { IndexSpec, ScanPlan } from '../model/index.js';
-import { boundsFor, conditionsOf, sameCollation } from './planner.js';
+import { boundsFor, conditionsOf, planWildcard, sameCollation } from './planner.js';
+import { wildcardShape } from './wildcard-keys.js';
 import { isNumeric, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';
 
@@ -13,8 +14,8 @@ import type { Collation, Document } from './types.js';
  * the next key field (compound bounds: a deep page does not rescan).
  *
  * An index cannot give an order when it is multikey (entries per array
- * element), sparse or partial (it lacks documents), special (text, 2dsphere,
- * hashed), or its collation differs from the query's (strings would come in
+ * element), sparse or partial (it lacks documents), special (text, 2dsphere;
+ * a hashed field ends the order a compound index gives), or its collation differs from the query's (strings would come in
  * another order). Hidden indexes only when hinted.
  */
 
@@ -28,16 +29,20 @@ export interface SortedScan {
 export function sortedScanFor(index: IndexSpec, filter: Document, sort: Document, collation: Collation | undefined, multikey: boolean): SortedScan | undefined {
   if (multikey || index.sparse || index.partialFilterExpression) return undefined;
   if (!sameCollation(index.collation, collation)) return undefined;
+  if (wildcardShape(index)) return wildcardSortedScan(index, filter, sort);
   const fields = Object.keys(index.key);
   const dirs = fields.map((f) => direction(index.key[f]));
-  if (dirs.some((d) => d === 0)) return undefined;
+  // A hashed field holds hashes, not values: a compound hashed index orders by the fields before it
+  // (mongod's sort over {a: 1, b: "hashed"}); text and geo indexes hold only some documents.
+  if (fields.some((f, i) => dirs[i] === 0 && index.key[f] !== 'hashed')) return undefined;
   const sortFields = Object.keys(sort);
   if (sortFields.some((f) => direction(sort[f]) === 0)) return undefined;
 
   const conditions = conditionsOf(filter);
   const boundsOn = (path: string) => conditions.filter(([p]) => p === path).map(([, c]) => boundsFor(c)).filter((b) => b !== undefined);
   const equals: unknown[] = [];
-  for (const field of fields) {
+  for (const [i, field] of fields.entries()) {
+    if (dirs[i] === 0) break;
     const point = boundsOn(field).find((b) => b.equals?.length === 1);
     if (!point) break;
     equals.push(point.equals![0]);
@@ -48,13 +53,34 @@ export function sortedScanFor(index: IndexSpec, filter: Document, sort: Document
   if (ordered.length > fields.length - k || ordered.some((f, j) => f !== fields[k + j])) return undefined;
   const flips = ordered.map((f, j) => direction(sort[f]) * dirs[k + j]!);
   const flip = flips[0] ?? 1;
-  if (flips.some((x) => x !== flip)) return undefined;
+  if (flips.some((x) => x !== flip || x === 0)) return undefined;
 
-  const range = k < fields.length ? boundsOn(fields[k]!).find((b) => b.range)?.range : undefined;
+  const range = k < fields.length && dirs[k] !== 0 ? boundsOn(fields[k]!).find((b) => b.range)?.range : undefined;
   // Storage keeps the first field ascending: index order is backwards there when that field is descending.
   const backward = flip * dirs[0]! < 0;
   const plan: ScanPlan = { index: index.name, keyBounds: { equals, ...(range ? { range } : {}) }, ...(backward ? { backward } : {}) };
   return { plan, tightness: 2 * k + (range ? 1 : 0) };
+}
+
+/**
+ * A wildcard index gives the order of a sort on one field when the filter
+ * reads that field's path through it (planWildcard, not its subpaths) and
+ * no indexed document holds an array (mongod: the path is not multikey).
+ */
+function wildcardSortedScan(index: IndexSpec, filter: Document, sort: Document): SortedScan | undefined {
+  const sortFields = Object.keys(sort);
+  if (sortFields.length !== 1 || direction(sort[sortFields[0]!]) === 0) return undefined;
+  const found = planWildcard(index, conditionsOf(filter));
+  const plan = found?.plan;
+  // A `$in`'s runs come one value after another, not merged: no order from them.
+  if (!plan?.wildcard || plan.wildcard.subpaths || plan.keyBounds?.points || plan.wildcard.path !== sortFields[0]) return undefined;
+  const shape = wildcardShape(index)!;
+  const fields = Object.keys(index.key);
+  // Stored order keeps the first key field ascending: the value runs in its own direction times the first field's.
+  const stored = direction(index.key[shape.field]) * (shape.position === 0 ? 1 : direction(index.key[fields[0]!]));
+  const backward = direction(sort[sortFields[0]!]) * stored < 0;
+  const bounds = plan.keyBounds!;
+  return { plan: { ...plan, ...(backward ? { backward } : {}) }, tightness: 2 * bounds.equals.length + (bounds.range ? 1 : 0) };
 }
 
 /**

@@ -37,9 +37,13 @@ export type { UpdateOptions, UpdateResult } from './update/update-types.js';
 export * from './text/index.js';
 
 // Planning and aggregation
-export { planQuery } from './planner.js';
+export { planQuery, planWildcard, conditionsOf } from './planner.js';
 export { runPipeline } from './pipeline/run-pipeline.js';
 export { isKnownStage, splitOutputStage } from './pipeline/stages.js';
 export type { PipelineContext } from './pipeline/pipeline-types.js';
 export { planSortedScan, sortedScanFor } from './index-sort.js';
 export type { SortedScan } from './index-sort.js';
+export { hashedKey, hashedFieldPosition } from './hashed-key.js';
+export { isWildcardIndex, isWildcardKeyField, wildcardShape, wildcardLeaves, flattenProjection } from './wildcard-keys.js';
+export type { WildcardShape } from './wildcard-keys.js';
+export { checkHashedAndWildcardSpec } from './special-index-spec.js';

@@ -1,6 +1,9 @@
 import type { IndexSpec, ScanPlan } from '../model/index.js';
 import { isOperatorObject } from './filter/compile-filter.js';
+import { hashedFieldPosition, hashedKey } from './hashed-key.js';
+import { isArrayIndex } from './path.js';
 import { isRegexValue } from './regex.js';
+import { wildcardShape } from './wildcard-keys.js';
 import { isNumeric, isPlainObject, toDouble } from './values.js';
 import type { Collation, Document } from './types.js';
 
@@ -79,10 +82,21 @@ export function planQuery(filter: Document | undefined, indexes: IndexSpec[], co
   if (!filter) return undefined;
   const conditions = conditionsOf(filter);
   let best: { plan: ScanPlan; score: number } | undefined;
+  const consider = (plan: ScanPlan, score: number) => {
+    if (!best || score > best.score) best = { plan, score };
+  };
   for (const index of indexes) {
     // A hidden index (collMod) is maintained but never chosen.
     if (index.partialFilterExpression || index.sparse || index.hidden) continue;
     if (!sameCollation(index.collation, collation)) continue;
+    // A wildcard index holds only documents with a covered leaf: it answers through its `$_path` bounds or not at all.
+    if (wildcardShape(index)) {
+      const wildcard = planWildcard(index, conditions);
+      if (wildcard) consider(wildcard.plan, wildcard.score);
+      continue;
+    }
+    const hashed = hashedFieldPosition(index) === 0 ? planHashed(index, conditions) : undefined;
+    if (hashed) consider(hashed.plan, hashed.score);
     const first = Object.keys(index.key)[0];
     const dir = first === undefined ? undefined : index.key[first];
     const d = isNumeric(dir) ? toDouble(dir) : Number.NaN;
@@ -91,9 +105,96 @@ export function planQuery(filter: Document | undefined, indexes: IndexSpec[], co
       if (path !== first) continue;
       const bounds = boundsFor(condition);
       if (!bounds) continue;
-      const score = rank(index, bounds, conditions);
-      if (!best || score > best.score) best = { plan: { index: index.name, ...bounds }, score };
+      consider({ index: index.name, ...bounds }, rank(index, bounds, conditions));
     }
   }
-  return best?.plan;
+  return (best as { plan: ScanPlan } | undefined)?.plan;
+}
+
+type Scored = { plan: ScanPlan; score: number };
+
+/**
+ * A hashed first field answers equality and `$in` (mongod's hashed bounds:
+ * each value's hash, inexact, so the filter still runs), null and
+ * `$exists: false` through null's hash (a missing field is keyed as null);
+ * never a range or an array (which a hashed field never holds).
+ */
+function planHashed(index: IndexSpec, conditions: ReadonlyArray<[string, unknown]>): Scored | undefined {
+  const first = Object.keys(index.key)[0]!;
+  let found: Scored | undefined;
+  for (const [path, condition] of conditions) {
+    if (path !== first) continue;
+    const equals = hashableEquals(condition);
+    if (!equals) continue;
+    const keys = equals.map((v) => hashedKey(v, index.collation as Collation | undefined));
+    found = { plan: { index: index.name, equals: keys }, score: rank(index, { equals: keys }, conditions) };
+    if (equals.length === 1) break;
+  }
+  return found;
+}
+
+function hashableEquals(condition: unknown): unknown[] | undefined {
+  if (isOperatorObject(condition)) {
+    const keys = Object.keys(condition);
+    if (keys.length === 1 && keys[0] === '$eq') return hashableEquals(condition.$eq);
+    if (keys.length === 1 && keys[0] === '$exists' && (condition.$exists === false || condition.$exists === 0)) return [null];
+    if (keys.length === 1 && keys[0] === '$in' && Array.isArray(condition.$in)) {
+      const values = condition.$in;
+      return values.every((v) => hashableEquals(v) !== undefined) ? values : undefined;
+    }
+    return undefined;
+  }
+  if (condition === undefined || Array.isArray(condition) || isRegexValue(condition)) return undefined;
+  return [condition];
+}
+
+/**
+ * A wildcard index answers a condition on one path it covers (mongod's
+ * `$_path` bounds): equality to a scalar, a range, `$in` (a run per
+ * value) or `$exists: true` (the path and its subpaths), after an equality
+ * on each regular field before its `$**` field. Not null, `$ne`,
+ * `$exists: false`, documents or arrays: a missing field has no key. A path
+ * with a numeric part could name an array position, which the keys do not
+ * hold: left to a scan.
+ */
+export function planWildcard(index: IndexSpec, conditions: ReadonlyArray<[string, unknown]>): Scored | undefined {
+  const shape = wildcardShape(index);
+  if (!shape) return undefined;
+  const fields = Object.keys(index.key);
+  const prefix: unknown[] = [];
+  for (const field of fields.slice(0, shape.position)) {
+    const point = conditions.map(([p, c]) => (p === field ? boundsFor(c) : undefined)).find((b) => b?.equals?.length === 1);
+    if (!point) return undefined;
+    prefix.push(point.equals![0]);
+  }
+  let best: Scored | undefined;
+  for (const [path, condition] of conditions) {
+    if (!shape.covers(path) || path.split('.').some(isArrayIndex) || fields.includes(path)) continue;
+    const found = wildcardBounds(index, path, condition, prefix);
+    if (found && (!best || found.score > best.score)) best = found;
+  }
+  return best;
+}
+
+function wildcardBounds(index: IndexSpec, path: string, condition: unknown, prefix: unknown[]): Scored | undefined {
+  const plan = (keyBounds: NonNullable<ScanPlan['keyBounds']>, subpaths = false): ScanPlan => ({
+    index: index.name,
+    keyBounds,
+    wildcard: subpaths ? { path, subpaths } : { path },
+  });
+  const exists = isOperatorObject(condition) && condition.$exists === true && Object.keys(condition).length === 1;
+  if (exists) {
+    // The path itself, then its subpaths ("a." up to "a/", '/' following '.'); simple strings only.
+    if (index.collation && (index.collation as { locale?: string }).locale !== 'simple') return undefined;
+    return { plan: plan({ equals: prefix, range: { min: path, minInclusive: true, max: `${path}/`, maxInclusive: false } }, true), score: 0.8 };
+  }
+  const bounds = boundsFor(condition);
+  if (!bounds) return undefined;
+  if (bounds.equals) {
+    if (bounds.equals.some((v) => isPlainObject(v))) return undefined;
+    if (bounds.equals.length === 1) return { plan: plan({ equals: [...prefix, path, bounds.equals[0]] }), score: 1.9 };
+    return { plan: plan({ equals: [...prefix, path], points: bounds.equals }), score: 1.5 };
+  }
+  if (bounds.range) return { plan: plan({ equals: [...prefix, path], range: bounds.range }), score: 0.9 };
+  return undefined;
 }

@@ -1,5 +1,8 @@
+import { mongoError } from '../errors.js';
 import type { IndexSpec, ScanPlan } from '../model/index.js';
-import { naturalDirection, planQuery, planSortedScan, sortedScanFor } from '../query/index.js';
+import {
+  conditionsOf, hashedFieldPosition, isWildcardIndex, naturalDirection, planQuery, planSortedScan, planWildcard, sortedScanFor,
+} from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
 import type { CollectionInfo, Storage } from '../storage/types.js';
 import { READS_PER_CLOCK_CHECK, type TimeBudget } from './time-budget.js';
@@ -61,13 +64,32 @@ export function chooseRead(storage: Storage, info: CollectionInfo, opts: ChooseO
   if (hinted) {
     const scan = sort && sortedScanFor(hinted, filter, sort, collation, multikey.has(hinted.name));
     if (scan) return { plan: scan.plan, sorted: true, fields: opts.fields };
-    return { plan: planQuery(filter, [hinted], collation), sorted: false };
+    return { plan: hintedPlan(hinted, filter, collation), sorted: false };
   }
   const bounded = planQuery(filter, info.indexes, collation);
   const scan = sort && planSortedScan(filter, info.indexes, sort, collation, multikey);
   if (!scan) return { plan: bounded, sorted: false };
   if (!bounded || (bounded.index === scan.plan.index && scan.tightness > 0)) return { plan: scan.plan, sorted: true, fields: opts.fields };
   return trial(storage, info, scan.plan, bounded, opts);
+}
+
+/**
+ * The scan of a hinted index: its bounds for the filter; else a hashed index
+ * is scanned whole (in its hash order, as mongod's), and a wildcard index,
+ * which holds only the documents with a leaf on its paths, cannot answer
+ * (mongod: NoQueryExecutionPlans).
+ */
+function hintedPlan(hinted: IndexSpec, filter: Document, collation: Collation | undefined): ScanPlan | undefined {
+  const plan = planQuery(filter, [hinted], collation);
+  if (plan) return plan;
+  if (hashedFieldPosition(hinted) >= 0) return { index: hinted.name };
+  if (isWildcardIndex(hinted)) {
+    // Hinted, a partial wildcard index still answers (its membership is checked on each document).
+    const wildcard = planWildcard(hinted, conditionsOf(filter));
+    if (wildcard) return wildcard.plan;
+    throw mongoError('NoQueryExecutionPlans', 'error processing query: planner returned error :: caused by :: No query solutions');
+  }
+  return undefined;
 }
 
 function trial(storage: Storage, info: CollectionInfo, sorted: ScanPlan, bounded: ScanPlan, opts: ChooseOptions): ChosenRead {

@@ -2,8 +2,8 @@ import { mongoError } from '../errors.js';
 import type { IndexSpec } from '../model/index.js';
 import { orderByDistance, parseNearQuery, planNear } from '../query/geo/index.js';
 import {
-  boundedSort, compileFilter, compileSort, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore, validateCollation,
-  valuesEqual,
+  boundedSort, compileFilter, compileSort, isWildcardIndex, naturalDirection, planTextFilter, textScoreUnavailable, usesTextScore,
+  validateCollation, valuesEqual,
 } from '../query/index.js';
 import type { FilterOptions, TextFilter } from '../query/index.js';
 import type { Collation, Document } from '../query/types.js';
@@ -162,6 +162,8 @@ function textFilter(text: TextFilter, options: FilterOptions): (doc: Document) =
 
 /** An ascending/descending index's key order as a sort (undefined for special indexes: text, hashed, ...). */
 function indexOrder(index: IndexSpec): ((a: Document, b: Document) => number) | undefined {
+  // A wildcard index's order is by path first: no sort of the documents' fields.
+  if (isWildcardIndex(index)) return undefined;
   const directions = Object.values(index.key);
   if (!directions.every((d) => isNumeric(d) && Math.abs(toDouble(d)) === 1)) return undefined;
   return compileSort(index.key as Document, index.collation as Collation | undefined);

@@ -257,6 +257,7 @@ export class CollectionData {
     if (!plan) return [...this.docs.keys()];
     const index = this.indexes.get(plan.index);
     if (!index) throw mongoError('BadValue', `hint provided does not correspond to an existing index: ${plan.index}`);
+    if (plan.keyBounds?.points) return pointRuns(index, plan.keyBounds.equals, plan.keyBounds.points);
     if (plan.keyBounds) return index.within(plan.keyBounds, plan.backward);
     const ids = plan.equals ? index.lookup(plan.equals) : plan.range ? index.range(plan.range) : index.all();
     return plan.backward ? ids.reverse() : ids;
@@ -267,6 +268,8 @@ export class CollectionData {
     if (!plan) return this.docs.size;
     const index = this.indexes.get(plan.index);
     if (!index) return 0;
+    const points = plan.keyBounds?.points;
+    if (points) return points.reduce<number>((n, p) => n + index.countWithin({ equals: [...plan.keyBounds!.equals, p] }), 0);
     if (plan.keyBounds) return index.countWithin(plan.keyBounds);
     if (plan.range) return index.countWithin({ equals: [], range: plan.range });
     if (plan.equals) return plan.equals.reduce<number>((n, v) => n + index.countWithin({ equals: [v] }), 0);
@@ -300,6 +303,13 @@ export class CollectionData {
     for (const index of indexes) out.set(index.name, index.keysOf(doc, strict));
     return out;
   }
+}
+
+/** The documents of one run per point after an equality prefix (a `$in`), each once. */
+function pointRuns(index: IndexRuntime, equals: readonly unknown[], points: readonly unknown[]): string[] {
+  const seen = new Set<string>();
+  for (const point of points) for (const idKey of index.within({ equals: [...equals, point] })) seen.add(idKey);
+  return [...seen];
 }
 
 /**

@@ -1,8 +1,11 @@
 import { mongoError } from '../errors.js';
 import type { IndexSpec } from '../model/index.js';
 import { geoKeyCheck, isGeoKeyField } from '../query/geo/index.js';
-import { checkTextLanguages, getIndexKeyValues, getPath, identical, isPlainObject, isTextIndexSpec, ownField, pathExists, textIndexInfo } from '../query/index.js';
-import type { Collation, Document } from '../query/index.js';
+import {
+  checkTextLanguages, getIndexKeyValues, getPath, hashedFieldPosition, hashedKey, identical, isPlainObject, isTextIndexSpec, ownField, pathExists,
+  textIndexInfo, wildcardLeaves, wildcardShape,
+} from '../query/index.js';
+import type { Collation, Document, WildcardShape } from '../query/index.js';
 import { canonicalKey, canonicalTupleKey } from './canonical-key.js';
 import { duplicateKeyError } from './dup-key-error.js';
 import { indexEntry, SortedEntries } from './index-sorted-entries.js';
@@ -80,14 +83,22 @@ export class IndexRuntime {
    * values mean equal keys (sameKeysBetween).
    */
   private readonly keyedByTopLevelFields: boolean;
+  /** A hashed index: the position of its hashed field, whose key is the value's hash (query/hashed-key.ts). */
+  private readonly hashedAt: number;
+  /** A wildcard index: its entries hold `$_path` and the leaf's value where the key pattern has its `$**` field. */
+  private readonly wildcard?: WildcardShape;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
     this.paths = this.fields.map((f) => f.split('.'));
     this.multikey = spec.name !== '_id_';
     this.collation = spec.collation as Collation | undefined;
+    this.hashedAt = hashedFieldPosition(spec);
+    this.wildcard = wildcardShape(spec);
     const dir = (f: string): number => (Number(spec.key[f]) < 0 ? -1 : 1);
-    this.sorted = new SortedEntries(this.collation, this.fields.slice(1).map((f) => dir(f) * dir(this.fields[0]!)));
+    // A wildcard entry's key values: the `$_path` (ascending) then the value (the field's direction).
+    const dirs = this.fields.flatMap((f, i) => (i === this.wildcard?.position ? [1, dir(f)] : [dir(f)]));
+    this.sorted = new SortedEntries(this.collation, dirs.slice(1).map((d) => d * dirs[0]!));
     if (refusesDuplicates(spec)) this.uniqueKeys = new Map();
     if (spec.partialFilterExpression) this.covers = compilePartialFilter(spec.partialFilterExpression, this.collation);
     this.geoCheck = geoKeyCheck(spec);
@@ -134,8 +145,9 @@ export class IndexRuntime {
     if (this.covers && !this.covers(doc)) return undefined;
     if (strict) this.geoCheck?.(doc);
     if (strict) this.checkText?.(doc);
+    if (this.wildcard) return this.wildcardKeys(doc, this.wildcard);
     const tuples = new Map<string, unknown[]>();
-    const plain = this.plainTuple(doc);
+    const plain = this.hashedAt >= 0 ? this.hashedTuple(doc, strict) : this.plainTuple(doc);
     if (plain) {
       // No key field meets an array (the common case): one value per field, one tuple. Only a
       // unique index looks tuples up by their canonical key; the others are not worth building one.
@@ -167,6 +179,44 @@ export class IndexRuntime {
   }
 
   /**
+   * A hashed index's one key tuple: no key path may meet an array (mongod's
+   * 16766, also for the other fields of a compound hashed index); a stored
+   * document (`strict: false`) is keyed with null there, as mongod removes
+   * keys written before that rule.
+   */
+  private hashedTuple(doc: Document, strict: boolean): unknown[] {
+    const tuple = this.plainTuple(doc);
+    if (!tuple && strict) {
+      const field = this.paths.findIndex((p) => arrayPrefixLength(doc, p) !== undefined);
+      const at = this.paths[field]!.slice(0, arrayPrefixLength(doc, this.paths[field]!)).join('.');
+      throw mongoError('Location16766', `Error: hashed indexes do not currently support array values. Found array at path: ${at}`);
+    }
+    const keyed = tuple ?? this.paths.map((p) => (arrayPrefixLength(doc, p) === undefined ? (getPath(doc, p) ?? null) : null));
+    keyed[this.hashedAt] = hashedKey(keyed[this.hashedAt], this.collation);
+    return keyed;
+  }
+
+  /**
+   * A wildcard index's keys: one tuple per covered leaf (wildcardLeaves),
+   * with its path and value in place of the `$**` field and the other
+   * fields' values (null when missing) around them. A document with no
+   * covered leaf has no entry.
+   */
+  private wildcardKeys(doc: Document, shape: WildcardShape): DocKeys {
+    const { leaves, multikey } = wildcardLeaves(doc, shape);
+    const others = this.paths.map((p, i) => (i === shape.position ? [] : distinct(getIndexKeyValues(doc, p), this.collation)));
+    const tuples = new Map<string, unknown[]>();
+    for (const [path, value] of leaves) {
+      const lists = others.map((list, i) => (i === shape.position ? [[path, value]] : list.map((v) => [v])));
+      for (const parts of cartesian(lists)) {
+        const tuple = (parts as unknown[][]).flat();
+        tuples.set(canonicalTupleKey(tuple, this.collation), tuple);
+      }
+    }
+    return { first: [], tuples, multikey };
+  }
+
+  /**
    * The one key tuple of a document none of whose key paths meets an array
    * (each value as getIndexKeyValues gives it then: missing is null);
    * undefined when some path does meet one.
@@ -192,7 +242,7 @@ export class IndexRuntime {
 
   /** The sorted entries one document contributes: per first-field value, or per key tuple (compound). */
   private entriesOf(keys: DocKeys, idKey: string): IndexEntry[] {
-    if (this.paths.length === 1) return keys.first.map((value) => ({ value, idKey }));
+    if (this.paths.length === 1 && !this.wildcard) return keys.first.map((value) => ({ value, idKey }));
     return [...keys.tuples.values()].map((t) => indexEntry(t, idKey));
   }
 
@@ -339,7 +389,8 @@ export class IndexRuntime {
 
   /** Only a document with an array key has several entries: without one there is nothing to de-duplicate. */
   private get hasArrayKeys(): boolean {
-    return this.multikey && this.arrayDocs > 0;
+    // A wildcard index holds an entry per leaf: a scan over several paths meets a document more than once.
+    return (this.multikey && this.arrayDocs > 0) || this.wildcard !== undefined;
   }
 
   get entryCount(): number {

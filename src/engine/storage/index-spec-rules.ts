@@ -15,9 +15,10 @@ export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
 const IGNORED = new Set(['name', 'key', 'v', 'background', 'ns']);
 /**
  * Options that make two indexes on the same key pattern different indexes
- * (mongod >= 5.0 counts unique and sparse too, absent == false).
+ * (mongod >= 5.0 counts unique and sparse too, absent == false; a wildcard
+ * index's projection decides what it holds).
  */
-const IDENTIFYING = ['collation', 'partialFilterExpression', 'unique', 'sparse'];
+const IDENTIFYING = ['collation', 'partialFilterExpression', 'unique', 'sparse', 'wildcardProjection'];
 
 /** Validates and normalizes a requested spec (v: 2 by default). */
 export function normalizeIndexSpec(spec: IndexSpec): IndexSpec {

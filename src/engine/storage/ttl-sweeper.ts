@@ -26,6 +26,8 @@ export function sweepOnce(storage: Storage, now: Date = new Date()): number {
       removed += sweepTimeSeries(storage, info, now);
       for (const spec of info.indexes) {
         if (!isNumeric(spec.expireAfterSeconds)) continue;
+        // A hashed key holds no date to bound (mongod's TTL monitor reads only ascending/descending keys).
+        if (!Object.values(spec.key).every(isNumeric)) continue;
         const seconds = toDouble(spec.expireAfterSeconds);
         if (!Number.isFinite(seconds)) continue;
         const cutoff = new Date(now.getTime() - seconds * 1000);
