@@ -1,5 +1,6 @@
 import type { ReturnModelType } from '@typegoose/typegoose';
 import { Types } from 'mongoose';
+import { GroupWrite } from '../shared/index.js';
 import { type EvidenceCollection, withEventStamp } from './event-stamp.js';
 import { EventModel, EventState, type EventActor, type EventTarget, type ServiceEvent } from './event.model.js';
 
@@ -108,10 +109,37 @@ export function committedFields(opened: Record<string, unknown>): Record<string,
   return fields;
 }
 
+const ABSENT = { $eq: [{ $type: '$state' }, 'missing'] };
+
 /** A pipeline update (with upsert) that writes `record` (values as $literal), committed now, only where no event is yet. */
 function writtenIfAbsent(record: Record<string, unknown>): Record<string, unknown>[] {
-  const absent = { $eq: [{ $type: '$state' }, 'missing'] };
-  return [{ $replaceWith: { $cond: [absent, { $mergeObjects: ['$$ROOT', record, { committedAt: DATABASE_NOW }] }, '$$ROOT'] } }];
+  return [{ $replaceWith: { $cond: [ABSENT, { $mergeObjects: ['$$ROOT', record, { committedAt: DATABASE_NOW }] }, '$$ROOT'] } }];
+}
+
+/**
+ * The commit of a call's event (a pipeline update with upsert, by _id), whatever became of it
+ * meanwhile, in one write that needs no answer read back (so the commits of concurrent calls go
+ * together): still pending, it is committed with `settled`; gone, because a reconciler took the
+ * call for a crashed one and removed it finding no evidence yet, it is written committed again
+ * under the same id (the call knows better); committed by a reconciler, it stays as it is.
+ */
+function settledOnce(opened: Record<string, unknown>, settled: Record<string, unknown>): Record<string, unknown>[] {
+  const restored = { ...literally(committedFields(opened)), ...settled };
+  return [
+    {
+      $replaceWith: {
+        $switch: {
+          branches: [
+            { case: ABSENT, then: { $mergeObjects: ['$$ROOT', restored, { committedAt: DATABASE_NOW }] } },
+            { case: { $eq: ['$state', EventState.pending] }, then: { $mergeObjects: ['$$ROOT', settled, { committedAt: DATABASE_NOW }] } },
+          ],
+          default: '$$ROOT',
+        },
+      },
+    },
+    // A committed event never has them (the reconciler's commit removes them too).
+    { $unset: [...OPEN_ONLY_FIELDS] },
+  ];
 }
 
 /**
@@ -172,10 +200,19 @@ export interface EventOutboxOptions extends EventLogOptions {
  * reconciler settles it by the evidence in the changed records (event-stamp.ts).
  */
 export class EventOutbox {
+  /**
+   * The opens, commits and discards of concurrent calls, one bulk write per batch (group-write.ts):
+   * each was a command of its own, two per audited call, and a command's round trip (its encoding,
+   * a socket write each way, the engine's dispatch) cost both processes more than the write itself.
+   */
+  private readonly writes: GroupWrite<Record<string, unknown>>;
+
   constructor(
     private readonly options: EventOutboxOptions,
     private readonly model: ReturnModelType<typeof ServiceEvent> = EventModel,
-  ) {}
+  ) {
+    this.writes = new GroupWrite(() => this.model.collection as never);
+  }
 
   /** Writes the event pending; answers the record as written (commit writes it again if a reconciler removed it meanwhile). */
   async open(event: PendingEvent): Promise<Record<string, unknown>> {
@@ -187,7 +224,7 @@ export class EventOutbox {
       ...(event.removesTarget ? { removesTarget: true } : {}),
       ...(event.actorIsTarget ? { actorIsTarget: true } : {}),
     };
-    await this.model.collection.insertOne(record);
+    await this.writes.insert(record);
     return record;
   }
 
@@ -205,11 +242,7 @@ export class EventOutbox {
       data: outcome.data,
       ...(outcome.actor ? { actor: outcome.actor } : {}),
     });
-    const { matchedCount } = await this.model.collection.updateOne({ _id: id, state: EventState.pending }, [
-      { $set: { ...settled, committedAt: DATABASE_NOW } },
-      { $unset: [...OPEN_ONLY_FIELDS] },
-    ]);
-    if (matchedCount === 0) await this.restore(opened, settled);
+    await this.writes.write({ updateOne: { filter: { _id: id }, update: settledOnce(opened, settled), upsert: true } });
     this.options.onCommit?.();
   }
 
@@ -260,17 +293,6 @@ export class EventOutbox {
     return own ? (await own.findOne({ _id: new Types.ObjectId(id) }, { projection: { _id: 1 } })) !== null : true;
   }
 
-  /**
-   * The call succeeded but its pending event is gone: a reconciler took the call for a crashed one
-   * (it outlived the grace period) and, finding no evidence yet, removed it. The call knows better:
-   * its event is written committed under the same id. If a reconciler committed it instead, that
-   * record stays (the insert is refused) and nothing more is added.
-   */
-  private async restore(opened: Record<string, unknown>, settled: Record<string, unknown>) {
-    // A record there (the reconciler committed it) is kept as it is.
-    await this.model.collection.updateOne({ _id: opened['_id'] as Types.ObjectId }, writtenIfAbsent({ ...literally(committedFields(opened)), ...settled }), { upsert: true });
-  }
-
   /** One committed event per further record of the call, each unique by its occasion (cascadeKey). */
   private async writeCascade(id: Types.ObjectId, opened: Record<string, unknown>, outcome: EventOutcome): Promise<void> {
     const fields = { ...committedFields(opened), tenant_id: outcome.tenant_id, data: outcome.data, ...(outcome.actor ? { actor: outcome.actor } : {}) };
@@ -279,6 +301,6 @@ export class EventOutbox {
 
   /** Removes the pending event of a call that failed (it changed nothing). */
   async discard(id: Types.ObjectId): Promise<void> {
-    await this.model.collection.deleteOne({ _id: id, state: EventState.pending });
+    await this.writes.write({ deleteOne: { filter: { _id: id, state: EventState.pending } } });
   }
 }

@@ -1,6 +1,6 @@
-import { ObjectId } from 'mongodb';
+import { Collection, ObjectId } from 'mongodb';
 import mongoose, { Types } from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeyModel } from '../../src/api-keys/index.js';
 import { cascadeKey, EventOutbox, EventReconciler, withEventStamp } from '../../src/events/index.js';
 import { MealMenuModel } from '../../src/menus/index.js';
@@ -119,6 +119,25 @@ describe('the reconciler settles a stale pending event by its evidence', () => {
     ]);
   });
 
+  it('a call that outlives the grace: a reconciler commits its event by the stamped write, and the call\'s commit leaves that event as it is', async () => {
+    const user = await app.createUser({ tenantId: TENANT });
+    const settledMeanwhile: string[] = [];
+    let committedMeanwhile: unknown;
+    await outbox.around(
+      { type: 'users.update', tenant_id: TENANT, actor: { type: 'user', id: user.id }, target: { type: 'User', id: user.id }, data: { changes: ['firstName'] } },
+      async () => {
+        await UserModel.collection.updateOne({ _id: new Types.ObjectId(user.id) }, { $set: { firstName: 'Slow' } });
+        settledMeanwhile.push(...(await reconciler().reconcile(later())));
+        committedMeanwhile = await events().findOne({ type: 'users.update', 'target.id': user.id });
+      },
+      // What the call says differs from what the reconciler wrote: the first commit stands.
+      () => ({ tenant_id: TENANT, target: { type: 'User', id: user.id }, data: { changes: ['firstName', 'lastName'] }, alsoChanged: [] }),
+    );
+    expect(settledMeanwhile).toContain('committed');
+    expect(committedMeanwhile).toMatchObject({ state: 'committed', committedAt: expect.any(Date) });
+    expect(await events().find({ type: 'users.update', 'target.id': user.id }).toArray()).toEqual([committedMeanwhile]);
+  });
+
   it('a record written again whole keeps the ids it carried (an earlier call\'s evidence) and adds the new one', async () => {
     const earlier = new Types.ObjectId();
     const now = new Types.ObjectId();
@@ -136,6 +155,48 @@ describe('the reconciler settles a stale pending event by its evidence', () => {
     const [a, b] = await Promise.all([reconciler().reconcile(later()), reconciler().reconcile(later())]);
     expect([...a, ...b].filter((s) => s === 'committed')).toHaveLength(ids.length);
     for (const user of users) expect(await events().countDocuments({ 'target.id': user.id, type: 'users.update' })).toBe(1);
+  });
+});
+
+describe("the outbox's writes of concurrent calls", () => {
+  it('go together: the opens in one bulk write, the commits and discards in a few more, each call settled as its own', async () => {
+    const users = await Promise.all(Array.from({ length: 8 }, () => app.createUser({ tenantId: TENANT })));
+    // Every bulk write the driver is given (the spy passes each through): those of these calls are picked below.
+    const eventWrites = vi.spyOn(Collection.prototype, 'bulkWrite');
+    try {
+      const calls = users.map((user, index) =>
+        outbox
+          .around(
+            { type: 'users.update', tenant_id: TENANT, actor: { type: 'user', id: user.id }, target: { type: 'User', id: user.id }, data: { changes: ['firstName'] } },
+            async () => {
+              // Every odd call fails: its event is discarded, not committed.
+              if (index % 2 === 1) throw new Error(`call ${index} refused`);
+              return UserModel.collection.updateOne({ _id: new Types.ObjectId(user.id) }, { $set: { firstName: `Together${index}` } });
+            },
+            () => ({ tenant_id: TENANT, target: { type: 'User', id: user.id }, data: { changes: ['firstName'] }, alsoChanged: [] }),
+          )
+          .then(
+            () => 'done',
+            (error: Error) => error.message,
+          ),
+      );
+      expect(await Promise.all(calls)).toEqual(users.map((_, index) => (index % 2 === 1 ? `call ${index} refused` : 'done')));
+      const sent = eventWrites.mock.calls.map(([operations]) => JSON.stringify(operations));
+      // The opens name the users; every later write of these calls names an event they opened.
+      const opens = JSON.parse(sent.find((text) => users.some((user) => text.includes(user.id)))!) as { insertOne: { document: { _id: string } } }[];
+      const eventIds = opens.map((operation) => operation.insertOne.document._id);
+      const ofTheseCalls = sent.filter((text) => eventIds.some((id) => text.includes(id))).map((text) => JSON.parse(text) as Record<string, unknown>[]);
+      // The 8 opens went out in one command; the 4 discards and 4 commits in a few more (each as its call ended).
+      expect(ofTheseCalls[0]!.map((operation) => Object.keys(operation)[0])).toEqual(Array(8).fill('insertOne'));
+      expect(ofTheseCalls.flat().map((operation) => Object.keys(operation)[0]).sort()).toEqual([...Array(4).fill('deleteOne'), ...Array(8).fill('insertOne'), ...Array(4).fill('updateOne')]);
+      expect(ofTheseCalls.length).toBeLessThanOrEqual(6);
+    } finally {
+      eventWrites.mockRestore();
+    }
+    for (const [index, user] of users.entries()) {
+      const stored = await events().find({ 'target.id': user.id }).toArray();
+      expect(stored).toEqual(index % 2 === 1 ? [] : [expect.objectContaining({ state: 'committed', type: 'users.update' })]);
+    }
   });
 });
 
@@ -158,10 +219,13 @@ describe("a cascade's events (one call changing several records of its type)", (
     } finally {
       mongoose.set('debug', false);
     }
-    const opened = writes.find((write) => write.method === 'insertOne' && write.text.includes(first!));
-    const eventId = (JSON.parse(opened!.text) as [{ _id: string }])[0]._id;
-    const order = writes.filter((write) => write.text.includes(String(eventId))).map((write) => write.method);
-    expect(order).toEqual(['insertOne', 'bulkWrite', 'updateOne']);
+    // The outbox's own writes are bulk writes (grouped with other calls'): told apart by what they hold.
+    const kind = (write: { method: string; text: string }) =>
+      write.text.includes('cascade:') ? `${write.method} of the cascade` : write.text.includes('"insertOne"') ? `${write.method}: open` : `${write.method}: commit`;
+    const opened = writes.find((write) => write.method === 'bulkWrite' && write.text.includes('"insertOne"') && write.text.includes(first!));
+    const eventId = (JSON.parse(opened!.text) as [[{ insertOne: { document: { _id: string } } }]])[0][0].insertOne.document._id;
+    const order = writes.filter((write) => write.text.includes(String(eventId))).map(kind);
+    expect(order).toEqual(['bulkWrite: open', 'bulkWrite of the cascade', 'bulkWrite: commit']);
     expect(await events().countDocuments({ type: 'roles.update', 'target.id': { $in: [first, second] }, state: 'committed' })).toBe(2);
   });
 
