@@ -425,14 +425,7 @@ export class WebhookWorker {
   private async claim({ fullEndpoints, fullTenants }: ReturnType<WebhookWorker['exclusions']>): Promise<(WebhookDelivery & { _id: unknown }) | null> {
     // The driver's collection: mongoose's sanitizeFilter refuses $expr.
     return (await WebhookDeliveryModel.collection.findOneAndUpdate(
-      {
-        status: DeliveryStatus.pending,
-        // null: held while its endpoint is disabled (attempt()).
-        nextAttemptAt: { $ne: null },
-        $expr: { $and: [{ $lte: ['$nextAttemptAt', '$$NOW'] }, { $lt: ['$leaseUntil', '$$NOW'] }] },
-        ...(fullEndpoints.length > 0 ? { webhookId: { $nin: fullEndpoints } } : {}),
-        ...(fullTenants.length > 0 ? { tenant_id: { $nin: fullTenants } } : {}),
-      },
+      dueDeliveries({ fullEndpoints, fullTenants }),
       // Due again when the lease ends (another instance retakes it then, if this one died): a leased
       // delivery leaves the front of the claims' order, which scanned past every one in flight.
       [{ $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, nextAttemptAt: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } }],
@@ -526,6 +519,28 @@ export class WebhookWorker {
       dedupeKey: `${DISABLED_EVENT_TYPE}:${String(hookId)}:${(disabled.failingSince as Date).getTime()}`,
     });
   }
+}
+
+/**
+ * How far past this instance's clock a claim looks: the database's clock decides what is due
+ * ($$NOW in the $expr), but an $expr bounds no index scan, so without a range a claim that found
+ * nothing due read every pending delivery, those in flight included (due again at their lease's
+ * end): 40 ms of the engine's thread per claim with 3,000 of them, while the API's writes waited.
+ * An instance whose clock runs behind the database's by more than this claims that much later,
+ * never earlier.
+ */
+export const CLAIM_CLOCK_ALLOWANCE_MS = 5_000;
+
+/** The filter of a claim: pending, due by the database's clock and not leased, of an endpoint and a tenant with room. */
+export function dueDeliveries({ fullEndpoints, fullTenants }: { fullEndpoints: string[]; fullTenants: (string | null)[] }): Record<string, unknown> {
+  return {
+    status: DeliveryStatus.pending,
+    // A Date range: null (held while its endpoint is disabled, attempt()) is never in it.
+    nextAttemptAt: { $lte: new Date(Date.now() + CLAIM_CLOCK_ALLOWANCE_MS) },
+    $expr: { $and: [{ $lte: ['$nextAttemptAt', '$$NOW'] }, { $lt: ['$leaseUntil', '$$NOW'] }] },
+    ...(fullEndpoints.length > 0 ? { webhookId: { $nin: fullEndpoints } } : {}),
+    ...(fullTenants.length > 0 ? { tenant_id: { $nin: fullTenants } } : {}),
+  };
 }
 
 /** A delivery as the fan-out writes it: every field of the model (a lean insert). */

@@ -5,6 +5,7 @@ import { ObjectId } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../src/events/index.js';
+import { dueDeliveries } from '../../src/webhooks/webhook-worker.js';
 import { WebhookDeliveryModel, WebhookModel } from '../../src/webhooks/webhook.model.js';
 import { callOperation, SURFACES, type Operation } from '../support/surfaces.js';
 import type { TestApp, TestUser } from '../support/test-app.js';
@@ -270,6 +271,30 @@ describe('a delivery of an event just committed', () => {
     }
   });
 
+  it("a claim reads no delivery in flight: with 500 leased ones, due again at their lease's end, its query examines none", async () => {
+    const deliveries = world.app.db.collection('webhookdeliveries');
+    const now = Date.now();
+    const inFlight = Array.from({ length: 500 }, (_, i) => ({
+      _id: new ObjectId(),
+      webhookId: new ObjectId().toHexString(),
+      eventId: `in-flight-${i}`,
+      tenant_id: world.admin.tenantId ?? null,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: new Date(now + 30_000 + i),
+      leaseUntil: new Date(now + 30_000 + i),
+      leaseOwner: 'another instance',
+      expireAt: new Date(now + 3_600_000),
+    }));
+    await deliveries.insertMany(inFlight);
+    try {
+      const explained = await deliveries.find(dueDeliveries({ fullEndpoints: [], fullTenants: [] })).sort({ nextAttemptAt: 1 }).limit(1).explain('executionStats');
+      expect(explained.executionStats).toMatchObject({ nReturned: 0, totalDocsExamined: 0 });
+    } finally {
+      await deliveries.deleteMany({ leaseOwner: 'another instance' });
+    }
+  });
+
   it('the outcomes of sends that end together are written together: fewer commands than deliveries, each recorded', async () => {
     // A receiver that holds every request until all 8 came, then answers them in the same turn.
     const held: ServerResponse[] = [];
@@ -282,6 +307,9 @@ describe('a delivery of an event just committed', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    // The tenant's earlier endpoints removed: the 8 sends must be the tenant's whole share (8) at once.
+    const earlier = (await world.app.rest('GET', '/webhooks?limit=100', { token: world.admin.token })).body.items as { id: string }[];
+    for (const hook of earlier) await world.app.rest('DELETE', `/webhooks/${hook.id}`, { token: world.admin.token });
     const hooks = [];
     for (let i = 0; i < 8; i += 1) hooks.push(await makeWebhook(world.app, world.admin, { url, events: ['menus.create'] }));
     const outcomeWrites = vi.spyOn(WebhookDeliveryModel.collection, 'bulkWrite');
