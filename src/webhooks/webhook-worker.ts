@@ -26,9 +26,26 @@ const WATERMARK_EVERY_MS = 1000;
 const CATCH_UP_LOOKBACK_MS = 2000;
 /** Events read per page of a catch-up. */
 const CATCH_UP_PAGE = 500;
-/** How soon a claim past full shares that found nothing is asked again with nothing new (WebhookWorker.emptyClaim). */
+/** How soon a claim past full shares that found nothing is asked again with nothing new (WebhookWorker.emptyClaims). */
 const EMPTY_CLAIM_REPEAT_MS = 1000;
 const NO_EXCLUSIONS = JSON.stringify({ fullEndpoints: [], fullTenants: [] });
+/** Empty claims remembered at once (WebhookWorker.emptyClaims). */
+const MAX_EMPTY_CLAIMS = 8;
+
+interface Exclusions {
+  fullEndpoints: string[];
+  fullTenants: (string | null)[];
+}
+/** A claim that found nothing due: its exclusions, the fan-out news it had seen, and when. */
+interface EmptyClaim extends Exclusions {
+  news: number;
+  at: number;
+}
+
+/** Whether `exclusions` leave out every endpoint and tenant `other` left out. */
+function excludesAtLeast(exclusions: Exclusions, other: Exclusions): boolean {
+  return other.fullEndpoints.every((id) => exclusions.fullEndpoints.includes(id)) && other.fullTenants.every((id) => exclusions.fullTenants.includes(id));
+}
 /** A delivery nobody holds: a lease that ended long ago (one range condition claims, no $or). */
 export const NO_LEASE = new Date(0);
 
@@ -145,10 +162,12 @@ export class WebhookWorker {
    * audited write) cost a scan of it: the API's writes fell to 0.40 of their rate in the
    * bench. Such a claim that found nothing is repeated only when the shares change, when a
    * fan-out brings a delivery with room (counted in `news`), or a second later (retries come
-   * due, other instances free leases).
+   * due, other instances free leases). A claim that found nothing excluding some shares finds
+   * nothing excluding more of them: each such claim answers for every claim that excludes at
+   * least what it excluded (kept while fresh, a few at a time).
    */
   private news = 0;
-  private emptyClaim: { excluding: string; news: number; at: number } | null = null;
+  private emptyClaims: EmptyClaim[] = [];
   /**
    * The attempts' outcomes, one bulk write for those that end together (group-write.ts): a
    * command of its own cost the engine about three times an update in a batch of 8, and the
@@ -370,17 +389,19 @@ export class WebhookWorker {
     try {
       while (!this.stopped && this.active < this.concurrency) {
         const exclusions = this.exclusions();
-        const excluding = JSON.stringify(exclusions);
-        const last = this.emptyClaim;
-        if (last && last.excluding === excluding && last.news === this.news && Date.now() - last.at < EMPTY_CLAIM_REPEAT_MS) break;
+        const now = Date.now();
+        this.emptyClaims = this.emptyClaims.filter((empty) => empty.news === this.news && now - empty.at < EMPTY_CLAIM_REPEAT_MS);
+        if (this.emptyClaims.some((empty) => excludesAtLeast(exclusions, empty))) break;
         const news = this.news;
         const claimed = await this.claim(exclusions);
         if (!claimed) {
           // Nothing due at all (no exclusions) is cheap to ask again: the index's first entries say so.
-          this.emptyClaim = excluding === NO_EXCLUSIONS ? null : { excluding, news, at: Date.now() };
+          if (JSON.stringify(exclusions) !== NO_EXCLUSIONS) this.emptyClaims = [...this.emptyClaims.slice(-(MAX_EMPTY_CLAIMS - 1)), { ...exclusions, news, at: Date.now() }];
           break;
         }
-        this.emptyClaim = null;
+        // What came up empty excluding other shares still stands (a claim adds no delivery): after each claim
+        // of a backlog's delivery, the next (every share full again) would otherwise scan the backlog again.
+        this.emptyClaims = this.emptyClaims.filter((empty) => !excludesAtLeast(exclusions, empty));
         this.sending(claimed, +1);
         this.sendClaimed(claimed);
       }
@@ -412,7 +433,7 @@ export class WebhookWorker {
   }
 
   /** Endpoints and tenants at their share of this instance's pool. */
-  private exclusions(): { fullEndpoints: string[]; fullTenants: (string | null)[] } {
+  private exclusions(): Exclusions {
     const full = <K>(counts: Map<K, number>, cap: number) => [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
     return { fullEndpoints: full(this.sendingTo, this.perEndpoint), fullTenants: full(this.sendingFor, this.perTenant) };
   }

@@ -238,6 +238,37 @@ describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", (
   });
 });
 
+describe("a backlog behind endpoints at their share (1 send each, answering after 50 ms)", () => {
+  const world = useWebhookApp({ webhooks: { concurrency: 4, perEndpoint: 1, pollMs: 20 } });
+
+  it('is claimed one delivery per claim: a claim that took one does not make every share full claim scan the backlog again', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.writeHead(204).end(), 50));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const hooks = [await makeWebhook(world.app, world.admin, { url, events: ['menus.create'] }), await makeWebhook(world.app, world.admin, { url, events: ['menus.create'] })];
+    const claims = vi.spyOn(WebhookDeliveryModel.collection, 'findOneAndUpdate');
+    try {
+      const events: string[] = [];
+      for (let i = 0; i < 12; i += 1) events.push((await menuEvent(world.admin))!.id);
+      const deliveries = world.app.db.collection('webhookdeliveries');
+      await eventually(async () => (await deliveries.countDocuments({ eventId: { $in: events }, status: 'delivered' })) === 24, 20_000);
+      const claimed = await Promise.all(claims.mock.results.map((result) => result.value));
+      const took = claimed.filter((delivery) => delivery !== null).length;
+      // Most of the 24 went through claims (each endpoint's one send was taken at the first fan-outs).
+      expect(took).toBeGreaterThanOrEqual(18);
+      // Claims that found nothing: once a second with every share full (and at a new share or news), not once per delivery.
+      expect(claimed.length - took).toBeLessThanOrEqual(6);
+    } finally {
+      claims.mockRestore();
+      for (const hook of hooks) await world.app.rest('DELETE', `/webhooks/${hook.id}`, { token: world.admin.token });
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('a delivery of an event just committed', () => {
   const world = useWebhookApp({ webhooks: { pollMs: 20 } });
 
