@@ -20,6 +20,8 @@ const duplicated = [
   { _id: 2, a: 1 },
   { _id: 3, a: 3 },
 ];
+/** The index on `a` as listIndexes shows it. */
+const listedA = async (c: LooseCollection) => (await c.indexes()).find((ix) => ix.name === 'a_1');
 const prepare = (c: LooseCollection, db: Db) => db.command({ collMod: c.collectionName, index: { keyPattern: { a: 1 }, prepareUnique: true } });
 const errorOf = (p: Promise<unknown>) =>
   p.then(
@@ -34,7 +36,7 @@ const cases: CompatCase[] = [
     indexes,
     run: async (c, db) => {
       const reply = await db.command({ collMod: c.collectionName, index: { name: 'a_1', hidden: true } });
-      const listed = (await c.indexes()).find((ix) => ix.name === 'a_1');
+      const listed = await listedA(c);
       return { hidden_old: reply.hidden_old, hidden_new: reply.hidden_new, listed: listed?.hidden };
     },
     expected: { hidden_old: false, hidden_new: true, listed: true },
@@ -240,7 +242,7 @@ const cases: CompatCase[] = [
     indexes,
     run: async (c, db) => {
       const reply = await prepare(c, db);
-      const listed = (await c.indexes()).find((ix) => ix.name === 'a_1');
+      const listed = await listedA(c);
       return { old: reply.prepareUnique_old, new: reply.prepareUnique_new, listed: listed?.prepareUnique, unique: listed?.unique };
     },
     expected: { old: false, new: true, listed: true, unique: undefined },
@@ -308,7 +310,7 @@ const cases: CompatCase[] = [
     run: async (c, db) => {
       await prepare(c, db);
       const reply = await db.command({ collMod: c.collectionName, index: { keyPattern: { a: 1 }, unique: true } });
-      const listed = (await c.indexes()).find((ix) => ix.name === 'a_1');
+      const listed = await listedA(c);
       const refused = await errorOf(c.insertOne({ _id: 3, a: 2 }));
       return { unique_new: reply.unique_new, unique: listed?.unique, prepareUnique: listed?.prepareUnique, refused: refused?.code };
     },
@@ -321,7 +323,7 @@ const cases: CompatCase[] = [
     run: async (c, db) => {
       await prepare(c, db);
       const error = await errorOf(db.command({ collMod: c.collectionName, index: { keyPattern: { a: 1 }, unique: true } }));
-      const listed = (await c.indexes()).find((ix) => ix.name === 'a_1');
+      const listed = await listedA(c);
       return { error, unique: listed?.unique, prepareUnique: listed?.prepareUnique };
     },
     expected: { error: { code: 359, violations: [{ ids: [1, 2] }] }, unique: undefined, prepareUnique: true },
@@ -336,7 +338,7 @@ const cases: CompatCase[] = [
       const before = await errorOf(dryRun());
       await c.deleteOne({ _id: 2 });
       const reply = await dryRun();
-      const listed = (await c.indexes()).find((ix) => ix.name === 'a_1');
+      const listed = await listedA(c);
       return { before, ok: reply.ok, unique_new: reply.unique_new, unique: listed?.unique };
     },
     expected: { before: { code: 359, violations: [{ ids: [1, 2] }] }, ok: 1, unique_new: undefined, unique: undefined },
