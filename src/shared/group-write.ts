@@ -73,8 +73,9 @@ export class GroupWrite<T extends Document> {
       );
     } catch (error) {
       const refused = refusedByIndex(error);
+      const whole = refused ? undefined : asThrownAlone(error);
       batch.forEach((pending, index) => {
-        const own = refused ? refused.get(index) : error;
+        const own = refused ? refused.get(index) : whole;
         if (own) pending.reject(own);
         else pending.resolve();
       });
@@ -94,6 +95,19 @@ function refusedByIndex(error: unknown): Map<number, Error> | undefined {
   const writeErrors = [error.writeErrors].flat(); // typed "one or more"
   if (writeErrors.length === 0) return undefined;
   return new Map(writeErrors.map((refusal) => [refusal.index, new WriteRefused(refusal.errmsg ?? 'write refused', refusal.code)]));
+}
+
+/**
+ * A whole command's failure as one write alone would have thrown it: the driver wraps the error
+ * of a bulk write that never reached the database (a refused connection, no server to select) in
+ * a MongoBulkWriteError with no write errors, where the service's error mapper knows the driver's
+ * own error as the database being away (503, not 500).
+ */
+function asThrownAlone(error: unknown): unknown {
+  if (!(error instanceof MongoBulkWriteError) || error.result?.getWriteConcernError()) return error;
+  if ([error.writeErrors].flat().length > 0) return error;
+  const cause: unknown = error.errorResponse;
+  return cause instanceof Error ? cause : error;
 }
 
 /** One operation's own write error from a grouped write (the database's message and code). */
