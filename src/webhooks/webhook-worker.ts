@@ -28,7 +28,6 @@ const CATCH_UP_LOOKBACK_MS = 2000;
 const CATCH_UP_PAGE = 500;
 /** How soon a claim past full shares that found nothing is asked again with nothing new (WebhookWorker.emptyClaims). */
 const EMPTY_CLAIM_REPEAT_MS = 1000;
-const NO_EXCLUSIONS = JSON.stringify({ fullEndpoints: [], fullTenants: [] });
 /** Empty claims remembered at once (WebhookWorker.emptyClaims). */
 const MAX_EMPTY_CLAIMS = 8;
 
@@ -168,6 +167,8 @@ export class WebhookWorker {
    */
   private news = 0;
   private emptyClaims: EmptyClaim[] = [];
+  /** Claims of several deliveries made so far: each leases them under an owner of its own (claimSeveral). */
+  private claims = 0;
   /**
    * The attempts' outcomes, one bulk write for those that end together (group-write.ts): a
    * command of its own cost the engine about three times an update in a batch of 8, and the
@@ -352,7 +353,7 @@ export class WebhookWorker {
         for (const { index, hook } of sendNow) {
           const delivery = deliveries[index]!;
           if (duplicates.has(index)) this.sending(delivery, -1);
-          else this.sendClaimed(delivery as unknown as WebhookDelivery & { _id: unknown }, hook);
+          else this.sendClaimed(delivery as unknown as ClaimedDelivery, hook);
         }
         const leased = new Set(sendNow.map(({ index }) => index));
         if (deliveries.some((delivery, index) => !leased.has(index) && this.hasRoomFor(delivery))) this.news += 1;
@@ -393,17 +394,17 @@ export class WebhookWorker {
         this.emptyClaims = this.emptyClaims.filter((empty) => empty.news === this.news && now - empty.at < EMPTY_CLAIM_REPEAT_MS);
         if (this.emptyClaims.some((empty) => excludesAtLeast(exclusions, empty))) break;
         const news = this.news;
-        const claimed = await this.claim(exclusions);
-        if (!claimed) {
+        const room = this.concurrency - this.active;
+        const claimed = room === 1 ? await this.claimOne(exclusions) : await this.claimSeveral(exclusions, room);
+        if (claimed.length === 0) {
           // Nothing due at all (no exclusions) is cheap to ask again: the index's first entries say so.
-          if (JSON.stringify(exclusions) !== NO_EXCLUSIONS) this.emptyClaims = [...this.emptyClaims.slice(-(MAX_EMPTY_CLAIMS - 1)), { ...exclusions, news, at: Date.now() }];
+          if (exclusions.fullEndpoints.length + exclusions.fullTenants.length > 0) this.emptyClaims = [...this.emptyClaims.slice(-(MAX_EMPTY_CLAIMS - 1)), { ...exclusions, news, at: Date.now() }];
           break;
         }
         // What came up empty excluding other shares still stands (a claim adds no delivery): after each claim
         // of a backlog's delivery, the next (every share full again) would otherwise scan the backlog again.
         this.emptyClaims = this.emptyClaims.filter((empty) => !excludesAtLeast(exclusions, empty));
-        this.sending(claimed, +1);
-        this.sendClaimed(claimed);
+        for (const { delivery, hook } of claimed) this.sendClaimed(delivery, hook);
       }
       this.outage.ended('claiming webhook deliveries');
     } catch (error) {
@@ -411,8 +412,8 @@ export class WebhookWorker {
     }
   }
 
-  /** Sends a delivery leased to this instance and counted in its pool (`hook`: as read just now, else read first). */
-  private sendClaimed(delivery: WebhookDelivery & { _id: unknown }, hook?: EndpointToSend): void {
+  /** Sends a delivery leased to this instance and counted in its pool (`hook`: as read just now, null if it was not found; else read first). */
+  private sendClaimed(delivery: ClaimedDelivery, hook?: EndpointToSend | null): void {
     const sending = this.attempt(delivery, hook)
       .catch((error) => this.deps.logger.error({ err: error, deliveryId: String(delivery._id) }, 'webhook delivery attempt failed to record; its lease will expire and it is retried'))
       .finally(() => {
@@ -442,22 +443,79 @@ export class WebhookWorker {
     return (this.sendingTo.get(delivery.webhookId) ?? 0) < this.perEndpoint && (this.sendingFor.get(delivery.tenant_id) ?? 0) < this.perTenant;
   }
 
-  /** The oldest due delivery not leased, of an endpoint and a tenant with room; leased by the database's clock. */
-  private async claim({ fullEndpoints, fullTenants }: ReturnType<WebhookWorker['exclusions']>): Promise<(WebhookDelivery & { _id: unknown }) | null> {
+  /** The oldest due delivery not leased, of an endpoint and a tenant with room; leased by the database's clock (one command). */
+  private async claimOne(exclusions: Exclusions): Promise<Claimed[]> {
     // The driver's collection: mongoose's sanitizeFilter refuses $expr.
-    return (await WebhookDeliveryModel.collection.findOneAndUpdate(
-      dueDeliveries({ fullEndpoints, fullTenants }),
-      // Due again when the lease ends (another instance retakes it then, if this one died): a leased
-      // delivery leaves the front of the claims' order, which scanned past every one in flight.
-      [{ $set: { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, nextAttemptAt: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: this.owner } } }],
+    const delivery = (await WebhookDeliveryModel.collection.findOneAndUpdate(
+      dueDeliveries(exclusions),
+      [{ $set: this.lease(this.owner) }],
       { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-    )) as (WebhookDelivery & { _id: unknown }) | null;
+    )) as ClaimedDelivery | null;
+    if (!delivery) return [];
+    this.sending(delivery, +1);
+    return [{ delivery }];
+  }
+
+  /**
+   * Up to `room` due deliveries, oldest first, within each endpoint's and tenant's share, in three
+   * commands whatever their number (a claim each, and an endpoint read each, made a backlog's
+   * delivery cost the engine four commands): a read of candidates, one update leasing those still
+   * due and unchanged under a lease owner of this claim alone, and one read of their endpoints.
+   * Only when another instance took or changed some of them meanwhile is the claim's own lease
+   * read back to know which are this one's.
+   */
+  private async claimSeveral(exclusions: Exclusions, room: number): Promise<Claimed[]> {
+    const due = dueDeliveries(exclusions);
+    // Twice the room: candidates past an endpoint's or a tenant's share within this claim are skipped.
+    const candidates = (await WebhookDeliveryModel.collection.find(due).sort({ nextAttemptAt: 1 }).limit(2 * room).toArray()) as unknown as ClaimedDelivery[];
+    const picked: ClaimedDelivery[] = [];
+    for (const candidate of candidates) {
+      if (picked.length === room) break;
+      if (!this.hasRoomFor(candidate)) continue;
+      // Counted in the pool now: a fan-out meanwhile leaves room for these.
+      this.sending(candidate, +1);
+      picked.push(candidate);
+    }
+    if (picked.length === 0) return [];
+    let claimed = picked;
+    try {
+      const leaseOwner = `${this.owner}-${(this.claims += 1)}`;
+      const { modifiedCount } = await WebhookDeliveryModel.collection.updateMany(
+        // Each as read: what an attempt uses of it (its attempts, a manual retry) has not changed since.
+        { ...due, $or: picked.map(({ _id, attempts, manualRetry }) => ({ _id, attempts, manualRetry: manualRetry ?? null })) } as never,
+        [{ $set: this.lease(leaseOwner) }],
+      );
+      if (modifiedCount < picked.length) {
+        claimed = (await WebhookDeliveryModel.collection.find({ _id: { $in: picked.map(({ _id }) => _id) }, leaseOwner } as never).toArray()) as unknown as ClaimedDelivery[];
+        const mine = new Set(claimed.map(({ _id }) => String(_id)));
+        for (const candidate of picked) if (!mine.has(String(candidate._id))) this.sending(candidate, -1);
+      } else {
+        for (const delivery of claimed) delivery.leaseOwner = leaseOwner;
+      }
+      if (claimed.length === 0) return [];
+      const webhookIds = [...new Set(claimed.map(({ webhookId }) => webhookId))];
+      const hooks = await WebhookModel.find({ _id: trusted({ $in: webhookIds }) }, ENDPOINT_TO_SEND).lean();
+      const byId = new Map(hooks.map((hook) => [String(hook._id), hook as EndpointToSend]));
+      // null: the endpoint was deleted (attempt() fails the delivery).
+      return claimed.map((delivery) => ({ delivery, hook: byId.get(delivery.webhookId) ?? null }));
+    } catch (error) {
+      // Not sent: a delivery leased meanwhile is due again when its lease ends, and a claim sends it then.
+      for (const delivery of claimed) this.sending(delivery, -1);
+      throw error;
+    }
+  }
+
+  /** A lease for `leaseOwner`, by the database's clock: due again when it ends (another instance retakes it then, if this one died). */
+  private lease(leaseOwner: string): Record<string, unknown> {
+    // A leased delivery leaves the front of the claims' order, which scanned past every one in flight.
+    return { leaseUntil: { $add: ['$$NOW', this.leaseMs] }, nextAttemptAt: { $add: ['$$NOW', this.leaseMs] }, leaseOwner: { $literal: leaseOwner } };
   }
 
   /** One attempt, its outcome recorded under this instance's lease. */
-  private async attempt(delivery: WebhookDelivery & { _id: unknown }, known?: EndpointToSend): Promise<void> {
-    const hook = known ?? (await WebhookModel.findById(delivery.webhookId, { _id: 1, tenant_id: 1, enabled: 1, url: 1, secretSealed: 1, failingSince: 1 }).lean());
-    const mine = { _id: delivery._id, leaseOwner: this.owner };
+  private async attempt(delivery: ClaimedDelivery, known?: EndpointToSend | null): Promise<void> {
+    const hook = known === undefined ? await WebhookModel.findById(delivery.webhookId, ENDPOINT_TO_SEND).lean() : known;
+    // Under the lease it was sent with (the fan-out's and a single claim's: this instance; a claim of several: that claim).
+    const mine = { _id: delivery._id, leaseOwner: delivery.leaseOwner };
     if (!hook) {
       await WebhookDeliveryModel.updateOne(mine, { $set: { status: DeliveryStatus.failed, nextAttemptAt: null, leaseUntil: NO_LEASE, leaseOwner: null, error: 'the endpoint was deleted' } });
       this.attempted('failed', delivery);
@@ -569,8 +627,17 @@ type FannedDelivery = Omit<WebhookDelivery, 'id'> & { _id: mongoose.Types.Object
 
 type WriteErrorShape = { code?: number; index?: number; err?: { code?: number } };
 
-/** What an attempt needs of its endpoint (the fan-out's read, or the attempt's own). */
+/** What an attempt needs of its endpoint (the fan-out's read, a claim's, or the attempt's own). */
 type EndpointToSend = Pick<Webhook, 'tenant_id' | 'enabled' | 'url' | 'secretSealed' | 'failingSince'> & { _id: unknown };
+const ENDPOINT_TO_SEND = { _id: 1, tenant_id: 1, enabled: 1, url: 1, secretSealed: 1, failingSince: 1 } as const;
+
+/** A delivery leased to this instance, as stored. */
+type ClaimedDelivery = WebhookDelivery & { _id: unknown };
+/** A claimed delivery and its endpoint as the claim read it (null: deleted; absent: the attempt reads it). */
+interface Claimed {
+  delivery: ClaimedDelivery;
+  hook?: EndpointToSend | null;
+}
 
 /**
  * One error line when an outage starts, then quiet (debug) while it lasts, and

@@ -36,6 +36,33 @@ async function endpoint(app: TestApp, user: TestUser, plan: (n: number) => numbe
   return { hook, receiver };
 }
 
+/**
+ * The worker's claims from now on, through the commands they make on the deliveries (the
+ * driver's own methods, spied on and called through): a claim is one findOneAndUpdate (room for
+ * one) or a read of candidates then one updateMany leasing several.
+ */
+function watchClaims() {
+  const collection = WebhookDeliveryModel.collection;
+  const single = vi.spyOn(collection, 'findOneAndUpdate');
+  const reads = vi.spyOn(collection, 'find');
+  const leases = vi.spyOn(collection, 'updateMany');
+  // A claim's read of candidates filters on the status; its read of its own leases (after a race) does not.
+  const candidateReads = () => reads.mock.calls.filter(([filter]) => (filter as { status?: unknown } | undefined)?.status !== undefined).length;
+  const settled = async (spy: { mock: { results: { value: unknown }[] } }) => Promise.all(spy.mock.results.map((result) => result.value));
+  return {
+    made: () => single.mock.calls.length + candidateReads(),
+    /** Each claim that leased something, with how many it leased. */
+    async took(): Promise<number[]> {
+      const singles = (await settled(single)).filter((delivery) => delivery !== null).map(() => 1);
+      const several = (await settled(leases)).map((result) => (result as { modifiedCount: number }).modifiedCount).filter((n) => n > 0);
+      return [...singles, ...several];
+    },
+    restore() {
+      for (const spy of [single, reads, leases]) spy.mockRestore();
+    },
+  };
+}
+
 const deliveriesOf = async (app: TestApp, user: TestUser, id: string) =>
   (await app.rest('GET', `/webhooks/${id}/deliveries?limit=100`, { token: user.token })).body.items as any[];
 
@@ -212,15 +239,14 @@ describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", (
     const hanging = await endpoint(world.app, world.admin, () => 'hang');
     for (let i = 0; i < 10; i += 1) await menuEvent(world.admin);
     await hanging.receiver.waitFor(2);
-    // The claims the worker makes from now on (the driver's own method, called through).
-    const claims = vi.spyOn(WebhookDeliveryModel.collection, 'findOneAndUpdate');
+    const claims = watchClaims();
     try {
       // 20 more events of the full tenant over about 1.5 s: 20 fan-outs and some 75 polls.
       for (let i = 0; i < 20; i += 1) {
         await menuEvent(world.admin);
         await new Promise((resolve) => setTimeout(resolve, 75));
       }
-      expect(claims.mock.calls.length).toBeLessThanOrEqual(3);
+      expect(claims.made()).toBeLessThanOrEqual(3);
       // A delivery with room is news: claimed at its fan-out, not up to a second later (each of three in a row).
       const healthy = await endpoint(world.app, world.otherAdmin, () => 200);
       const delays = [];
@@ -232,7 +258,7 @@ describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", (
       }
       expect(Math.max(...delays)).toBeLessThan(600);
     } finally {
-      claims.mockRestore();
+      claims.restore();
       await hanging.receiver.close();
     }
   });
@@ -241,7 +267,7 @@ describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", (
 describe("a backlog behind endpoints at their share (1 send each, answering after 50 ms)", () => {
   const world = useWebhookApp({ webhooks: { concurrency: 4, perEndpoint: 1, pollMs: 20 } });
 
-  it('is claimed one delivery per claim: a claim that took one does not make every share full claim scan the backlog again', async () => {
+  it('is claimed without a scan of the backlog per delivery: a claim that took some does not make every share full claim scan it again', async () => {
     // The receiver holds every request until the backlog is written, then answers each 50 ms after it came (or after the gate opened).
     let open = false;
     const held: ServerResponse[] = [];
@@ -252,24 +278,23 @@ describe("a backlog behind endpoints at their share (1 send each, answering afte
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const hooks = [await makeWebhook(world.app, world.admin, { url, events: ['menus.create'] }), await makeWebhook(world.app, world.admin, { url, events: ['menus.create'] })];
-    let claims: ReturnType<typeof vi.spyOn> | undefined;
+    let claims: ReturnType<typeof watchClaims> | undefined;
     try {
       const events: string[] = [];
       for (let i = 0; i < 12; i += 1) events.push((await menuEvent(world.admin))!.id);
       const deliveries = world.app.db.collection('webhookdeliveries');
       // The first event's two deliveries are sent (held); the other 22 wait, every share full.
       await eventually(async () => held.length === 2 && (await deliveries.countDocuments({ eventId: { $in: events } })) === 24);
-      claims = vi.spyOn(WebhookDeliveryModel.collection, 'findOneAndUpdate');
+      claims = watchClaims();
       open = true;
       for (const res of held.splice(0)) setTimeout(() => res.writeHead(204).end(), 50);
       await eventually(async () => (await deliveries.countDocuments({ eventId: { $in: events }, status: 'delivered' })) === 24, 20_000);
-      const claimed = await Promise.all(claims.mock.results.map((result: { value: unknown }) => result.value));
-      const took = claimed.filter((delivery) => delivery !== null).length;
-      expect(took).toBe(22);
+      const took = await claims.took();
+      expect(took.reduce((sum, n) => sum + n, 0)).toBe(22);
       // Claims that found nothing: once a second with every share full (and at a new share or news), not once per delivery.
-      expect(claimed.length - took).toBeLessThanOrEqual(6);
+      expect(claims.made() - took.length).toBeLessThanOrEqual(6);
     } finally {
-      claims?.mockRestore();
+      claims?.restore();
       open = true;
       for (const res of held.splice(0)) res.writeHead(204).end();
       for (const hook of hooks) await world.app.rest('DELETE', `/webhooks/${hook.id}`, { token: world.admin.token });
@@ -283,7 +308,7 @@ describe('a delivery of an event just committed', () => {
 
   it('goes out leased by the fan-out that wrote it, with the endpoint it read: no claim and no endpoint read of its own', async () => {
     const { hook, receiver } = await endpoint(world.app, world.admin, () => 200);
-    const claims = vi.spyOn(WebhookDeliveryModel.collection, 'findOneAndUpdate');
+    const claims = watchClaims();
     const endpointReads = vi.spyOn(WebhookModel, 'findById');
     try {
       // One after another: each has room in the endpoint's share (4 sends) when it is fanned out.
@@ -298,40 +323,97 @@ describe('a delivery of an event just committed', () => {
       const deliveries = world.app.db.collection('webhookdeliveries');
       await eventually(async () => (await deliveries.countDocuments({ webhookId: hook.id, status: 'delivered' })) === 5);
       // The worker still looks for due deliveries (retries, other instances'): none of its claims took one.
-      const claimed = await Promise.all(claims.mock.results.map((result) => result.value));
-      expect(claimed.filter((delivery) => delivery !== null)).toEqual([]);
+      expect(await claims.took()).toEqual([]);
       expect(endpointReads).not.toHaveBeenCalled();
       // Recorded as a claimed one is: one attempt, its lease given back.
       expect(await deliveries.find({ webhookId: hook.id }).toArray()).toEqual(
         Array.from({ length: 5 }, () => expect.objectContaining({ attempts: 1, responseStatus: 200, leaseOwner: null, leaseUntil: new Date(0), error: null })),
       );
     } finally {
-      claims.mockRestore();
+      claims.restore();
       endpointReads.mockRestore();
     }
   });
 
-  it("a claim reads no delivery in flight: with 500 leased ones, due again at their lease's end, its query examines none", async () => {
+  /** `count` deliveries of the admin's tenant to `webhookId`, due now and leased to nobody, as the fan-out writes them. */
+  const dueNow = (webhookId: string, count: number) =>
+    Array.from({ length: count }, () => {
+      const eventId = new ObjectId().toHexString();
+      return {
+        _id: new ObjectId(),
+        webhookId,
+        eventId,
+        type: 'menus.create',
+        tenant_id: world.admin.tenantId ?? null,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: new Date(),
+        leaseUntil: new Date(0),
+        leaseOwner: null,
+        manualRetry: false,
+        expireAt: new Date(Date.now() + 3_600_000),
+        payload: { id: eventId, type: 'menus.create' },
+      };
+    });
+
+  it("due together, are leased together: one claim takes the endpoint's share (4 of 6) and reads the endpoint once; the share holds the rest back", async () => {
+    const { hook, receiver } = await endpoint(world.app, world.admin, () => 'hang');
     const deliveries = world.app.db.collection('webhookdeliveries');
-    const now = Date.now();
-    const inFlight = Array.from({ length: 500 }, (_, i) => ({
-      _id: new ObjectId(),
-      webhookId: new ObjectId().toHexString(),
-      eventId: `in-flight-${i}`,
-      tenant_id: world.admin.tenantId ?? null,
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: new Date(now + 30_000 + i),
-      leaseUntil: new Date(now + 30_000 + i),
-      leaseOwner: 'another instance',
-      expireAt: new Date(now + 3_600_000),
-    }));
-    await deliveries.insertMany(inFlight);
+    const claims = watchClaims();
+    const endpointReads = vi.spyOn(WebhookModel, 'find');
+    const singleEndpointReads = vi.spyOn(WebhookModel, 'findById');
     try {
-      const explained = await deliveries.find(dueDeliveries({ fullEndpoints: [], fullTenants: [] })).sort({ nextAttemptAt: 1 }).limit(1).explain('executionStats');
-      expect(explained.executionStats).toMatchObject({ nReturned: 0, totalDocsExamined: 0 });
+      const backlog = dueNow(hook.id, 6);
+      await deliveries.insertMany(backlog);
+      const sent = await receiver.waitFor(4);
+      expect(await claims.took()).toEqual([4]);
+      // One read of the endpoint for the claim (the fan-out's reads filter on `enabled`), none per delivery.
+      expect(endpointReads.mock.calls.filter(([filter]) => (filter as { enabled?: unknown }).enabled === undefined)).toHaveLength(1);
+      expect(singleEndpointReads).not.toHaveBeenCalled();
+      // The endpoint's share holds the other two back while the four hang.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(receiver.received).toHaveLength(4);
+      expect(sent.every((received) => received.signatureValid)).toBe(true);
+      const leased = await deliveries.find({ _id: { $in: backlog.map(({ _id }) => _id) }, leaseOwner: { $ne: null } }).toArray();
+      expect(leased).toHaveLength(4);
+      expect(new Set(leased.map(({ leaseOwner }) => leaseOwner)).size).toBe(1);
     } finally {
+      claims.restore();
+      endpointReads.mockRestore();
+      singleEndpointReads.mockRestore();
+      await receiver.close();
+      await world.app.rest('DELETE', `/webhooks/${hook.id}`, { token: world.admin.token });
+    }
+  });
+
+  it("taken by another instance between a claim's read and its lease: that one is left to it, the others are sent, and the pool counts only those", async () => {
+    const { hook, receiver } = await endpoint(world.app, world.admin, () => 'hang');
+    const deliveries = world.app.db.collection('webhookdeliveries');
+    const backlog = dueNow(hook.id, 3);
+    const taken = backlog[1]!;
+    // Another instance leases one of them just before this instance's lease (the update) is made.
+    const collection = WebhookDeliveryModel.collection;
+    const lease = collection.updateMany.bind(collection);
+    const race = vi.spyOn(collection, 'updateMany').mockImplementationOnce((async (...args: Parameters<typeof lease>) => {
+      await deliveries.updateOne({ _id: taken._id }, { $set: { leaseOwner: 'another instance', leaseUntil: new Date(Date.now() + 60_000), nextAttemptAt: new Date(Date.now() + 60_000) } });
+      return lease(...args);
+    }) as never);
+    try {
+      await deliveries.insertMany(backlog);
+      await receiver.waitFor(2);
+      expect(race).toHaveBeenCalled();
+      expect(receiver.received.map(({ id }) => id).sort()).toEqual([backlog[0]!.eventId, backlog[2]!.eventId].sort());
+      expect(await deliveries.findOne({ _id: taken._id })).toMatchObject({ status: 'pending', attempts: 0, leaseOwner: 'another instance' });
+      // The endpoint's share (4) counts the two sends only: two more go out while they hang, and no third.
+      await deliveries.insertMany(dueNow(hook.id, 3));
+      await receiver.waitFor(4);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(receiver.received).toHaveLength(4);
+    } finally {
+      race.mockRestore();
+      await receiver.close();
       await deliveries.deleteMany({ leaseOwner: 'another instance' });
+      await world.app.rest('DELETE', `/webhooks/${hook.id}`, { token: world.admin.token });
     }
   });
 
