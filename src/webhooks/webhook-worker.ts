@@ -144,6 +144,7 @@ export class WebhookWorker {
   /** The pump under way (null: none), which close() waits for. */
   private pumped: Promise<void> | null = null;
   private wokenWhilePumping = false;
+  private wakeScheduled = false;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -217,6 +218,20 @@ export class WebhookWorker {
       this.pumped = null;
       if (!this.wokenWhilePumping) return;
       this.wokenWhilePumping = false;
+      this.wake();
+    });
+  }
+
+  /**
+   * Wakes once the sends ending in this turn have all ended: the outcomes of sends that ended
+   * together are recorded together (one bulk write) and resolve in one turn, so their room makes
+   * one claim of several, not a claim of one followed by one of the rest.
+   */
+  private wakeAfterSendsEnd(): void {
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
       this.wake();
     });
   }
@@ -419,7 +434,7 @@ export class WebhookWorker {
       .finally(() => {
         this.sending(delivery, -1);
         this.inFlight.delete(sending);
-        this.wake();
+        this.wakeAfterSendsEnd();
       });
     this.inFlight.add(sending);
   }
@@ -481,8 +496,13 @@ export class WebhookWorker {
     try {
       const leaseOwner = `${this.owner}-${(this.claims += 1)}`;
       const { modifiedCount } = await WebhookDeliveryModel.collection.updateMany(
-        // Each as read: what an attempt uses of it (its attempts, a manual retry) has not changed since.
-        { ...due, $or: picked.map(({ _id, attempts, manualRetry }) => ({ _id, attempts, manualRetry: manualRetry ?? null })) } as never,
+        // Each as read: what an attempt uses of it (its attempts, a manual retry) has not changed since. The
+        // $in bounds the update to their _ids (planned on the status index, the $or alone read every due delivery).
+        {
+          ...due,
+          _id: { $in: picked.map(({ _id }) => _id) },
+          $or: picked.map(({ _id, attempts, manualRetry }) => ({ _id, attempts, manualRetry: manualRetry ?? null })),
+        } as never,
         [{ $set: this.lease(leaseOwner) }],
       );
       if (modifiedCount < picked.length) {
