@@ -149,9 +149,9 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
 
     if (options.parts.has('memory')) {
       const mixed = mixedLoad(context);
-      if (!options.parts.has('service') && options.warmupSeconds > 0) {
-        log(`warming up the memory scenario (${options.warmupSeconds} s)...`);
-        note('memory', await runLoad(mixed, options.warmupSeconds));
+      if (options.memoryWarmupSeconds > 0) {
+        log(`warming up the memory scenario (${options.memoryWarmupSeconds} s of its load: the heap grows to its working size)...`);
+        note('memory', await runLoad(mixed, options.memoryWarmupSeconds));
       }
       log(`memory: ${options.memorySeconds} s of mixed reads and writes, resident memory sampled each second...`);
       rows.push(await memoryRow(service.pid, mixed, options.memorySeconds, serviceStartMiB, note));
