@@ -5,14 +5,15 @@ import { readOptions, withDatabase } from '../../bench/options.js';
 describe('bench options', () => {
   it('defaults to 3 rounds of 10 s at 50 connections, every part, 10k users and keys, 1k menus', () => {
     const options = readOptions([], {});
-    expect(options).toMatchObject({ rounds: 3, seconds: 10, warmupSeconds: 5, connections: 50, memorySeconds: 60, users: 10_000, keys: 10_000, menus: 1000 });
+    expect(options).toMatchObject({ rounds: 3, seconds: 10, warmupSeconds: 5, connections: 50, memorySeconds: 60, memoryWarmupSeconds: 45, users: 10_000, keys: 10_000, menus: 1000 });
     expect([...options.parts]).toEqual(['service', 'memory', 'a', 'b', 'c']);
     expect(options.jsonFile).toBeUndefined();
   });
 
   it('--quick shortens the run; a flag wins over the environment', () => {
-    expect(readOptions(['--quick'], {})).toMatchObject({ rounds: 1, seconds: 3, warmupSeconds: 1, memorySeconds: 10 });
+    expect(readOptions(['--quick'], {})).toMatchObject({ rounds: 1, seconds: 3, warmupSeconds: 1, memorySeconds: 10, memoryWarmupSeconds: 5 });
     expect(readOptions(['--rounds', '2', '--json', 'out.json'], { BENCH_ROUNDS: '5', BENCH_DURATION: '4' })).toMatchObject({ rounds: 2, seconds: 4, jsonFile: 'out.json' });
+    expect(readOptions(['--memory-warmup', '0'], { BENCH_MEMORY_WARMUP: '30' })).toMatchObject({ memoryWarmupSeconds: 0 });
   });
 
   it('refuses a bad number, a flag without a value and an unknown part, naming them', () => {
