@@ -2,6 +2,7 @@ import type { Document } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { restarts } from '../support/restarts.js';
 import { describeCompat, type CompatCase, type LooseCollection } from './compat-cases.js';
+import { access, ids, sortedIds, stages, winning } from './explain-helpers.js';
 
 /**
  * Wildcard indexes as mongod 7.0 has them: `{"$**": 1}` (every leaf but
@@ -25,23 +26,6 @@ const seed = [
   { _id: 8, a: [[5]] },
 ];
 const all = [{ key: { '$**': 1 } }];
-const ids = (docs: Document[]) => docs.map((d) => d._id);
-const sortedIds = (docs: Document[]) => ids(docs).sort((x, y) => Number(x) - Number(y));
-
-function access(plan: Document): Document {
-  let stage = plan;
-  while (stage.inputStage) stage = stage.inputStage;
-  return stage.stage === 'IXSCAN' ? { stage: 'IXSCAN', keyPattern: stage.keyPattern, indexName: stage.indexName, indexBounds: stage.indexBounds } : { stage: stage.stage };
-}
-
-const stages = (plan: Document): string[] => {
-  const out: string[] = [];
-  for (let stage: Document | undefined = plan; stage; stage = stage.inputStage) out.push(stage.stage);
-  return out;
-};
-
-const winning = async (c: LooseCollection, filter: Document, options: Document = {}) =>
-  (await c.find(filter, options).explain('queryPlanner')).queryPlanner.winningPlan as Document;
 
 /**
  * The query's plan and documents, and whether they are a collection scan's;
