@@ -1,5 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { describeCompat, type CompatCase } from './compat-cases.js';
+import { stages } from './explain-helpers.js';
 
 /**
  * explain of each explainable command: whether the read uses an index
@@ -9,18 +10,11 @@ import { describeCompat, type CompatCase } from './compat-cases.js';
 const seed = Array.from({ length: 10 }, (_, i) => ({ _id: i + 1, a: i + 1, b: i % 2 }));
 const indexes = [{ key: { a: 1 } }];
 
-/** The access stage of a plan: the IXSCAN (its index and bounds) or the COLLSCAN. */
+/** The access stage of a plan: the IXSCAN (its index and bounds, not its key pattern: explain-helpers.ts's has it) or the COLLSCAN. */
 function access(plan: Document): Document {
   let stage = plan;
   while (stage.inputStage) stage = stage.inputStage;
   return stage.stage === 'IXSCAN' ? { stage: 'IXSCAN', indexName: stage.indexName, indexBounds: stage.indexBounds } : { stage: stage.stage };
-}
-
-/** The stage names from the root down. */
-function stages(plan: Document): string[] {
-  const out: string[] = [];
-  for (let stage: Document | undefined = plan; stage; stage = stage.inputStage) out.push(stage.stage);
-  return out;
 }
 
 const explain = (db: Db, command: Document, verbosity = 'queryPlanner') => db.command({ explain: command, verbosity });
