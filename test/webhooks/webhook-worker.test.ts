@@ -247,16 +247,14 @@ describe("a tenant's backlog behind endpoints that hang (2 sends per tenant)", (
         await new Promise((resolve) => setTimeout(resolve, 75));
       }
       expect(claims.made()).toBeLessThanOrEqual(3);
-      // A delivery with room is news: claimed at its fan-out, not up to a second later (each of three in a row).
+      // Another tenant's delivery has room: its fan-out sends it at once, leased as it is written, with no claim
+      // to wait for behind the full tenant's empty ones (each of three in a row).
       const healthy = await endpoint(world.app, world.otherAdmin, () => 200);
-      const delays = [];
       for (let i = 1; i <= 3; i += 1) {
-        const sentAt = Date.now();
         await menuEvent(world.otherAdmin);
         await healthy.receiver.waitFor(i);
-        delays.push(Date.now() - sentAt);
       }
-      expect(Math.max(...delays)).toBeLessThan(600);
+      expect(await claims.took()).toEqual([]);
     } finally {
       claims.restore();
       await hanging.receiver.close();
