@@ -21,9 +21,10 @@ export interface Scenario {
   name: string;
   /**
    * `service-info`: the same service at LOG_LEVEL=info (one JSON line per request), on the same database;
+   * `service-reference`: the same service at warn, on the same database, serving only its own rows;
    * `service-default`: a service started as `npm start` does, its engine inside its own process.
    */
-  server: 'baseline' | 'service' | 'service-info' | 'service-default';
+  server: 'baseline' | 'service' | 'service-info' | 'service-reference' | 'service-default';
   load: Load;
   /** Runs at the same time, reported as its own row (no CPU figure: the process is shared). */
   beside?: { name: string; load: Load };
@@ -34,6 +35,11 @@ export interface ScenarioContext {
   serviceUrl: string;
   /** The same service at LOG_LEVEL=info. */
   infoServiceUrl: string;
+  /**
+   * The same service at warn, serving only the rows the info and default-mode rows are
+   * compared with: idle between them, as those two services are (see REFERENCE_READ).
+   */
+  referenceServiceUrl: string;
   baselineUrl: string;
   accessToken: string;
   seeded: Seeded;
@@ -50,6 +56,16 @@ export const BASELINE = 'baseline GET one record';
 export const API_KEY_READ_JWT = 'REST GET api-keys/{id}, JWT';
 const REST_READ = 'REST GET meal-menus/{id}';
 const REST_PATCH = 'REST PATCH estimated-portions';
+/**
+ * The info and default-mode rows' reference: the same read (and write) on a service at warn on
+ * the standalone engine that serves nothing else, as the info and default-mode services serve
+ * nothing else. Compared with the first service (busy in every scenario of the round), a
+ * service that waits a minute between its rows spent 1.4-1.6x the CPU per read, whatever its
+ * log level (bench/README.md, "The info and default-mode rows"): the ratio measured that
+ * history, not the log line or the engine's place.
+ */
+const REFERENCE_READ = `${REST_READ}, reference`;
+const REFERENCE_PATCH = `${REST_PATCH}, reference`;
 
 /** The fields SOFA's REST answer for a menu carries, so both surfaces answer the same. */
 const MENU_FIELDS = 'id name description date mealType items { name description allergens } estimatedPortions tenant_id createdBy updatedBy deletedAt createdAt updatedAt';
@@ -116,13 +132,6 @@ export function scenarios(context: ScenarioContext): Scenario[] {
     },
     { name: REST_READ, server: 'service', load: service([read]), target: SINGLE },
     {
-      // The service logs at warn; this one, the default info, writes a JSON line per request: at most 5% of the read.
-      name: 'REST GET meal-menus/{id}, LOG_LEVEL=info',
-      server: 'service-info',
-      load: { ...service([read]), url: context.infoServiceUrl },
-      target: { min: 0.95, of: REST_READ },
-    },
-    {
       name: 'GraphQL mealMenu(id)',
       server: 'service',
       load: service([graphql(`query($id: ID!) { mealMenu(id: $id) { ${MENU_FIELDS} } }`, (id) => ({ id }), menus, jwt)], { verifyBody: noGraphqlErrors }),
@@ -145,7 +154,7 @@ export function scenarios(context: ScenarioContext): Scenario[] {
       load: service([graphql(`query { mealMenus(limit: 20) { items { ${MENU_FIELDS} } nextCursor } }`, () => ({}), ['-'], jwt)], { verifyBody: noGraphqlErrors }),
       target: LIST,
     },
-    ...defaultModeScenarios(context),
+    ...comparedScenarios(context, read),
     { name: API_KEY_READ_JWT, server: 'service', load: service([get(jwt, seeded.apiKeyIds, (id) => `/api/v1/api-keys/${id}`)]), target: SINGLE },
     {
       name: 'REST GET api-keys/{id}, API key',
@@ -203,18 +212,27 @@ export function scenarios(context: ScenarioContext): Scenario[] {
 }
 
 /**
- * The REST read and write on the service in default mode (its engine inside
- * its process, as `npm start` runs it), each against the same scenario on the
- * service with the standalone engine: at least 0.95 of it.
+ * The rows compared with the reference service (REFERENCE_READ), measured one after the
+ * other: its read, the read at LOG_LEVEL=info (at least 0.95 of it), the read in default mode
+ * (its engine inside its process, as `npm start` runs it: at least 0.95), then its write and
+ * the write in default mode (at least 0.95). Without a default-mode service: the read rows only.
  */
-function defaultModeScenarios(context: ScenarioContext): Scenario[] {
+function comparedScenarios(context: ScenarioContext, read: AutocannonRequest): Scenario[] {
+  const on = (url: string, request: AutocannonRequest): Load => ({ url, requests: [request], connections: context.connections, expectedStatus: 200 });
+  const jwt = { authorization: `Bearer ${context.accessToken}` };
+  const reads: Scenario[] = [
+    { name: REFERENCE_READ, server: 'service-reference', load: on(context.referenceServiceUrl, read), target: { of: 'baseline' } },
+    // The default level, info, writes a JSON line per request: at most 5% of the read.
+    { name: `${REST_READ}, LOG_LEVEL=info`, server: 'service-info', load: on(context.infoServiceUrl, read), target: { min: 0.95, of: REFERENCE_READ } },
+  ];
   const mode = context.defaultMode;
-  if (!mode) return [];
-  const jwt = { authorization: `Bearer ${mode.accessToken}` };
-  const load = (request: AutocannonRequest): Load => ({ url: mode.url, requests: [request], connections: context.connections, expectedStatus: 200 });
+  if (!mode) return reads;
+  const modeJwt = { authorization: `Bearer ${mode.accessToken}` };
   return [
-    { name: `${REST_READ}, default mode`, server: 'service-default', load: load(menuRead(jwt, mode.seeded.menuIds)), target: { min: 0.95, of: REST_READ } },
-    { name: `${REST_PATCH}, default mode`, server: 'service-default', load: load(portionsPatch(jwt, mode.seeded.menuIds)), target: { min: 0.95, of: REST_PATCH } },
+    ...reads,
+    { name: `${REST_READ}, default mode`, server: 'service-default', load: on(mode.url, menuRead(modeJwt, mode.seeded.menuIds)), target: { min: 0.95, of: REFERENCE_READ } },
+    { name: REFERENCE_PATCH, server: 'service-reference', load: on(context.referenceServiceUrl, portionsPatch(jwt, context.seeded.menuIds)), target: { of: 'baseline' } },
+    { name: `${REST_PATCH}, default mode`, server: 'service-default', load: on(mode.url, portionsPatch(modeJwt, mode.seeded.menuIds)), target: { min: 0.95, of: REFERENCE_PATCH } },
   ];
 }
 

@@ -51,8 +51,8 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     const seeded = await seed(uri, dbName, options);
 
     const jwtSecret = randomBytes(32).toString('hex');
-    const [servicePort, infoServicePort, baselinePort] = [await freePort(), await freePort(), await freePort()];
-    log('starting the service (at LOG_LEVEL warn, and a second at info) and the baseline...');
+    const [servicePort, infoServicePort, referenceServicePort, baselinePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    log('starting the service (at LOG_LEVEL warn, a second at info, a third at warn for their comparison) and the baseline...');
     const commonEnv = {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
@@ -74,6 +74,8 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
       discardStdout: true,
     });
     servers.push(infoService);
+    const referenceService = await startServer('reference service', SERVICE_ENTRY, serviceEnv(referenceServicePort, 'warn', 'reference-service-data'), referenceServicePort, '/readyz');
+    servers.push(referenceService);
     const serviceStartMiB = residentMiB(service.pid);
     const baseline = await startServer('baseline', BASELINE_ENTRY, { MONGODB_URI: uri, PORT: String(baselinePort), JWT_SECRET: jwtSecret }, baselinePort, '/healthz');
     servers.push(baseline);
@@ -94,6 +96,7 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
     const context: ScenarioContext = {
       serviceUrl: service.baseUrl,
       infoServiceUrl: infoService.baseUrl,
+      referenceServiceUrl: referenceService.baseUrl,
       baselineUrl: baseline.baseUrl,
       accessToken,
       seeded,
@@ -103,7 +106,7 @@ export async function serviceBench(options: BenchOptions): Promise<ScenarioRepor
       refreshTokens: refreshTokenPool(service.baseUrl, members.length > 0 ? members : [ADMIN_EMAIL], PASSWORD, 2 * options.connections),
       defaultMode,
     };
-    const pids = { baseline: baseline.pid, service: service.pid, 'service-info': infoService.pid, 'service-default': defaultService?.pid ?? -1 };
+    const pids = { baseline: baseline.pid, service: service.pid, 'service-info': infoService.pid, 'service-reference': referenceService.pid, 'service-default': defaultService?.pid ?? -1 };
     // In default mode the engine's CPU is the service process's own: no engine figure.
     const pidOf = (scenario: Scenario) => ({ server: pids[scenario.server], engine: scenario.server === 'service-default' ? undefined : engine?.pid });
     const rows: ScenarioReport[] = [];
