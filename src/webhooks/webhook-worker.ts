@@ -307,7 +307,7 @@ export class WebhookWorker {
   private async fanOut(events: readonly TailedEvent[], live = false): Promise<void> {
     const fanned = events.filter((event) => event.type !== TEST_EVENT_TYPE);
     if (fanned.length > 0) {
-      const hooks = await WebhookModel.find({ enabled: true }, { _id: 1, tenant_id: 1, events: 1, enabled: 1, url: 1, secretSealed: 1, failingSince: 1 }).lean();
+      const hooks = await WebhookModel.find({ enabled: true }, { ...ENDPOINT_TO_SEND, events: 1 }).lean();
       const deliveries: FannedDelivery[] = [];
       const sendNow: { index: number; hook: EndpointToSend }[] = [];
       const now = new Date(this.now());
@@ -492,6 +492,7 @@ export class WebhookWorker {
       picked.push(candidate);
     }
     if (picked.length === 0) return [];
+    const pickedIds = picked.map(({ _id }) => _id);
     let claimed = picked;
     try {
       const leaseOwner = `${this.owner}-${(this.claims += 1)}`;
@@ -500,13 +501,13 @@ export class WebhookWorker {
         // $in bounds the update to their _ids (planned on the status index, the $or alone read every due delivery).
         {
           ...due,
-          _id: { $in: picked.map(({ _id }) => _id) },
+          _id: { $in: pickedIds },
           $or: picked.map(({ _id, attempts, manualRetry }) => ({ _id, attempts, manualRetry: manualRetry ?? null })),
         } as never,
         [{ $set: this.lease(leaseOwner) }],
       );
       if (modifiedCount < picked.length) {
-        claimed = (await WebhookDeliveryModel.collection.find({ _id: { $in: picked.map(({ _id }) => _id) }, leaseOwner } as never).toArray()) as unknown as ClaimedDelivery[];
+        claimed = (await WebhookDeliveryModel.collection.find({ _id: { $in: pickedIds }, leaseOwner } as never).toArray()) as unknown as ClaimedDelivery[];
         const mine = new Set(claimed.map(({ _id }) => String(_id)));
         for (const candidate of picked) if (!mine.has(String(candidate._id))) this.sending(candidate, -1);
       } else {
