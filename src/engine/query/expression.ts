@@ -156,36 +156,43 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
  * `$$NOW` is one time for a whole statement (mongod: the command's), which the caller binds in
  * `variables.NOW`. mingo reads `$$NOW` itself, as the time of each of its evaluations, so two
  * fields of one `$set` computed from it differed by a millisecond: its uses are replaced by the
- * bound time before mingo sees the expression (memoized per expression object and time).
+ * bound time before mingo sees the expression, memoized per expression object and time (an
+ * updateMany evaluates one expression per document).
  */
-const nowUses = new WeakMap<object, boolean>();
 const nowBound = new WeakMap<object, { now: Date; bound: unknown }>();
-
-function usesNow(expr: unknown): boolean {
-  if (typeof expr === 'string') return expr === '$$NOW' || expr.startsWith('$$NOW.');
-  if (expr === null || typeof expr !== 'object') return false;
-  let uses = nowUses.get(expr);
-  if (uses === undefined) {
-    uses = Array.isArray(expr) ? expr.some(usesNow) : isPlainObject(expr) && !('$literal' in expr) && Object.values(expr).some(usesNow);
-    nowUses.set(expr, uses);
-  }
-  return uses;
-}
 
 function withNowBound(expr: Document, variables?: Variables): unknown {
   const now = variables?.NOW;
-  if (!(now instanceof Date) || !usesNow(expr)) return expr;
+  if (!(now instanceof Date)) return expr;
   const cached = nowBound.get(expr);
   if (cached?.now === now) return cached.bound;
-  const bind = (value: unknown): unknown => {
-    if (value === '$$NOW') return { $literal: now };
-    if (!usesNow(value)) return value;
-    if (Array.isArray(value)) return value.map(bind);
-    return Object.fromEntries(Object.entries(value as Document).map(([key, inner]) => [key, bind(inner)]));
-  };
-  const bound = bind(expr);
+  const bound = boundNow(expr, now);
   nowBound.set(expr, { now, bound });
   return bound;
+}
+
+/**
+ * `value` with each `$$NOW` as `{$literal: now}`, in one walk: only the objects and lists on the
+ * way to a use are copied, and a value without one is answered as it is (no copy).
+ */
+function boundNow(value: unknown, now: Date): unknown {
+  if (value === '$$NOW') return { $literal: now };
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const bound = boundNow(value[i], now);
+      if (bound !== value[i]) (copy ??= value.slice())[i] = bound;
+    }
+    return copy ?? value;
+  }
+  if (!isPlainObject(value) || '$literal' in value) return value;
+  let copy: Document | undefined;
+  for (const key of Object.keys(value)) {
+    const bound = boundNow(value[key], now);
+    if (bound !== value[key]) (copy ??= { ...value })[key] = bound;
+  }
+  return copy ?? value;
 }
 
 /** A unary operator's operand, also given as a list of one (`{$bsonSize: ["$$ROOT"]}`). */

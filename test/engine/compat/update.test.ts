@@ -243,6 +243,26 @@ const cases: CompatCase[] = [
     },
     expected: [1, true],
   },
+  {
+    name: '$$NOW bound deep in a pipeline update (in an object, a list, a $switch branch) and left alone inside $literal',
+    seed: [{ _id: 1, state: 'pending' }],
+    run: async (c) => {
+      await c.updateOne({ _id: 1 }, [
+        {
+          $replaceWith: {
+            $switch: {
+              branches: [{ case: { $eq: ['$state', 'pending'] }, then: { $mergeObjects: ['$$ROOT', { at: '$$NOW', later: [{ $add: ['$$NOW', 1000] }], kept: { $literal: '$$NOW' } }] } }],
+              default: '$$ROOT',
+            },
+          },
+        },
+      ]);
+      const doc = (await c.findOne({ _id: 1 }))!;
+      const at = doc.at as Date;
+      return [at instanceof Date, (doc.later as Date[])[0]!.getTime() - at.getTime(), doc.kept];
+    },
+    expected: [true, 1000, '$$NOW'],
+  },
 ];
 
 describeCompat('update', cases);
