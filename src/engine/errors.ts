@@ -58,6 +58,7 @@ export const ErrorCodes = {
   Location31393: 31393,
   Location51276: 51276,
   Location17420: 17420,
+  Location16020: 16020,
   DuplicateKey: 11000,
   /** A write the storage could not put on disk for lack of space (the engine then takes no more writes). */
   OutOfDiskSpace: 14031,

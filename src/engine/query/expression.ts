@@ -4,6 +4,7 @@ import * as expressionOps from 'mingo/operators/expression';
 import { isMongoCommandError, mongoError } from '../errors.js';
 import { arithmetic } from './arithmetic.js';
 import { compareValues } from './compare.js';
+import { comparisonExpressionOperators, comparisonOperands, compared, isComparisonOperator } from './expression-comparison.js';
 import { regexExpressionOperators } from './regex-expressions.js';
 import { bsonSizeOf, sizeExpressionOperators } from './size-operators.js';
 import { textScoreOf } from './text/text-meta.js';
@@ -49,7 +50,14 @@ const guardedRange: MingoOperator = (obj, expr, options) => {
 
 // The regex operators are the engine's (regex-expressions.ts): the query $regex's backtrack budget, mongod's idx and codes.
 // $bsonSize and $binarySize are the engine's too: mingo has neither (size-operators.ts).
-const EXPRESSION_OPERATORS = { ...expressionOps, $range: guardedRange, ...regexExpressionOperators, ...sizeExpressionOperators };
+// So are the comparisons: mingo's compare as its query operators do (expression-comparison.ts).
+const EXPRESSION_OPERATORS = {
+  ...expressionOps,
+  $range: guardedRange,
+  ...regexExpressionOperators,
+  ...sizeExpressionOperators,
+  ...comparisonExpressionOperators,
+};
 const CONTEXT = Context.init({
   expression: EXPRESSION_OPERATORS as never,
   accumulator: accumulatorOps,
@@ -138,6 +146,11 @@ export function evaluateExpression(doc: unknown, expr: unknown, variables?: Vari
   const typed = typedArithmetic(doc, name, expr[name], variables);
   if (typed !== undefined) return typed;
   if ((name === '$max' || name === '$min') && Array.isArray(expr[name])) return boundOfList(doc, name, expr[name] as unknown[], variables);
+  if (isComparisonOperator(name)) {
+    // On the engine's own values: a Long beyond 2^53 keeps its exact value (mingo's are plain numbers).
+    const [a, b] = comparisonOperands(name, expr[name]);
+    return compared(name, evaluateExpression(doc, a, variables), evaluateExpression(doc, b, variables));
+  }
   try {
     const result = evalExpr(toPlainNumbers(doc), toPlainNumbers(withNowBound(expr, variables)), {
       context: CONTEXT,

@@ -1,3 +1,4 @@
+import { Long } from 'mongodb';
 import { describeCompat, withoutIds, type CompatCase } from './compat-cases.js';
 
 const sales = [
@@ -194,6 +195,61 @@ const cases: CompatCase[] = [
     seed: [{ _id: 1 }],
     run: (c) => c.aggregate([{ $project: { n: { $size: { $range: [0, 100000] } } } }]).toArray(),
     expected: [{ _id: 1, n: 100000 }],
+  },
+  {
+    name: 'comparison expressions compare in BSON order: an array as one value, across types, a missing value below null',
+    seed: [
+      { _id: 1, a: [5] },
+      { _id: 2 },
+      { _id: 3, a: null },
+      { _id: 4, a: 5 },
+      { _id: 5, a: 'x' },
+      { _id: 6, a: Long.fromString('9007199254740993') },
+    ],
+    run: (c) =>
+      c
+        .aggregate([
+          { $sort: { _id: 1 } },
+          {
+            $project: {
+              eq: { $eq: ['$a', 5] },
+              ne: { $ne: ['$a', 5] },
+              lt: { $lt: ['$a', 5] },
+              gt: { $gt: ['$a', 5] },
+              lte: { $lte: ['$a', 5] },
+              gte: { $gte: ['$a', 5] },
+              cmp: { $cmp: ['$a', 5] },
+              isNull: { $eq: ['$a', null] },
+              // Nested in another operator (mingo evaluates it there), and on a Long past 2^53.
+              nested: { $cond: [{ $lt: ['$a', 5] }, 'below', 'not below'] },
+              aboveLong: { $gt: ['$a', Long.fromString('9007199254740992')] },
+            },
+          },
+        ])
+        .toArray(),
+    expected: [
+      { _id: 1, eq: false, ne: true, lt: false, gt: true, lte: false, gte: true, cmp: 1, isNull: false, nested: 'not below', aboveLong: true },
+      { _id: 2, eq: false, ne: true, lt: true, gt: false, lte: true, gte: false, cmp: -1, isNull: false, nested: 'below', aboveLong: false },
+      { _id: 3, eq: false, ne: true, lt: true, gt: false, lte: true, gte: false, cmp: -1, isNull: true, nested: 'below', aboveLong: false },
+      { _id: 4, eq: true, ne: false, lt: false, gt: false, lte: true, gte: true, cmp: 0, isNull: false, nested: 'not below', aboveLong: false },
+      { _id: 5, eq: false, ne: true, lt: false, gt: true, lte: false, gte: true, cmp: 1, isNull: false, nested: 'not below', aboveLong: true },
+      { _id: 6, eq: false, ne: true, lt: false, gt: true, lte: false, gte: true, cmp: 1, isNull: false, nested: 'not below', aboveLong: true },
+    ],
+  },
+  {
+    name: '$expr with a comparison matches as the expression compares (an array holding the value is not equal to it)',
+    seed: [{ _id: 1, a: [5] }, { _id: 2, a: 5 }, { _id: 3 }, { _id: 4, a: null }],
+    run: async (c) => [
+      (await c.find({ $expr: { $eq: ['$a', 5] } }).toArray()).map((d) => d._id),
+      (await c.find({ $expr: { $lt: ['$a', 5] } }).sort({ _id: 1 }).toArray()).map((d) => d._id),
+    ],
+    expected: [[2], [3, 4]],
+  },
+  {
+    name: 'a comparison expression takes exactly 2 arguments',
+    seed: [{ _id: 1 }],
+    run: (c) => c.aggregate([{ $project: { x: { $eq: [1, 2, 3] } } }]).toArray(),
+    code: 16020,
   },
 ];
 
