@@ -55,11 +55,49 @@ export function conditionsOf(filter: Document): Array<[string, unknown]> {
   for (const key of Object.keys(filter)) {
     if (key === '$and' && Array.isArray(filter.$and)) {
       for (const clause of filter.$and) if (isPlainObject(clause)) out.push(...conditionsOf(clause));
+    } else if (key === '$expr') {
+      out.push(...exprEqualities(filter.$expr));
     } else if (!key.startsWith('$')) {
       out.push([key, filter[key]]);
     }
   }
   return out;
+}
+
+/**
+ * The equalities a top-level `$expr` states between a field and a constant
+ * (`{$eq: ['$a', 5]}`, either way round, also among the clauses of its
+ * `$and`), as conditions `a: 5` for planning only, as mongod plans its
+ * `$_internalExprEq`: every document the expression matches has that key
+ * (an array value never equals a scalar there), and the filter still runs.
+ * Not a range: an expression compares across types in BSON order (null is
+ * below 5), which the bounds of one type would miss.
+ */
+function exprEqualities(expr: unknown): Array<[string, unknown]> {
+  if (!isPlainObject(expr) || Object.keys(expr).length !== 1) return [];
+  if (Array.isArray(expr.$and)) return expr.$and.flatMap(exprEqualities);
+  const operands = expr.$eq;
+  if (!Array.isArray(operands) || operands.length !== 2) return [];
+  const [left, right] = operands;
+  const leftPath = fieldPathOf(left);
+  const path = leftPath ?? fieldPathOf(right);
+  const value = leftPath === undefined ? constantOf(left) : constantOf(right);
+  return path === undefined || value === undefined ? [] : [[path, value]];
+}
+
+/** `'$a.b'` -> `a.b`; not a variable (`$$x`), nor a path with a numeric part (no array position in an expression). */
+function fieldPathOf(operand: unknown): string | undefined {
+  if (typeof operand !== 'string' || !operand.startsWith('$') || operand.startsWith('$$')) return undefined;
+  const parts = operand.slice(1).split('.');
+  return parts.some((part) => part === '' || isArrayIndex(part)) ? undefined : operand.slice(1);
+}
+
+/** A scalar constant of an expression (itself or in `$literal`); not a string read as a path, an object, a list or null. */
+function constantOf(operand: unknown): unknown {
+  const value = isPlainObject(operand) && Object.keys(operand).length === 1 && '$literal' in operand ? operand.$literal : operand;
+  if (value === operand && typeof value === 'string' && value.startsWith('$')) return undefined;
+  if (value === null || value === undefined || Array.isArray(value) || isPlainObject(value) || isRegexValue(value)) return undefined;
+  return value;
 }
 
 /**

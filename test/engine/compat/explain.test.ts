@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import { type Db, type Document, Double, Long } from 'mongodb';
 import { describeCompat, type CompatCase } from './compat-cases.js';
 import { stages } from './explain-helpers.js';
 
@@ -62,6 +62,48 @@ const cases: CompatCase[] = [
       return { nReturned: s.nReturned, keys: s.totalKeysExamined, docs: s.totalDocsExamined, stage: s.executionStages.stage };
     },
     expected: { nReturned: 5, keys: 0, docs: 10, stage: 'COLLSCAN' },
+  },
+  {
+    name: '$expr equality of an indexed field and a constant is an IXSCAN with its point (either way round, in $literal, in its $and)',
+    seed,
+    indexes,
+    run: async (c) => {
+      const plan = async (expr: Document) => access((await c.find({ $expr: expr }).explain('queryPlanner')).queryPlanner.winningPlan);
+      const { executionStats: s } = await c.find({ $expr: { $eq: ['$a', 3] } }).explain('executionStats');
+      return {
+        field: await plan({ $eq: ['$a', 3] }),
+        reversed: await plan({ $eq: [{ $literal: 4 }, '$a'] }),
+        inAnd: await plan({ $and: [{ $gt: ['$b', -1] }, { $eq: ['$a', 5] }] }),
+        examined: { nReturned: s.nReturned, keys: s.totalKeysExamined, docs: s.totalDocsExamined },
+      };
+    },
+    expected: {
+      field: { stage: 'IXSCAN', indexName: 'a_1', indexBounds: { a: ['[3, 3]'] } },
+      reversed: { stage: 'IXSCAN', indexName: 'a_1', indexBounds: { a: ['[4, 4]'] } },
+      inAnd: { stage: 'IXSCAN', indexName: 'a_1', indexBounds: { a: ['[5, 5]'] } },
+      examined: { nReturned: 1, keys: 1, docs: 1 },
+    },
+  },
+  {
+    name: 'an $expr range, or an equality of two fields, scans the collection (an expression compares across types)',
+    seed,
+    indexes,
+    run: async (c) => {
+      const plan = async (expr: Document) => access((await c.find({ $expr: expr }).explain('queryPlanner')).queryPlanner.winningPlan).stage;
+      return [await plan({ $lt: ['$a', 3] }), await plan({ $eq: ['$a', '$b'] }), await plan({ $eq: ['$a', '$$NOW'] })];
+    },
+    expected: ['COLLSCAN', 'COLLSCAN', 'COLLSCAN'],
+  },
+  {
+    name: '$expr equality through an index matches as the expression does: every numeric type of the value, never an array holding it, nor a missing field',
+    seed: [{ _id: 1, a: 5 }, { _id: 2, a: new Double(5) }, { _id: 3, a: Long.fromNumber(5) }, { _id: 4, a: [5] }, { _id: 5, a: 6 }, { _id: 6 }, { _id: 7, a: null }, { _id: 8, a: '5' }],
+    indexes,
+    run: async (c) => {
+      const byIndex = await c.find({ $expr: { $eq: ['$a', 5] } }).toArray();
+      const byScan = await c.find({ $expr: { $eq: ['$a', 5] } }).hint({ $natural: 1 }).toArray();
+      return { byIndex: byIndex.map((d) => d._id).sort(), byScan: byScan.map((d) => d._id).sort() };
+    },
+    expected: { byIndex: [1, 2, 3], byScan: [1, 2, 3] },
   },
   {
     name: 'sort and limit appear as a SORT stage with its limit',
