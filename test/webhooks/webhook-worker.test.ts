@@ -23,6 +23,28 @@ const log = new EventLog({ retentionSeconds: 3600 });
 const menuEvent = (user: TestUser) =>
   log.append({ type: 'menus.create', tenant_id: user.tenantId ?? null, actor: { type: 'user', id: user.id }, target: { type: 'MealMenu', id: new ObjectId().toHexString() }, data: { changes: ['name'] } });
 
+/**
+ * A delivery document as the fan-out writes it: pending, never attempted, of
+ * `tenant` to `webhookId`, due at `due` and leased as `lease` says (to nobody by default).
+ */
+function rawDelivery(webhookId: string, tenant: string | null, due: Date, lease: { leaseUntil: Date; leaseOwner: string | null } = { leaseUntil: new Date(0), leaseOwner: null }) {
+  const eventId = new ObjectId().toHexString();
+  return {
+    _id: new ObjectId(),
+    webhookId,
+    eventId,
+    type: 'menus.create',
+    tenant_id: tenant,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: due,
+    ...lease,
+    manualRetry: false,
+    expireAt: new Date(Date.now() + 3_600_000),
+    payload: { id: eventId, type: 'menus.create' },
+  };
+}
+
 const receivers: WebhookReceiver[] = [];
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -133,20 +155,8 @@ describe("leases by the database's clock", () => {
   it("an instance whose clock runs ahead does not take a delivery another instance holds", async () => {
     const { hook, receiver } = await endpoint(world.app, world.admin, () => 200);
     const deliveries = world.app.db.collection('webhookdeliveries');
-    const delivery = (eventId: string, due: Date, lease: { leaseUntil: Date; leaseOwner: string | null }) => ({
-      _id: new ObjectId(),
-      webhookId: hook.id,
-      eventId,
-      type: 'menus.create',
-      tenant_id: 'acme',
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: due,
-      ...lease,
-      payload: { id: eventId, type: 'menus.create' },
-    });
-    const held = delivery(new ObjectId().toHexString(), new Date(Date.now() - 1000), { leaseUntil: new Date(Date.now() + 60_000), leaseOwner: 'another-instance' });
-    const free = delivery(new ObjectId().toHexString(), new Date(), { leaseUntil: new Date(0), leaseOwner: null });
+    const held = rawDelivery(hook.id, 'acme', new Date(Date.now() - 1000), { leaseUntil: new Date(Date.now() + 60_000), leaseOwner: 'another-instance' });
+    const free = rawDelivery(hook.id, 'acme', new Date());
     await deliveries.insertMany([held, free]);
     await receiver.waitFor(1);
     await eventually(async () => (await deliveries.findOne({ _id: free._id }))?.status === 'delivered');
@@ -334,25 +344,7 @@ describe('a delivery of an event just committed', () => {
   });
 
   /** `count` deliveries of the admin's tenant to `webhookId`, due now and leased to nobody, as the fan-out writes them. */
-  const dueNow = (webhookId: string, count: number) =>
-    Array.from({ length: count }, () => {
-      const eventId = new ObjectId().toHexString();
-      return {
-        _id: new ObjectId(),
-        webhookId,
-        eventId,
-        type: 'menus.create',
-        tenant_id: world.admin.tenantId ?? null,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: new Date(),
-        leaseUntil: new Date(0),
-        leaseOwner: null,
-        manualRetry: false,
-        expireAt: new Date(Date.now() + 3_600_000),
-        payload: { id: eventId, type: 'menus.create' },
-      };
-    });
+  const dueNow = (webhookId: string, count: number) => Array.from({ length: count }, () => rawDelivery(webhookId, world.admin.tenantId ?? null, new Date()));
 
   it("due together, are leased together: one claim takes the endpoint's share (4 of 6) and reads the endpoint once; the share holds the rest back", async () => {
     const { hook, receiver } = await endpoint(world.app, world.admin, () => 'hang');
