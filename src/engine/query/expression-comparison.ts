@@ -20,7 +20,7 @@ const RESULT: Readonly<Record<string, (order: number) => unknown>> = {
   $gte: (order) => order >= 0,
   $lt: (order) => order < 0,
   $lte: (order) => order <= 0,
-  $cmp: (order) => Math.sign(order),
+  $cmp: (order) => (order < 0 ? -1 : order > 0 ? 1 : 0),
 };
 
 export function isComparisonOperator(name: string): boolean {
