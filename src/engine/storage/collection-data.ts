@@ -7,6 +7,7 @@ import { decodeStoredDocument, encodeStoredDocument } from './bson-codec.js';
 import { canonicalKey } from './canonical-key.js';
 import { duplicateKeyError, formatBsonValue } from './dup-key-error.js';
 import { IndexRuntime, sameDocKeys } from './index-runtime.js';
+import { NaturalRecords } from './natural-records.js';
 import type { DocKeys } from './index-runtime.js';
 import type { CollectionSizes, StoredBytes } from './types.js';
 
@@ -47,6 +48,8 @@ export class CollectionData {
   private dataBytes = 0;
   /** The highest record number capping removed (0: none): a tailable cursor positioned at or before it lost its place. */
   private cappedThrough = 0;
+  /** Natural order searchable by record, made by the first tailable read (capped collections only). */
+  private natural: NaturalRecords | undefined;
 
   /**
    * @param keyedByRecord a time-series collection: its documents are keyed by
@@ -159,6 +162,7 @@ export class CollectionData {
     for (const [name, k] of keys) this.index(name).add(k, idKey);
     if (record === this.nextRecord) this.nextRecord++;
     this.recordOf.set(idKey, record);
+    this.natural?.append(idKey, record);
     return [idKey, bytes, record];
   }
 
@@ -218,6 +222,7 @@ export class CollectionData {
     if (idKey === undefined) return undefined;
     this.cappedThrough = Math.max(this.cappedThrough, this.recordOf.get(idKey) ?? 0);
     this.remove(idKey);
+    this.natural?.dropRemovedOldest();
     return idKey;
   }
 
@@ -237,7 +242,8 @@ export class CollectionData {
    * caller iterates comes too, a removed one is skipped.
    */
   *insertedAfter(after: number): Generator<[string, number]> {
-    for (const [idKey, record] of this.recordOf) if (record > after) yield [idKey, record];
+    this.natural ??= new NaturalRecords(this.recordOf, (idKey) => this.recordOf.get(idKey));
+    for (let found = this.natural.next(after); found; found = this.natural.next(found[1])) yield found;
   }
 
   /**

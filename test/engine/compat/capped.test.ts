@@ -170,6 +170,31 @@ const cases: CompatCase[] = [
     expected: { first: [1, 2], open: true, empty: [0, true], more: [3, 5] },
   },
   {
+    name: 'a tailable cursor follows thousands of inserts while capping removes the oldest: each once, in order, a deleted one skipped, one deleted and inserted again read as the newest',
+    run: async (c, db) => {
+      await createCapped(c, db, { size: 10_000_000, max: 2000 });
+      await c.insertMany(range(1, 10).map((n) => ({ _id: n, n })));
+      const first = await db.command({ find: c.collectionName, tailable: true, batchSize: 1000 });
+      const seen = ids(first.cursor.firstBatch);
+      const id: unknown = first.cursor.id;
+      for (let round = 0; round < 8; round += 1) {
+        const from = 11 + round * 500;
+        await c.insertMany(range(from, from + 499).map((n) => ({ _id: n, n })));
+        // Before the cursor reads on: in round 2 one is deleted and inserted again (now the newest), in round 5 one is deleted.
+        if (round === 2 || round === 5) await c.deleteOne({ _id: from + 5 });
+        if (round === 2) await c.insertOne({ _id: from + 5, n: from + 5 });
+        const more = await db.command({ getMore: id, collection: c.collectionName, batchSize: 1000 });
+        seen.push(...ids(more.cursor.nextBatch));
+      }
+      await db.command({ killCursors: c.collectionName, cursors: [id] });
+      return { seen, count: await c.countDocuments() };
+    },
+    expected: {
+      seen: [...range(1, 1015), ...range(1017, 1510), 1016, ...range(1511, 2515), ...range(2517, 4010)],
+      count: 2000,
+    },
+  },
+  {
     name: 'a tailable cursor on an empty capped collection is not kept (id 0), as mongod',
     run: async (c, db) => {
       await createCapped(c, db, { size: 4096 });
