@@ -203,6 +203,8 @@ export class CollectionData {
     this.docs.delete(idKey);
     this.dataBytes -= bytes.length;
     this.recordOf.delete(idKey);
+    // Capping, and deletes taking the oldest first (a capped collection used as a queue), let its oldest entries go.
+    this.natural?.dropRemovedOldest();
     return true;
   }
 
@@ -222,7 +224,6 @@ export class CollectionData {
     if (idKey === undefined) return undefined;
     this.cappedThrough = Math.max(this.cappedThrough, this.recordOf.get(idKey) ?? 0);
     this.remove(idKey);
-    this.natural?.dropRemovedOldest();
     return idKey;
   }
 

@@ -24,7 +24,7 @@ export class NaturalRecords {
     this.keys.push(key);
   }
 
-  /** Drops the entries, from the oldest, of documents no longer there (capping removed them); compacts now and then. */
+  /** Drops the entries, from the oldest, of documents no longer there (capped or deleted); compacts now and then. */
   dropRemovedOldest(): void {
     while (this.head < this.records.length && this.current(this.keys[this.head]!) !== this.records[this.head]) this.head += 1;
     if (this.head > 1024 && this.head * 2 > this.records.length) {
