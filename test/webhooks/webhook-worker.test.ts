@@ -108,8 +108,11 @@ describe('the send pool is shared fairly (4 sends, 2 per endpoint, 3 per tenant;
     // Still hanging: one endpoint at its share, the tenant at its share.
     expect(first.receiver.received).toHaveLength(2);
     expect(second.receiver.received).toHaveLength(1);
-    // Those in flight are due again only when their leases end (claims do not scan past them).
-    const inFlight = await world.app.db.collection('webhookdeliveries').find({ leaseOwner: { $ne: null } }).toArray();
+    // Those in flight are due again only when their leases end (claims do not scan past them). The healthy
+    // endpoint's outcomes are recorded after its receiver answered: waited for, so that only the hanging ones are in flight.
+    const deliveries = world.app.db.collection('webhookdeliveries');
+    await eventually(async () => (await deliveries.countDocuments({ webhookId: healthy.hook.id, status: 'delivered' })) === 5);
+    const inFlight = await deliveries.find({ leaseOwner: { $ne: null } }).toArray();
     expect(inFlight).toHaveLength(3);
     for (const delivery of inFlight) expect(delivery.nextAttemptAt).toEqual(delivery.leaseUntil);
     await first.receiver.close();
